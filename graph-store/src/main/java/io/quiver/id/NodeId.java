@@ -1,0 +1,97 @@
+package io.quiver.id;
+
+import java.util.Optional;
+
+/**
+ * A node's globally unique, immutable 64-bit ID: {@code [2 reserved = 0][16 shard][10 type][36 local]}.
+ *
+ * <p>The shard says which database holds the node, the type which object table, and the local
+ * part is that table's AUTO_INCREMENT value, so IDs are unique without any coordination. Parts
+ * out of range are refused, never wrapped: a wrapped local ID would silently alias another node.
+ * In JSON an ID is written as a decimal string, because IDs exceed 2^53.
+ */
+public record NodeId(long value) implements Comparable<NodeId> {
+  public static final int SHARD_BITS = 16;
+  public static final int TYPE_BITS = 10;
+  public static final int LOCAL_BITS = 36;
+  public static final int MAX_SHARD = (1 << SHARD_BITS) - 1;
+  public static final int MAX_TYPE = (1 << TYPE_BITS) - 1;
+  public static final long MAX_LOCAL = (1L << LOCAL_BITS) - 1;
+
+  private static final int TYPE_SHIFT = LOCAL_BITS;
+  private static final int SHARD_SHIFT = LOCAL_BITS + TYPE_BITS;
+
+  public NodeId {
+    if (value < 0 || (value >>> (SHARD_SHIFT + SHARD_BITS)) != 0) {
+      throw new IllegalArgumentException("ID " + Long.toUnsignedString(value) + " sets a reserved bit");
+    }
+  }
+
+  public static NodeId of(int shard, int type, long local) {
+    if (shard < 0 || shard > MAX_SHARD) {
+      throw new IllegalArgumentException("shard " + shard + " is outside 0.." + MAX_SHARD);
+    }
+    if (type < 0 || type > MAX_TYPE) {
+      throw new IllegalArgumentException("type " + type + " is outside 0.." + MAX_TYPE);
+    }
+    if (local < 0 || local > MAX_LOCAL) {
+      throw new IllegalArgumentException("local ID " + local + " is outside 0.." + MAX_LOCAL);
+    }
+    return new NodeId(((long) shard << SHARD_SHIFT) | ((long) type << TYPE_SHIFT) | local);
+  }
+
+  /** The ID written as decimal digits; empty for anything else, including a reserved bit set. */
+  public static Optional<NodeId> parse(String text) {
+    if (text == null || text.isEmpty() || text.length() > 19) {
+      return Optional.empty();
+    }
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return Optional.empty();
+      }
+    }
+    try {
+      return fromLong(Long.parseLong(text));
+    } catch (NumberFormatException overflow) {
+      return Optional.empty();
+    }
+  }
+
+  /** The ID with this value; empty when the value is negative or sets a reserved bit. */
+  public static Optional<NodeId> fromLong(long value) {
+    return value >= 0 && (value >>> (SHARD_SHIFT + SHARD_BITS)) == 0
+        ? Optional.of(new NodeId(value))
+        : Optional.empty();
+  }
+
+  public int shard() {
+    return shardOf(value);
+  }
+
+  public int type() {
+    return typeOf(value);
+  }
+
+  public long local() {
+    return value & MAX_LOCAL;
+  }
+
+  public static int shardOf(long value) {
+    return (int) ((value >>> SHARD_SHIFT) & MAX_SHARD);
+  }
+
+  public static int typeOf(long value) {
+    return (int) ((value >>> TYPE_SHIFT) & MAX_TYPE);
+  }
+
+  @Override
+  public int compareTo(NodeId other) {
+    return Long.compare(value, other.value);
+  }
+
+  @Override
+  public String toString() {
+    return Long.toString(value);
+  }
+}

@@ -1,0 +1,39 @@
+package io.quiver.schema;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A kind of node: its name (which names its table, {@code nodes_<name>}), its 10-bit type id
+ * (which is encoded in every ID of its nodes) and its fields.
+ */
+public record NodeType(String name, int id, Fields fields) {
+  public static final int MIN_ID = 1;
+  public static final int MAX_ID = 1023;
+
+  public NodeType {
+    Names.requireValid("node type", name);
+    if (id < MIN_ID || id > MAX_ID) {
+      throw new SchemaException(
+          "node type '" + name + "' has id " + id + "; ids run from " + MIN_ID + " to " + MAX_ID);
+    }
+    Objects.requireNonNull(fields, "fields");
+  }
+
+  public boolean strict() {
+    return fields.strict();
+  }
+
+  public String tableName() {
+    return "nodes_" + name;
+  }
+
+  public List<Violation> validate(ObjectNode data, Fields.IdTypes ids) {
+    return fields.validate(data, "data", ids);
+  }
+
+  public ObjectNode withDefaults(ObjectNode stored) {
+    return fields.withDefaults(stored);
+  }
+}

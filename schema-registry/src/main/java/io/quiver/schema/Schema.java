@@ -1,0 +1,162 @@
+package io.quiver.schema;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * One consistent, immutable version of the registry. Everything a request needs to know about
+ * types comes from the one snapshot it started with, so a concurrent change never shows it half
+ * of one version and half of another.
+ *
+ * <p>The constructor checks that the snapshot is coherent on its own: names and ids unique,
+ * edge endpoints and ID fields naming node types that exist, and every inverse pair naming each
+ * other with endpoints reversed. Rules about changes from one version to the next belong to
+ * the registry, not to a snapshot.
+ */
+public final class Schema {
+  private final long version;
+  private final Map<String, NodeType> nodeTypes;
+  private final Map<String, EdgeType> edgeTypes;
+  private final NodeType[] nodeTypesById = new NodeType[NodeType.MAX_ID + 1];
+  private final Map<Integer, EdgeType> edgeTypesById = new TreeMap<>();
+
+  public Schema(long version, Map<String, NodeType> nodeTypes, Map<String, EdgeType> edgeTypes) {
+    if (version < 0) {
+      throw new SchemaException("schema version must not be negative");
+    }
+    this.version = version;
+    this.nodeTypes = Collections.unmodifiableMap(new TreeMap<>(nodeTypes));
+    this.edgeTypes = Collections.unmodifiableMap(new TreeMap<>(edgeTypes));
+    indexNodeTypes();
+    indexEdgeTypes();
+    checkReferences();
+  }
+
+  public static Schema empty() {
+    return new Schema(0, Map.of(), Map.of());
+  }
+
+  public long version() {
+    return version;
+  }
+
+  public Map<String, NodeType> nodeTypes() {
+    return nodeTypes;
+  }
+
+  public Map<String, EdgeType> edgeTypes() {
+    return edgeTypes;
+  }
+
+  public Optional<NodeType> nodeType(String name) {
+    return Optional.ofNullable(nodeTypes.get(name));
+  }
+
+  public Optional<NodeType> nodeType(int id) {
+    return id >= 0 && id < nodeTypesById.length
+        ? Optional.ofNullable(nodeTypesById[id])
+        : Optional.empty();
+  }
+
+  public Optional<EdgeType> edgeType(String name) {
+    return Optional.ofNullable(edgeTypes.get(name));
+  }
+
+  public Optional<EdgeType> edgeType(int id) {
+    return Optional.ofNullable(edgeTypesById.get(id));
+  }
+
+  private void indexNodeTypes() {
+    for (Map.Entry<String, NodeType> entry : nodeTypes.entrySet()) {
+      NodeType type = entry.getValue();
+      if (!entry.getKey().equals(type.name())) {
+        throw new SchemaException("node type '" + type.name() + "' is filed as '" + entry.getKey() + "'");
+      }
+      NodeType taken = nodeTypesById[type.id()];
+      if (taken != null) {
+        throw new SchemaException(
+            "node types '" + taken.name() + "' and '" + type.name() + "' share id " + type.id());
+      }
+      nodeTypesById[type.id()] = type;
+    }
+  }
+
+  private void indexEdgeTypes() {
+    for (Map.Entry<String, EdgeType> entry : edgeTypes.entrySet()) {
+      EdgeType type = entry.getValue();
+      if (!entry.getKey().equals(type.name())) {
+        throw new SchemaException("edge type '" + type.name() + "' is filed as '" + entry.getKey() + "'");
+      }
+      EdgeType taken = edgeTypesById.putIfAbsent(type.id(), type);
+      if (taken != null) {
+        throw new SchemaException(
+            "edge types '" + taken.name() + "' and '" + type.name() + "' share id " + type.id());
+      }
+    }
+  }
+
+  private void checkReferences() {
+    nodeTypes.values().forEach(type -> checkIdFields(type.name(), type.fields()));
+    for (EdgeType type : edgeTypes.values()) {
+      requireNodeType(type.from(), "edge type '" + type.name() + "' from");
+      requireNodeType(type.to(), "edge type '" + type.name() + "' to");
+      checkIdFields(type.name(), type.fields());
+      if (type.inverse() != null) {
+        checkInverse(type);
+      }
+    }
+  }
+
+  private void checkInverse(EdgeType type) {
+    EdgeType inverse = edgeTypes.get(type.inverse());
+    if (inverse == null) {
+      throw new SchemaException(
+          "edge type '" + type.name() + "' names inverse '" + type.inverse() + "', which is not defined");
+    }
+    if (!type.name().equals(inverse.inverse())) {
+      throw new SchemaException(
+          "an inverse pair must name each other: '" + type.name() + "' names '" + inverse.name()
+              + "' but '" + inverse.name() + "' names '" + inverse.inverse() + "'");
+    }
+    if (!type.from().equals(inverse.to()) || !type.to().equals(inverse.from())) {
+      throw new SchemaException(
+          "edge type '" + inverse.name() + "' must run from '" + type.to() + "' to '" + type.from()
+              + "' to be the inverse of '" + type.name() + "'");
+    }
+  }
+
+  private void checkIdFields(String owner, Fields fields) {
+    fields.definitions().forEach((name, field) -> {
+      if (field.nodeType() != null) {
+        requireNodeType(field.nodeType(), "field '" + owner + "." + name + "'");
+      }
+    });
+  }
+
+  private void requireNodeType(String name, String where) {
+    if (!nodeTypes.containsKey(name)) {
+      throw new SchemaException(where + " names node type '" + name + "', which is not defined");
+    }
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof Schema that
+        && version == that.version
+        && nodeTypes.equals(that.nodeTypes)
+        && edgeTypes.equals(that.edgeTypes);
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(version) * 31 + nodeTypes.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "Schema{version=" + version + ", nodeTypes=" + nodeTypes.keySet()
+        + ", edgeTypes=" + edgeTypes.keySet() + "}";
+  }
+}

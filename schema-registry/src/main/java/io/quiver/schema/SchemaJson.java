@@ -1,0 +1,170 @@
+package io.quiver.schema;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Reads and writes the registry's JSON documents, in the shapes of the HTTP API:
+ *
+ * <pre>{@code
+ * {"version": 3,
+ *  "nodeTypes": {"pin": {"id": 1, "strict": false,
+ *                        "fields": {"link": {"type": "string", "required": true}}}},
+ *  "edgeTypes": {"board_has_pins": {"id": 1, "from": "board", "to": "pin",
+ *                                   "inverse": "pin_owned_by_board", "fields": {}}}}
+ * }</pre>
+ */
+public final class SchemaJson {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private SchemaJson() {}
+
+  public static Schema parse(String json) {
+    try {
+      return read(MAPPER.readTree(json));
+    } catch (JsonProcessingException e) {
+      throw new SchemaException("schema document is not valid JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  public static Schema read(JsonNode document) {
+    ObjectNode root = object(document, "schema document");
+    Map<String, NodeType> nodeTypes = new LinkedHashMap<>();
+    Map<String, EdgeType> edgeTypes = new LinkedHashMap<>();
+    forEachField(root.get("nodeTypes"), "nodeTypes",
+        (name, body) -> nodeTypes.put(name, readNodeType(name, body)));
+    forEachField(root.get("edgeTypes"), "edgeTypes",
+        (name, body) -> edgeTypes.put(name, readEdgeType(name, body)));
+    return new Schema(root.path("version").asLong(0), nodeTypes, edgeTypes);
+  }
+
+  public static NodeType readNodeType(String name, JsonNode body) {
+    ObjectNode type = object(body, "node type '" + name + "'");
+    boolean strict = type.path("strict").asBoolean(false);
+    return new NodeType(name, requiredInt(type, "id", name), readFields(type.get("fields"), strict));
+  }
+
+  public static EdgeType readEdgeType(String name, JsonNode body) {
+    ObjectNode type = object(body, "edge type '" + name + "'");
+    return new EdgeType(
+        name,
+        requiredInt(type, "id", name),
+        requiredText(type, "from", name),
+        requiredText(type, "to", name),
+        type.hasNonNull("inverse") ? type.get("inverse").asText() : null,
+        readFields(type.get("fields"), false));
+  }
+
+  public static ObjectNode write(Schema schema) {
+    ObjectNode root = NODES.objectNode();
+    root.put("version", schema.version());
+    ObjectNode nodeTypes = root.putObject("nodeTypes");
+    schema.nodeTypes().forEach((name, type) -> nodeTypes.set(name, write(type)));
+    ObjectNode edgeTypes = root.putObject("edgeTypes");
+    schema.edgeTypes().forEach((name, type) -> edgeTypes.set(name, write(type)));
+    return root;
+  }
+
+  public static ObjectNode write(NodeType type) {
+    ObjectNode body = NODES.objectNode();
+    body.put("id", type.id());
+    body.put("strict", type.strict());
+    body.set("fields", write(type.fields()));
+    return body;
+  }
+
+  public static ObjectNode write(EdgeType type) {
+    ObjectNode body = NODES.objectNode();
+    body.put("id", type.id());
+    body.put("from", type.from());
+    body.put("to", type.to());
+    if (type.inverse() != null) {
+      body.put("inverse", type.inverse());
+    }
+    body.set("fields", write(type.fields()));
+    return body;
+  }
+
+  private static ObjectNode write(Fields fields) {
+    ObjectNode body = NODES.objectNode();
+    fields.definitions().forEach((name, field) -> {
+      ObjectNode def = body.putObject(name);
+      def.put("type", field.type().jsonName());
+      if (field.required()) {
+        def.put("required", true);
+      }
+      if (field.hasDefault()) {
+        def.set("default", field.defaultValue().deepCopy());
+      }
+      if (field.nodeType() != null) {
+        def.put("nodeType", field.nodeType());
+      }
+    });
+    return body;
+  }
+
+  private static Fields readFields(JsonNode body, boolean strict) {
+    Map<String, FieldDef> definitions = new LinkedHashMap<>();
+    forEachField(body, "fields", (name, def) -> definitions.put(name, readField(name, def)));
+    return new Fields(definitions, strict);
+  }
+
+  private static FieldDef readField(String name, JsonNode body) {
+    ObjectNode def = object(body, "field '" + name + "'");
+    String type = requiredText(def, "type", name);
+    try {
+      return new FieldDef(
+          FieldType.fromJsonName(type),
+          def.path("required").asBoolean(false),
+          def.get("default"),
+          def.hasNonNull("nodeType") ? def.get("nodeType").asText() : null);
+    } catch (SchemaException e) {
+      throw new SchemaException("field '" + name + "': " + e.getMessage());
+    }
+  }
+
+  private interface FieldVisitor {
+    void visit(String name, JsonNode body);
+  }
+
+  private static void forEachField(JsonNode node, String what, FieldVisitor visitor) {
+    if (node == null || node.isNull()) {
+      return;
+    }
+    ObjectNode object = object(node, what);
+    for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> entry = it.next();
+      visitor.visit(entry.getKey(), entry.getValue());
+    }
+  }
+
+  private static ObjectNode object(JsonNode node, String what) {
+    if (node == null || !node.isObject()) {
+      throw new SchemaException(what + " must be a JSON object");
+    }
+    return (ObjectNode) node;
+  }
+
+  private static int requiredInt(ObjectNode node, String field, String owner) {
+    JsonNode value = node.get(field);
+    if (value == null || !value.canConvertToInt() || !value.isIntegralNumber()) {
+      throw new SchemaException("'" + owner + "' needs an integer '" + field + "'");
+    }
+    return value.intValue();
+  }
+
+  private static String requiredText(ObjectNode node, String field, String owner) {
+    JsonNode value = node.get(field);
+    if (value == null || !value.isTextual()) {
+      throw new SchemaException("'" + owner + "' needs a string '" + field + "'");
+    }
+    return value.textValue();
+  }
+}
