@@ -99,10 +99,13 @@ public final class Schema {
 
   private void checkReferences() {
     nodeTypes.values().forEach(type -> checkIdFields(type.name(), type.fields()));
+    // Endpoints first: an inverse pair can only be judged once both ends name real types.
     for (EdgeType type : edgeTypes.values()) {
       requireNodeType(type.from(), "edge type '" + type.name() + "' from");
       requireNodeType(type.to(), "edge type '" + type.name() + "' to");
       checkIdFields(type.name(), type.fields());
+    }
+    for (EdgeType type : edgeTypes.values()) {
       if (type.inverse() != null) {
         checkInverse(type);
       }
