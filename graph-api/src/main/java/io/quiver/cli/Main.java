@@ -1,0 +1,156 @@
+package io.quiver.cli;
+
+import io.quiver.config.QuiverConfig;
+import io.quiver.dev.DevStack;
+import io.quiver.provision.ShardProvisioner;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaJson;
+import io.quiver.server.QuiverServer;
+import io.quiver.shard.ShardMapStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * {@code quiver dev [--port N] [--data DIR]}: the embedded stack and a server over it.<br>
+ * {@code quiver serve --config FILE [--port N]}: a server over real ZooKeeper and MySQL hosts.<br>
+ * {@code quiver provision --config FILE}: create the shard databases and tables the schema needs.
+ */
+public final class Main {
+  private static final String USAGE = """
+      usage: quiver dev [--port N] [--data DIR]
+             quiver serve --config FILE [--port N]
+             quiver provision --config FILE
+      """;
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Exception e) {
+      System.err.println("quiver: " + e.getMessage());
+      e.printStackTrace();
+      // Threads a half-started stack left behind must not keep the process alive.
+      System.exit(1);
+    }
+  }
+
+  private static void run(String[] args) throws Exception {
+    if (args.length == 0) {
+      fail("no command given");
+    }
+    List<String> options = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+    switch (args[0]) {
+      case "dev" -> dev(options);
+      case "serve" -> serve(options);
+      case "provision" -> provision(options);
+      case "help", "--help", "-h" -> System.out.print(USAGE);
+      default -> fail("unknown command '" + args[0] + "'");
+    }
+  }
+
+  private static void dev(List<String> options) throws Exception {
+    int port = Integer.parseInt(option(options, "--port", "8080"));
+    Path data = Path.of(option(options, "--data", "var"));
+    requireNoMore(options);
+    DevStack stack = DevStack.start(data);
+    QuiverServer server;
+    try {
+      server = QuiverServer.start(stack.config(port), stack.schema());
+    } catch (Exception e) {
+      stack.close();
+      throw e;
+    }
+    System.out.printf("%nQuiver is serving on http://localhost:%d  (data in %s; Ctrl-C stops)%n%n",
+        server.port(), data.toAbsolutePath());
+    awaitShutdown(() -> {
+      server.close();
+      stack.close();
+    });
+  }
+
+  private static void serve(List<String> options) throws Exception {
+    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    String port = option(options, "--port", null);
+    requireNoMore(options);
+    if (port != null) {
+      config = config.withPort(Integer.parseInt(port));
+    }
+    QuiverServer server = QuiverServer.start(config, schemaOf(config));
+    awaitShutdown(server::close);
+  }
+
+  private static void provision(List<String> options) throws Exception {
+    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    requireNoMore(options);
+    try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
+        config.zooKeeper().connect(), new ExponentialBackoffRetry(200, 10))) {
+      curator.start();
+      curator.blockUntilConnected();
+      var map = new ShardMapStore(curator, config.zooKeeper().shardMapPath()).read()
+          .orElseThrow(() -> new IllegalStateException("no shard map at " + config.zooKeeper().shardMapPath()));
+      var report = new ShardProvisioner(config.mysql().user(), config.mysql().password())
+          .provision(map, schemaOf(config));
+      System.out.printf("%d shards: %d databases and %d tables created%n",
+          report.shards(), report.databasesCreated(), report.tablesCreated());
+    }
+  }
+
+  private static Schema schemaOf(QuiverConfig config) throws Exception {
+    if (config.schemaFile() == null) {
+      throw new IllegalArgumentException("the configuration names no schemaFile");
+    }
+    return SchemaJson.parse(Files.readString(config.schemaFile()));
+  }
+
+  private static void awaitShutdown(Runnable stop) throws InterruptedException {
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("stopping Quiver…");
+      stop.run();
+      stopped.countDown();
+    }, "quiver-shutdown"));
+    stopped.await();
+  }
+
+  private static String option(List<String> options, String name, String fallback) {
+    int at = options.indexOf(name);
+    if (at < 0) {
+      return fallback;
+    }
+    if (at + 1 >= options.size()) {
+      fail(name + " needs a value");
+    }
+    String value = options.get(at + 1);
+    options.remove(at + 1);
+    options.remove(at);
+    return value;
+  }
+
+  private static String required(List<String> options, String name) {
+    String value = option(options, name, null);
+    if (value == null) {
+      fail(name + " is required");
+    }
+    return value;
+  }
+
+  private static void requireNoMore(List<String> options) {
+    if (!options.isEmpty()) {
+      fail("unexpected arguments " + options);
+    }
+  }
+
+  private static void fail(String message) {
+    System.err.println("quiver: " + message);
+    System.err.print(USAGE);
+    System.exit(2);
+  }
+}

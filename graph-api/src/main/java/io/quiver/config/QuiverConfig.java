@@ -1,0 +1,92 @@
+package io.quiver.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.shard.ShardMapStore;
+import io.quiver.sql.PoolSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything a Quiver server is told. Defaults are constants with their units; a bad value fails
+ * at start with a message naming it.
+ *
+ * <pre>{@code
+ * {"http":      {"port": 8080, "bodyLimitBytes": 1048576},
+ *  "zooKeeper": {"connect": "zk1:2181,zk2:2181", "shardMapPath": "/quiver/shard-map"},
+ *  "mysql":     {"user": "quiver", "password": "…", "poolSize": 16, "waitQueue": 256,
+ *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000},
+ *  "schemaFile": "/etc/quiver/schema.json"}
+ * }</pre>
+ */
+public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, Path schemaFile) {
+  public static final int DEFAULT_PORT = 8080;
+  /** 1 MiB, as the API promises. */
+  public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
+  public static final Duration DEFAULT_ZK_SESSION_TIMEOUT = Duration.ofSeconds(15);
+
+  public QuiverConfig {
+    Objects.requireNonNull(http, "http");
+    Objects.requireNonNull(zooKeeper, "zooKeeper");
+    Objects.requireNonNull(mysql, "mysql");
+  }
+
+  /** @param port the HTTP port; 0 picks a free one */
+  public record Http(int port, long bodyLimitBytes) {
+    public Http {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("http.port must be within 0..65535, got " + port);
+      }
+      if (bodyLimitBytes < 1024) {
+        throw new IllegalArgumentException("http.bodyLimitBytes must be at least 1024, got " + bodyLimitBytes);
+      }
+    }
+  }
+
+  public record ZooKeeper(String connect, String shardMapPath, Duration sessionTimeout) {
+    public ZooKeeper {
+      if (connect == null || connect.isBlank()) {
+        throw new IllegalArgumentException("zooKeeper.connect must name at least one host:port");
+      }
+      if (shardMapPath == null || !shardMapPath.startsWith("/")) {
+        throw new IllegalArgumentException("zooKeeper.shardMapPath must be an absolute znode path, got " + shardMapPath);
+      }
+      Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+    }
+  }
+
+  public QuiverConfig withPort(int port) {
+    return new QuiverConfig(new Http(port, http.bodyLimitBytes()), zooKeeper, mysql, schemaFile);
+  }
+
+  public static QuiverConfig load(Path file) {
+    try {
+      return parse(new ObjectMapper().readTree(Files.readAllBytes(file)));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read configuration " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  public static QuiverConfig parse(JsonNode root) {
+    JsonNode http = root.path("http");
+    JsonNode zk = root.path("zooKeeper");
+    JsonNode mysql = root.path("mysql");
+    return new QuiverConfig(
+        new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES)),
+        new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
+            Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis()))),
+        new PoolSettings(
+            mysql.path("user").asText("root"),
+            mysql.path("password").asText(""),
+            mysql.path("poolSize").asInt(PoolSettings.DEFAULT_MAX_SIZE),
+            mysql.path("waitQueue").asInt(PoolSettings.DEFAULT_MAX_WAIT_QUEUE),
+            Duration.ofMillis(mysql.path("connectTimeoutMs").asLong(PoolSettings.DEFAULT_CONNECT_TIMEOUT.toMillis())),
+            Duration.ofMillis(mysql.path("acquireTimeoutMs").asLong(PoolSettings.DEFAULT_ACQUIRE_TIMEOUT.toMillis())),
+            mysql.path("statementCacheSize").asInt(PoolSettings.DEFAULT_STATEMENT_CACHE_SIZE),
+            mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT)),
+        root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null);
+  }
+}

@@ -1,0 +1,219 @@
+package io.quiver.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.edge.Edge;
+import io.quiver.edge.EdgePage;
+import io.quiver.error.Futures;
+import io.quiver.id.NodeId;
+import io.quiver.node.Node;
+import io.quiver.node.NodeBatch;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.GraphStore;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The graph calls of API v1. Each handler is one flat chain: read the request (refusing bad
+ * input before anything is touched), call the store, render the answer. Failures go to
+ * {@link ApiErrors}.
+ */
+public final class GraphRoutes {
+  private static final Set<String> NODE_BODY = Set.of("data");
+  private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
+  private static final Set<String> EDGE_BODY = Set.of("sequence", "data");
+
+  private final GraphStore store;
+  private final SchemaSource schemas;
+
+  public GraphRoutes(GraphStore store, SchemaSource schemas) {
+    this.store = store;
+    this.schemas = schemas;
+  }
+
+  public void mount(Router router) {
+    router.post("/v1/nodes/:type").respond(this::createNode);
+    router.get("/v1/nodes").respond(this::getNodes);
+    router.get("/v1/nodes/:id").respond(this::getNode);
+    router.patch("/v1/nodes/:id").respond(this::updateNode);
+    router.put("/v1/nodes/:id").respond(this::replaceNode);
+    router.delete("/v1/nodes/:id").respond(this::deleteNode);
+    // Registered before the edge routes so that 'count' is never taken for a node ID.
+    router.get("/v1/nodes/:from/edges/:edgeType/count").respond(this::countEdges);
+    router.put("/v1/nodes/:from/edges/:edgeType/:to").respond(this::addEdge);
+    router.get("/v1/nodes/:from/edges/:edgeType/:to").respond(this::getEdge);
+    router.delete("/v1/nodes/:from/edges/:edgeType/:to").respond(this::removeEdge);
+    router.get("/v1/nodes/:from/edges/:edgeType").respond(this::getEdges);
+    router.route(HttpMethod.GET, "/v1/schema").respond(this::getSchema);
+  }
+
+  // ---- nodes ----
+
+  private record Creation(String type, ObjectNode data, NodeId colocateWith) {}
+
+  private Future<Buffer> createNode(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          ObjectNode body = Requests.body(ctx, CREATE_BODY);
+          return new Creation(Requests.pathName(ctx, "type"), Requests.data(body, true),
+              Requests.idMember(body, "colocateWith"));
+        })
+        .compose(creation -> store.createNode(creation.type(), creation.data(), creation.colocateWith()))
+        .map(node -> {
+          ctx.response().setStatusCode(201).putHeader("Location", "/v1/nodes/" + node.id());
+          return nodeAnswer(ctx, node);
+        });
+  }
+
+  private Future<Buffer> getNode(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.pathId(ctx, "id"))
+        .compose(store::getNode)
+        .map(node -> nodeAnswer(ctx, node));
+  }
+
+  private Future<Buffer> getNodes(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.idList(ctx))
+        .compose(store::getNodes)
+        .map(batch -> json(ctx, batchJson(batch)));
+  }
+
+  private record Rewrite(NodeId id, ObjectNode data, long expectedVersion) {}
+
+  private Future<Rewrite> readRewrite(RoutingContext ctx) {
+    return Futures.attempt(() -> new Rewrite(Requests.pathId(ctx, "id"),
+        Requests.data(Requests.body(ctx, NODE_BODY), true), Requests.ifMatch(ctx)));
+  }
+
+  private Future<Buffer> updateNode(RoutingContext ctx) {
+    return readRewrite(ctx)
+        .compose(rewrite -> store.updateNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
+        .map(node -> nodeAnswer(ctx, node));
+  }
+
+  private Future<Buffer> replaceNode(RoutingContext ctx) {
+    return readRewrite(ctx)
+        .compose(rewrite -> store.replaceNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
+        .map(node -> nodeAnswer(ctx, node));
+  }
+
+  private Future<Void> deleteNode(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.pathId(ctx, "id")).compose(store::deleteNode);
+  }
+
+  // ---- edges ----
+
+  private record EdgeKey(NodeId from, String type, NodeId to) {}
+
+  private EdgeKey edgeKey(RoutingContext ctx) {
+    return new EdgeKey(Requests.pathId(ctx, "from"), Requests.pathName(ctx, "edgeType"),
+        ctx.pathParam("to") == null ? null : Requests.pathId(ctx, "to"));
+  }
+
+  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data) {}
+
+  private Future<Buffer> addEdge(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          ObjectNode body = Requests.body(ctx, EDGE_BODY);
+          return new EdgeWrite(edgeKey(ctx), Requests.longMember(body, "sequence"), Requests.data(body, false));
+        })
+        .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
+            write.sequence(), write.data()))
+        .map(edge -> json(ctx, ApiJson.edge(edge)));
+  }
+
+  private Future<Buffer> getEdge(RoutingContext ctx) {
+    return Futures.attempt(() -> edgeKey(ctx))
+        .compose(key -> store.getEdge(key.from(), key.type(), key.to()))
+        .map(edge -> json(ctx, ApiJson.edge(edge)));
+  }
+
+  private Future<Void> removeEdge(RoutingContext ctx) {
+    return Futures.attempt(() -> edgeKey(ctx))
+        .compose(key -> store.removeEdge(key.from(), key.type(), key.to()));
+  }
+
+  private Future<Buffer> countEdges(RoutingContext ctx) {
+    return Futures.attempt(() -> edgeKey(ctx))
+        .compose(key -> store.countEdges(key.from(), key.type()))
+        .map(count -> json(ctx, ApiJson.object().put("count", count)));
+  }
+
+  private record PageRequest(EdgeKey key, io.quiver.edge.EdgeQuery query, boolean hydrate) {}
+
+  private Future<Buffer> getEdges(RoutingContext ctx) {
+    return Futures.attempt(() -> new PageRequest(edgeKey(ctx), Requests.edgeQuery(ctx), Requests.flag(ctx, "hydrate")))
+        .compose(request -> store.getEdges(request.key().from(), request.key().type(), request.query())
+            .compose(page -> request.hydrate() ? hydrate(page) : Future.succeededFuture(pageJson(page))))
+        .map(json -> json(ctx, json));
+  }
+
+  /**
+   * The application-level join: the page's targets fetched with one getNodes (one query per
+   * shard). Edges whose target no longer exists are left out and their targets listed in
+   * {@code missing}.
+   */
+  private Future<ObjectNode> hydrate(EdgePage page) {
+    if (page.edges().isEmpty()) {
+      return Future.succeededFuture(pageJson(page).set("missing", ApiJson.array()));
+    }
+    List<NodeId> targets = page.edges().stream().map(Edge::to).distinct().toList();
+    return store.getNodes(targets).map(batch -> {
+      Map<NodeId, Node> found = new HashMap<>();
+      batch.nodes().forEach(node -> found.put(node.id(), node));
+      ObjectNode json = ApiJson.object();
+      ArrayNode edges = json.putArray("edges");
+      for (Edge edge : page.edges()) {
+        Node target = found.get(edge.to());
+        if (target != null) {
+          edges.add(ApiJson.edge(edge).set("node", ApiJson.node(target)));
+        }
+      }
+      json.put("next", page.next() == null ? null : page.next().encode());
+      ArrayNode missing = json.putArray("missing");
+      batch.missing().forEach(id -> missing.add(id.toString()));
+      return json;
+    });
+  }
+
+  // ---- schema ----
+
+  private Future<Buffer> getSchema(RoutingContext ctx) {
+    return Futures.attempt(() -> json(ctx, SchemaJson.write(schemas.current())));
+  }
+
+  // ---- rendering ----
+
+  private static ObjectNode pageJson(EdgePage page) {
+    ObjectNode json = ApiJson.object();
+    ArrayNode edges = json.putArray("edges");
+    page.edges().forEach(edge -> edges.add(ApiJson.edge(edge)));
+    json.put("next", page.next() == null ? null : page.next().encode());
+    return json;
+  }
+
+  private static ObjectNode batchJson(NodeBatch batch) {
+    ObjectNode json = ApiJson.object();
+    ArrayNode nodes = json.putArray("nodes");
+    batch.nodes().forEach(node -> nodes.add(ApiJson.node(node)));
+    ArrayNode missing = json.putArray("missing");
+    batch.missing().forEach(id -> missing.add(id.toString()));
+    return json;
+  }
+
+  private static Buffer nodeAnswer(RoutingContext ctx, Node node) {
+    ctx.response().putHeader("ETag", "\"" + node.version() + "\"");
+    return json(ctx, ApiJson.node(node));
+  }
+
+  private static Buffer json(RoutingContext ctx, com.fasterxml.jackson.databind.JsonNode json) {
+    ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+    return ApiJson.buffer(json);
+  }
+}

@@ -1,0 +1,109 @@
+package io.quiver.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.config.QuiverConfig;
+import io.quiver.server.QuiverServer;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/** A real Quiver server over the test backend, and a plain HTTP client to call it. */
+public final class ApiFixture implements AutoCloseable {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  public final TestBackend backend = TestBackend.get();
+  public final QuiverServer server;
+  private final Vertx clientVertx = Vertx.vertx();
+  private final WebClient client;
+
+  public ApiFixture() throws Exception {
+    QuiverConfig config = new QuiverConfig(
+        new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES),
+        new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH, Duration.ofSeconds(15)),
+        backend.poolSettings(),
+        null);
+    server = QuiverServer.start(config, backend.schema());
+    client = WebClient.create(clientVertx, new WebClientOptions()
+        .setDefaultHost("localhost").setDefaultPort(server.port()));
+  }
+
+  /** An HTTP answer: status, headers, and the body parsed as JSON (null when empty). */
+  public record Answer(int status, MultiMap headers, JsonNode body, String text) {
+    public String id() {
+      return body.get("id").asText();
+    }
+  }
+
+  public Answer call(HttpMethod method, String path) {
+    return call(method, path, (String) null, Map.of());
+  }
+
+  public Answer call(HttpMethod method, String path, String body) {
+    return call(method, path, body, Map.of());
+  }
+
+  public Answer call(HttpMethod method, String path, String body, Map<String, String> headers) {
+    return send(method, path, body == null ? null : Buffer.buffer(body), headers);
+  }
+
+  public Answer send(HttpMethod method, String path, Buffer body, Map<String, String> headers) {
+    HttpRequest<Buffer> request = client.request(method, path);
+    headers.forEach(request::putHeader);
+    var response = (body == null ? request.send() : request.putHeader("Content-Type", "application/json")
+        .sendBuffer(body)).await();
+    String text = response.bodyAsString();
+    JsonNode json = null;
+    if (text != null && !text.isEmpty()) {
+      try {
+        json = MAPPER.readTree(text);
+      } catch (Exception notJson) {
+        throw new AssertionError(method + " " + path + " answered " + response.statusCode() + " with a non-JSON body: " + text);
+      }
+    }
+    return new Answer(response.statusCode(), response.headers(), json, text);
+  }
+
+  /** Rows in a table across every shard, read straight from the hosts: what a request left behind. */
+  public long rowsInAllShards(String table) throws Exception {
+    long rows = 0;
+    List<String> addresses = backend.hosts().addresses();
+    for (int host = 0; host < addresses.size(); host++) {
+      try (Connection connection = DriverManager.getConnection(
+              "jdbc:mysql://" + addresses.get(host) + "/", backend.hosts().user(), backend.hosts().password());
+          Statement statement = connection.createStatement()) {
+        for (int shard : backend.shardMap().shardsOn(host == 0 ? "h1" : "h2")) {
+          try (ResultSet result = statement.executeQuery(
+              "SELECT COUNT(*) FROM " + io.quiver.sql.SqlNames.table(shard, table))) {
+            result.next();
+            rows += result.getLong(1);
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** The host holding a shard in the test map. */
+  public String hostOf(int shard) {
+    return backend.shardMap().rangeOf(shard).orElseThrow().host();
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    clientVertx.close().await();
+    server.close();
+  }
+}
