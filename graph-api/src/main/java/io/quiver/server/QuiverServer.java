@@ -1,6 +1,7 @@
 package io.quiver.server;
 
 import io.quiver.config.QuiverConfig;
+import io.quiver.embedded.Ports;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.shard.ShardMapWatcher;
@@ -8,9 +9,6 @@ import io.quiver.store.GraphStore;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
@@ -61,7 +59,7 @@ public final class QuiverServer implements AutoCloseable {
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores));
     SchemaSource schemas = SchemaSource.fixed(schema);
     GraphStore store = GraphStore.create(vertx, config.mysql(), watcher, schemas, Clock.systemUTC());
-    int port = config.http().port() == 0 ? freePort() : config.http().port();
+    int port = config.http().port() == 0 ? Ports.free() : config.http().port();
     Services services = new Services(config, store, schemas,
         () -> curator.getZookeeperClient().isConnected());
     vertx.deployVerticle(() -> new ApiVerticle(services, port), new DeploymentOptions().setInstances(cores))
@@ -84,13 +82,5 @@ public final class QuiverServer implements AutoCloseable {
     vertx.close().await();
     watcher.close();
     curator.close();
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port", e);
-    }
   }
 }

@@ -1,5 +1,6 @@
 package io.quiver.id;
 
+import io.quiver.schema.Ids;
 import java.util.Optional;
 
 /**
@@ -42,20 +43,8 @@ public record NodeId(long value) implements Comparable<NodeId> {
 
   /** The ID written as decimal digits; empty for anything else, including a reserved bit set. */
   public static Optional<NodeId> parse(String text) {
-    if (text == null || text.isEmpty() || text.length() > 19) {
-      return Optional.empty();
-    }
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c < '0' || c > '9') {
-        return Optional.empty();
-      }
-    }
-    try {
-      return fromLong(Long.parseLong(text));
-    } catch (NumberFormatException overflow) {
-      return Optional.empty();
-    }
+    long value = Ids.parse(text);
+    return value < 0 ? Optional.empty() : fromLong(value);
   }
 
   /** The ID with this value; empty when the value is negative or sets a reserved bit. */
