@@ -5,6 +5,7 @@ import io.quiver.dev.DevStack;
 import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaStore;
 import io.quiver.server.QuiverServer;
 import io.quiver.shard.ShardMapStore;
 import java.nio.file.Files;
@@ -20,7 +21,9 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * {@code quiver dev [--port N] [--data DIR]}: the embedded stack and a server over it.<br>
  * {@code quiver serve --config FILE [--port N]}: a server over real ZooKeeper and MySQL hosts.<br>
- * {@code quiver provision --config FILE}: create the shard databases and tables the schema needs.
+ * {@code quiver provision --config FILE}: create the shard databases and the tables of the
+ * registry's types (after opening new shards; a type defined through the registry is provisioned
+ * as it is defined).
  */
 public final class Main {
   private static final String USAGE = """
@@ -68,8 +71,9 @@ public final class Main {
       stack.close();
       throw e;
     }
-    System.out.printf("%nQuiver is serving on http://localhost:%d  (data in %s; Ctrl-C stops)%n%n",
-        server.port(), data.toAbsolutePath());
+    System.out.printf("%nQuiver is serving on http://localhost:%d  (data in %s; Ctrl-C stops)%n"
+            + "admin token for this run: %s%n%n",
+        server.port(), data.toAbsolutePath(), stack.adminToken());
     awaitShutdown(() -> {
       server.close();
       stack.close();
@@ -83,7 +87,7 @@ public final class Main {
     if (port != null) {
       config = config.withPort(Integer.parseInt(port));
     }
-    QuiverServer server = QuiverServer.start(config, schemaOf(config));
+    QuiverServer server = QuiverServer.start(config, config.schemaFile() == null ? null : schemaOf(config));
     awaitShutdown(server::close);
   }
 
@@ -96,8 +100,8 @@ public final class Main {
       curator.blockUntilConnected();
       var map = new ShardMapStore(curator, config.zooKeeper().shardMapPath()).read()
           .orElseThrow(() -> new IllegalStateException("no shard map at " + config.zooKeeper().shardMapPath()));
-      var report = new ShardProvisioner(config.mysql().user(), config.mysql().password())
-          .provision(map, schemaOf(config));
+      Schema schema = new SchemaStore(curator, config.zooKeeper().schemaPath()).read().orElse(Schema.empty());
+      var report = new ShardProvisioner(config.mysql().user(), config.mysql().password()).provision(map, schema);
       System.out.printf("%d shards: %d databases and %d tables created%n",
           report.shards(), report.databasesCreated(), report.tablesCreated());
     }

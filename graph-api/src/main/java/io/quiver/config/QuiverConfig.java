@@ -2,6 +2,7 @@ package io.quiver.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.schema.SchemaStore;
 import io.quiver.shard.ShardMapStore;
 import io.quiver.sql.PoolSettings;
 import java.io.IOException;
@@ -19,10 +20,11 @@ import java.util.Objects;
  *  "zooKeeper": {"connect": "zk1:2181,zk2:2181", "shardMapPath": "/quiver/shard-map"},
  *  "mysql":     {"user": "quiver", "password": "…", "poolSize": 16, "waitQueue": 256,
  *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000},
+ *  "admin":     {"token": "…at least 16 characters…"},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
-public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, Path schemaFile) {
+public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, Path schemaFile, String adminToken) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -32,6 +34,9 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(zooKeeper, "zooKeeper");
     Objects.requireNonNull(mysql, "mysql");
+    if (adminToken != null && adminToken.length() < 16) {
+      throw new IllegalArgumentException("adminToken must be at least 16 characters");
+    }
   }
 
   /** @param port the HTTP port; 0 picks a free one */
@@ -46,7 +51,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
     }
   }
 
-  public record ZooKeeper(String connect, String shardMapPath, Duration sessionTimeout) {
+  public record ZooKeeper(String connect, String shardMapPath, String schemaPath, Duration sessionTimeout) {
     public ZooKeeper {
       if (connect == null || connect.isBlank()) {
         throw new IllegalArgumentException("zooKeeper.connect must name at least one host:port");
@@ -54,12 +59,15 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
       if (shardMapPath == null || !shardMapPath.startsWith("/")) {
         throw new IllegalArgumentException("zooKeeper.shardMapPath must be an absolute znode path, got " + shardMapPath);
       }
+      if (schemaPath == null || !schemaPath.startsWith("/")) {
+        throw new IllegalArgumentException("zooKeeper.schemaPath must be an absolute znode path, got " + schemaPath);
+      }
       Objects.requireNonNull(sessionTimeout, "sessionTimeout");
     }
   }
 
   public QuiverConfig withPort(int port) {
-    return new QuiverConfig(new Http(port, http.bodyLimitBytes()), zooKeeper, mysql, schemaFile);
+    return new QuiverConfig(new Http(port, http.bodyLimitBytes()), zooKeeper, mysql, schemaFile, adminToken);
   }
 
   public static QuiverConfig load(Path file) {
@@ -77,6 +85,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
     return new QuiverConfig(
         new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES)),
         new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
+            zk.path("schemaPath").asText(SchemaStore.DEFAULT_PATH),
             Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis()))),
         new PoolSettings(
             mysql.path("user").asText("root"),
@@ -87,6 +96,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
             Duration.ofMillis(mysql.path("acquireTimeoutMs").asLong(PoolSettings.DEFAULT_ACQUIRE_TIMEOUT.toMillis())),
             mysql.path("statementCacheSize").asInt(PoolSettings.DEFAULT_STATEMENT_CACHE_SIZE),
             mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT)),
-        root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null);
+        root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
+        root.path("admin").path("token").asText(null));
   }
 }

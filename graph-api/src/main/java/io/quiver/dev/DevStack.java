@@ -7,6 +7,7 @@ import io.quiver.provision.ProvisionReport;
 import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaStore;
 import io.quiver.shard.Host;
 import io.quiver.shard.ShardMap;
 import io.quiver.shard.ShardMapStore;
@@ -46,11 +47,23 @@ public final class DevStack implements AutoCloseable {
   private final EmbeddedZooKeeper zooKeeper;
   private final List<EmbeddedMariaDb> hosts;
   private final Schema schema;
+  private final String adminToken = newAdminToken();
 
   private DevStack(EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts, Schema schema) {
     this.zooKeeper = zooKeeper;
     this.hosts = hosts;
     this.schema = schema;
+  }
+
+  private static String newAdminToken() {
+    byte[] bytes = new byte[24];
+    new java.security.SecureRandom().nextBytes(bytes);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  /** The admin token of this run, made anew at every start. */
+  public String adminToken() {
+    return adminToken;
   }
 
   public static DevStack start(Path dataDir) throws Exception {
@@ -95,6 +108,7 @@ public final class DevStack implements AutoCloseable {
     }
   }
 
+  /** The example schema; the server defines it through the registry, as an admin call would. */
   public Schema schema() {
     return schema;
   }
@@ -103,10 +117,11 @@ public final class DevStack implements AutoCloseable {
   public QuiverConfig config(int httpPort) {
     return new QuiverConfig(
         new QuiverConfig.Http(httpPort, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES),
-        new QuiverConfig.ZooKeeper(zooKeeper.connectString(), ShardMapStore.DEFAULT_PATH,
+        new QuiverConfig.ZooKeeper(zooKeeper.connectString(), ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH,
             QuiverConfig.DEFAULT_ZK_SESSION_TIMEOUT),
         PoolSettings.defaults(USER, PASSWORD),
-        null);
+        null,
+        adminToken);
   }
 
   private void publishAndProvision() throws Exception {
@@ -119,7 +134,8 @@ public final class DevStack implements AutoCloseable {
       store.read().filter(map::equals).ifPresentOrElse(
           unchanged -> log.info("shard map version {} is current", unchanged.version()),
           () -> publish(store, map));
-      ProvisionReport report = new ShardProvisioner(USER, PASSWORD).provision(map, schema);
+      // The shard databases; each type's tables come with its definition through the registry.
+      ProvisionReport report = new ShardProvisioner(USER, PASSWORD).provision(map, Schema.empty());
       log.info("{} shards ready ({} databases and {} tables created now)",
           report.shards(), report.databasesCreated(), report.tablesCreated());
     }

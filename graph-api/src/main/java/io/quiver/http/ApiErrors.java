@@ -41,6 +41,12 @@ public final class ApiErrors {
       case SCHEMA_VIOLATION -> write(ctx, 422, "schema_violation", failure.getMessage(), failure.details());
       case NOT_FOUND -> write(ctx, 404, "not_found", failure.getMessage(), failure.details());
       case VERSION_CONFLICT -> write(ctx, 409, "version_conflict", failure.getMessage(), failure.details());
+      case INCOMPATIBLE_CHANGE -> write(ctx, 409, "incompatible_change", failure.getMessage(), failure.details());
+      case UNAUTHENTICATED -> {
+        ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        write(ctx, 401, "unauthenticated", failure.getMessage(), failure.details());
+      }
+      case PERMISSION_DENIED -> write(ctx, 403, "forbidden", failure.getMessage(), failure.details());
       case UNAVAILABLE, ABORTED -> {
         ctx.response().putHeader("Retry-After", RETRY_AFTER_SECONDS);
         write(ctx, 503, "unavailable", failure.getMessage(), failure.details());

@@ -1,5 +1,6 @@
 package io.quiver.server;
 
+import io.quiver.http.AdminRoutes;
 import io.quiver.http.ApiErrors;
 import io.quiver.http.GraphRoutes;
 import io.quiver.http.HealthRoute;
@@ -27,6 +28,7 @@ final class ApiVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas()).mount(router);
+    new AdminRoutes(vertx, services.registry(), services.schemas(), services.config().adminToken()).mount(router);
     new HealthRoute(services.store(), services::zooKeeperConnected).mount(router);
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);

@@ -3,7 +3,10 @@ package io.quiver.server;
 import io.quiver.config.QuiverConfig;
 import io.quiver.embedded.Ports;
 import io.quiver.schema.Schema;
-import io.quiver.schema.SchemaSource;
+import io.quiver.provision.ShardProvisioner;
+import io.quiver.schema.SchemaRegistry;
+import io.quiver.schema.SchemaStore;
+import io.quiver.schema.SchemaWatcher;
 import io.quiver.shard.ShardMapWatcher;
 import io.quiver.store.GraphStore;
 import io.vertx.core.DeploymentOptions;
@@ -33,18 +36,27 @@ public final class QuiverServer implements AutoCloseable {
   private final Vertx vertx;
   private final CuratorFramework curator;
   private final ShardMapWatcher watcher;
+  private final SchemaWatcher schemas;
   private final GraphStore store;
   private final int port;
 
-  private QuiverServer(Vertx vertx, CuratorFramework curator, ShardMapWatcher watcher, GraphStore store, int port) {
+  private QuiverServer(Vertx vertx, CuratorFramework curator, ShardMapWatcher watcher, SchemaWatcher schemas,
+      GraphStore store, int port) {
     this.vertx = vertx;
     this.curator = curator;
     this.watcher = watcher;
+    this.schemas = schemas;
     this.store = store;
     this.port = port;
   }
 
-  public static QuiverServer start(QuiverConfig config, Schema schema) throws Exception {
+  /**
+   * Starts a server.
+   *
+   * @param seed types to define through the registry before serving (a schema file, or the dev
+   *     stack's example); null to serve the registry as ZooKeeper holds it
+   */
+  public static QuiverServer start(QuiverConfig config, Schema seed) throws Exception {
     CuratorFramework curator = CuratorFrameworkFactory.builder()
         .connectString(config.zooKeeper().connect())
         .sessionTimeoutMs((int) config.zooKeeper().sessionTimeout().toMillis())
@@ -54,19 +66,27 @@ public final class QuiverServer implements AutoCloseable {
     ShardMapWatcher watcher = new ShardMapWatcher(curator, config.zooKeeper().shardMapPath());
     watcher.start();
     watcher.awaitFirst(STARTUP_TIMEOUT);
+    SchemaWatcher schemas = new SchemaWatcher(curator, config.zooKeeper().schemaPath());
+    schemas.start();
+    schemas.awaitInitialized(STARTUP_TIMEOUT);
 
     int cores = Runtime.getRuntime().availableProcessors();
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores));
-    SchemaSource schemas = SchemaSource.fixed(schema);
     GraphStore store = GraphStore.create(vertx, config.mysql(), watcher, schemas, Clock.systemUTC());
+    ShardProvisioner provisioner = new ShardProvisioner(config.mysql().user(), config.mysql().password());
+    SchemaRegistry registry = new SchemaRegistry(new SchemaStore(curator, config.zooKeeper().schemaPath()),
+        schema -> provisioner.provision(store.shardMap(), schema));
+    if (seed != null) {
+      schemas.awaitVersion(registry.apply(seed).version(), STARTUP_TIMEOUT);
+    }
     int port = config.http().port() == 0 ? Ports.free() : config.http().port();
-    Services services = new Services(config, store, schemas,
+    Services services = new Services(config, store, schemas, registry,
         () -> curator.getZookeeperClient().isConnected());
     vertx.deployVerticle(() -> new ApiVerticle(services, port), new DeploymentOptions().setInstances(cores))
         .await();
-    log.info("Quiver serves HTTP on port {} over {} shards on {} hosts", port,
-        watcher.current().allShards().size(), watcher.current().hosts().size());
-    return new QuiverServer(vertx, curator, watcher, store, port);
+    log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
+        watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());
+    return new QuiverServer(vertx, curator, watcher, schemas, store, port);
   }
 
   public int port() {
@@ -80,6 +100,7 @@ public final class QuiverServer implements AutoCloseable {
   @Override
   public void close() {
     vertx.close().await();
+    schemas.close();
     watcher.close();
     curator.close();
   }

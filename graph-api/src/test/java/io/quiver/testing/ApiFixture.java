@@ -31,10 +31,12 @@ public final class ApiFixture implements AutoCloseable {
   public ApiFixture() throws Exception {
     QuiverConfig config = new QuiverConfig(
         new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES),
-        new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH, Duration.ofSeconds(15)),
+        new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
+            TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
         backend.poolSettings(),
-        null);
-    server = QuiverServer.start(config, backend.schema());
+        null,
+        TestBackend.ADMIN_TOKEN);
+    server = QuiverServer.start(config, null);
     client = WebClient.create(clientVertx, new WebClientOptions()
         .setDefaultHost("localhost").setDefaultPort(server.port()));
   }
@@ -93,6 +95,20 @@ public final class ApiFixture implements AutoCloseable {
       }
     }
     return rows;
+  }
+
+  /** A node's data exactly as stored in its table, read straight from its host. */
+  public String storedData(String table, io.quiver.id.NodeId id) throws Exception {
+    int host = hostOf(id.shard()).equals("h1") ? 0 : 1;
+    try (Connection connection = DriverManager.getConnection(
+            "jdbc:mysql://" + backend.hosts().addresses().get(host) + "/", backend.hosts().user(), backend.hosts().password());
+        java.sql.PreparedStatement statement = connection.prepareStatement(
+            "SELECT data FROM " + io.quiver.sql.SqlNames.table(id.shard(), table) + " WHERE local_id = ?")) {
+      statement.setLong(1, id.local());
+      try (ResultSet result = statement.executeQuery()) {
+        return result.next() ? result.getString(1) : null;
+      }
+    }
   }
 
   /** The host holding a shard in the test map. */

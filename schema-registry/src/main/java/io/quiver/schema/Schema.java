@@ -68,6 +68,36 @@ public final class Schema {
     return Optional.ofNullable(edgeTypesById.get(id));
   }
 
+  /** The edge types whose named inverse is not defined yet. */
+  public java.util.List<EdgeType> pendingInverses() {
+    return edgeTypes.values().stream()
+        .filter(type -> type.inverse() != null && !edgeTypes.containsKey(type.inverse()))
+        .toList();
+  }
+
+  /** This schema with a node type added or replaced, at the given version. */
+  public Schema with(NodeType type, long newVersion) {
+    Map<String, NodeType> changed = new TreeMap<>(nodeTypes);
+    changed.put(type.name(), type);
+    return new Schema(newVersion, changed, edgeTypes);
+  }
+
+  /** This schema with an edge type added or replaced, at the given version. */
+  public Schema with(EdgeType type, long newVersion) {
+    Map<String, EdgeType> changed = new TreeMap<>(edgeTypes);
+    changed.put(type.name(), type);
+    return new Schema(newVersion, nodeTypes, changed);
+  }
+
+  public Schema withVersion(long newVersion) {
+    return new Schema(newVersion, nodeTypes, edgeTypes);
+  }
+
+  /** Whether the two define the same types, whatever their versions. */
+  public boolean sameTypesAs(Schema other) {
+    return nodeTypes.equals(other.nodeTypes) && edgeTypes.equals(other.edgeTypes);
+  }
+
   private void indexNodeTypes() {
     for (Map.Entry<String, NodeType> entry : nodeTypes.entrySet()) {
       NodeType type = entry.getValue();
@@ -76,8 +106,8 @@ public final class Schema {
       }
       NodeType taken = nodeTypesById[type.id()];
       if (taken != null) {
-        throw new SchemaException(
-            "node types '" + taken.name() + "' and '" + type.name() + "' share id " + type.id());
+        throw new SchemaException("type ids are never reused: node types '" + taken.name() + "' and '"
+            + type.name() + "' share id " + type.id());
       }
       nodeTypesById[type.id()] = type;
     }
@@ -91,8 +121,8 @@ public final class Schema {
       }
       EdgeType taken = edgeTypesById.putIfAbsent(type.id(), type);
       if (taken != null) {
-        throw new SchemaException(
-            "edge types '" + taken.name() + "' and '" + type.name() + "' share id " + type.id());
+        throw new SchemaException("type ids are never reused: edge types '" + taken.name() + "' and '"
+            + type.name() + "' share id " + type.id());
       }
     }
   }
@@ -112,11 +142,15 @@ public final class Schema {
     }
   }
 
+  /**
+   * An inverse pair must name each other with endpoints reversed. An edge type may name an
+   * inverse that is not defined yet, because a pair is defined one type at a time; it is
+   * {@link #pendingInverses() pending} until its partner arrives.
+   */
   private void checkInverse(EdgeType type) {
     EdgeType inverse = edgeTypes.get(type.inverse());
     if (inverse == null) {
-      throw new SchemaException(
-          "edge type '" + type.name() + "' names inverse '" + type.inverse() + "', which is not defined");
+      return;
     }
     if (!type.name().equals(inverse.inverse())) {
       throw new SchemaException(

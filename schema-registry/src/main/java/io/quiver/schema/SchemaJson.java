@@ -24,6 +24,32 @@ public final class SchemaJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
+  /** The registry as a ZooKeeper document. */
+  public static final io.quiver.zk.DocumentCodec<Schema> CODEC = new io.quiver.zk.DocumentCodec<>() {
+    @Override
+    public Schema parse(byte[] bytes) {
+      try {
+        return read(MAPPER.readTree(bytes));
+      } catch (java.io.IOException e) {
+        throw new SchemaException("schema document is not valid JSON: " + e.getMessage());
+      }
+    }
+
+    @Override
+    public byte[] toBytes(Schema schema) {
+      try {
+        return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(write(schema));
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException("cannot happen: writing a JSON tree", e);
+      }
+    }
+
+    @Override
+    public long version(Schema schema) {
+      return schema.version();
+    }
+  };
+
   private SchemaJson() {}
 
   public static Schema parse(String json) {

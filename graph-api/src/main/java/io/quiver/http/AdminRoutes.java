@@ -1,0 +1,110 @@
+package io.quiver.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.error.Futures;
+import io.quiver.error.GraphException;
+import io.quiver.error.GraphException.Code;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaException;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaRegistry;
+import io.quiver.schema.SchemaWatcher;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+
+/**
+ * The schema admin calls, behind a bearer token: {@code Authorization: Bearer <token>}. No
+ * token answers 401, a wrong one 403, and either changes nothing. A change is checked,
+ * provisioned on every shard and published by {@link SchemaRegistry} on a worker thread; the
+ * answer waits until this server serves the new version, so the caller reads its own change.
+ */
+public final class AdminRoutes {
+  /** How long an admin call waits for its change to come back from ZooKeeper. */
+  static final Duration OWN_CHANGE_TIMEOUT = Duration.ofSeconds(10);
+
+  private final Vertx vertx;
+  private final SchemaRegistry registry;
+  private final SchemaWatcher schemas;
+  private final byte[] token;
+
+  /** @param token the admin token; null disables the admin calls (every one answers 403) */
+  public AdminRoutes(Vertx vertx, SchemaRegistry registry, SchemaWatcher schemas, String token) {
+    this.vertx = vertx;
+    this.registry = registry;
+    this.schemas = schemas;
+    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+  }
+
+  public void mount(Router router) {
+    router.put("/v1/schema/node-types/:name").respond(ctx -> define(ctx, Kind.NODE));
+    router.put("/v1/schema/edge-types/:name").respond(ctx -> define(ctx, Kind.EDGE));
+  }
+
+  private enum Kind { NODE, EDGE }
+
+  private Future<Buffer> define(RoutingContext ctx, Kind kind) {
+    return Futures.attempt(() -> {
+          authorize(ctx);
+          return readDefinition(ctx, kind);
+        })
+        .compose(definition -> vertx.executeBlocking(() -> publish(definition), false))
+        .map(schema -> {
+          ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+          return ApiJson.buffer(SchemaJson.write(schema));
+        });
+  }
+
+  private void authorize(RoutingContext ctx) {
+    if (token == null) {
+      throw GraphException.of(Code.PERMISSION_DENIED, "the admin API is disabled: this server has no admin token");
+    }
+    String header = ctx.request().getHeader("Authorization");
+    if (header == null || !header.startsWith("Bearer ")) {
+      throw GraphException.of(Code.UNAUTHENTICATED, "admin calls need 'Authorization: Bearer <admin token>'");
+    }
+    byte[] given = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
+    if (!MessageDigest.isEqual(given, token)) {
+      throw GraphException.of(Code.PERMISSION_DENIED, "the admin token is not valid");
+    }
+  }
+
+  private record Definition(Kind kind, String name, JsonNode body) {}
+
+  private static Definition readDefinition(RoutingContext ctx, Kind kind) {
+    JsonNode body = Requests.body(ctx, java.util.Set.of("id", "strict", "from", "to", "inverse", "fields"));
+    String name = ctx.pathParam("name");
+    try {
+      // Parse now, so a malformed definition is a 400 before any work is done.
+      if (kind == Kind.NODE) {
+        SchemaJson.readNodeType(name, body);
+      } else {
+        SchemaJson.readEdgeType(name, body);
+      }
+    } catch (SchemaException e) {
+      throw GraphException.invalid(e.getMessage());
+    }
+    return new Definition(kind, name, body);
+  }
+
+  /** Runs on a worker thread: ZooKeeper and JDBC block. */
+  private Schema publish(Definition definition) throws Exception {
+    Schema published;
+    try {
+      published = definition.kind() == Kind.NODE
+          ? registry.defineNodeType(SchemaJson.readNodeType(definition.name(), definition.body()))
+          : registry.defineEdgeType(SchemaJson.readEdgeType(definition.name(), definition.body()));
+    } catch (SchemaException refused) {
+      throw GraphException.of(Code.INCOMPATIBLE_CHANGE, refused.getMessage());
+    } catch (java.sql.SQLException provisioning) {
+      throw GraphException.of(Code.UNAVAILABLE, "could not create the type's tables on every shard: "
+          + provisioning.getMessage());
+    }
+    return schemas.awaitVersion(published.version(), OWN_CHANGE_TIMEOUT);
+  }
+}

@@ -1,0 +1,116 @@
+package io.quiver.schema;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Each compatibility rule refuses a bad change, naming itself, and lets a good one through. */
+class SchemaChangesTest {
+  private static final Schema CURRENT = SchemaJson.parse("""
+      {"version": 4,
+       "nodeTypes": {"user": {"id": 1, "fields": {"name": {"type": "string", "required": true},
+                                                  "age":  {"type": "integer"}}},
+                     "pin":  {"id": 2, "fields": {}}},
+       "edgeTypes": {"likes":    {"id": 1, "from": "user", "to": "pin", "inverse": "liked_by"},
+                     "liked_by": {"id": 2, "from": "pin", "to": "user", "inverse": "likes"},
+                     "views":    {"id": 3, "from": "user", "to": "pin"}}}
+      """);
+
+  private static com.fasterxml.jackson.databind.JsonNode toTree(String json) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    } catch (Exception e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  private static Schema withUser(String json) {
+    return CURRENT.with(SchemaJson.readNodeType("user", toTree(json)), 5);
+  }
+
+  private static Schema withEdge(String name, String json) {
+    return CURRENT.with(SchemaJson.readEdgeType(name, toTree(json)), 5);
+  }
+
+  /** Refused when the proposed schema is built (a snapshot rule) or checked against the current one. */
+  private static void refused(java.util.function.Supplier<Schema> proposed, String rule) {
+    assertThatThrownBy(() -> SchemaChanges.check(CURRENT, proposed.get()))
+        .isInstanceOf(SchemaException.class).hasMessageContaining(rule);
+  }
+
+  private static void accepted(Schema proposed) {
+    assertThatCode(() -> SchemaChanges.check(CURRENT, proposed)).doesNotThrowAnyException();
+  }
+
+  @Test
+  void typeIds_areImmutable() {
+    refused(() -> withUser("{\"id\": 9, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true}}}"),
+        "type ids are immutable");
+    refused(() -> withEdge("likes", "{\"id\": 7, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"liked_by\"}"),
+        "type ids are immutable");
+  }
+
+  @Test
+  void typeIds_areNeverReused() {
+    refused(() -> CURRENT.with(SchemaJson.readNodeType("board", toTree("{\"id\": 2}")), 5), "never reused");
+    refused(() -> withEdge("follows", "{\"id\": 2, \"from\": \"user\", \"to\": \"user\"}"), "never reused");
+    accepted(CURRENT.with(SchemaJson.readNodeType("board", toTree("{\"id\": 3}")), 5));
+  }
+
+  @Test
+  void aFieldsType_cannotChange() {
+    refused(() -> withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
+        + " \"age\": {\"type\": \"string\"}}}"), "a field's type cannot change");
+  }
+
+  @Test
+  void aNewRequiredField_needsADefault() {
+    refused(() -> withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
+        + " \"age\": {\"type\": \"integer\"}, \"email\": {\"type\": \"string\", \"required\": true}}}"),
+        "a new required field needs a default");
+    refused(() -> withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
+        + " \"age\": {\"type\": \"integer\", \"required\": true}}}"), "a new required field needs a default");
+    accepted(withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
+        + " \"age\": {\"type\": \"integer\"}, \"email\": {\"type\": \"string\", \"required\": true, \"default\": \"\"},"
+        + " \"bio\": {\"type\": \"string\"}}}"));
+  }
+
+  @Test
+  void anEdgeTypesEndsAndInverse_cannotChange() {
+    refused(() -> withEdge("views", "{\"id\": 3, \"from\": \"pin\", \"to\": \"pin\"}"), "ends cannot change");
+    refused(() -> withEdge("likes", "{\"id\": 1, \"from\": \"pin\", \"to\": \"pin\", \"inverse\": \"liked_by\"}"),
+        "inverse of 'liked_by'");
+    refused(() -> withEdge("views", "{\"id\": 3, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"viewed_by\"}"),
+        "inverse cannot change");
+    refused(() -> withEdge("likes", "{\"id\": 1, \"from\": \"user\", \"to\": \"pin\"}"), "name each other");
+    accepted(withEdge("likes", "{\"id\": 1, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"liked_by\","
+        + " \"fields\": {\"at\": {\"type\": \"integer\"}}}"));
+  }
+
+  @Test
+  void strictness_cannotBeTurnedOn() {
+    refused(() -> withUser("{\"id\": 1, \"strict\": true, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true}}}"),
+        "strictness cannot be turned on");
+  }
+
+  @Test
+  void anInversePair_mustNameEachOther_andASymmetricTypeNamesItself() {
+    assertThatThrownBy(() -> withEdge("pinned", "{\"id\": 5, \"from\": \"pin\", \"to\": \"user\", \"inverse\": \"likes\"}"))
+        .hasMessageContaining("name each other");
+    assertThatThrownBy(() -> CURRENT.with(SchemaJson.readEdgeType("friends",
+        toTree("{\"id\": 6, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"friends\"}")), 5))
+        .hasMessageContaining("must run from");
+    accepted(withEdge("friends", "{\"id\": 6, \"from\": \"user\", \"to\": \"user\", \"inverse\": \"friends\"}"));
+    Schema pending = withEdge("follows", "{\"id\": 7, \"from\": \"user\", \"to\": \"user\", \"inverse\": \"followed_by\"}");
+    accepted(pending);
+    org.assertj.core.api.Assertions.assertThat(pending.pendingInverses()).extracting(EdgeType::name).containsExactly("follows");
+  }
+
+  @Test
+  void types_areNeverRemoved() {
+    Schema without = new Schema(5, java.util.Map.of("user", CURRENT.nodeTypes().get("user"),
+        "pin", CURRENT.nodeTypes().get("pin")), java.util.Map.of());
+    refused(() -> without, "never removed");
+  }
+}

@@ -1,0 +1,134 @@
+package io.quiver.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.embedded.EmbeddedZooKeeper;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The registry in a real ZooKeeper: versions, compare-and-set, provisioning before publishing. */
+class SchemaRegistryTest {
+  private static EmbeddedZooKeeper zooKeeper;
+  private static CuratorFramework curator;
+
+  @BeforeAll
+  static void start() throws Exception {
+    zooKeeper = EmbeddedZooKeeper.start(null, 0);
+    curator = CuratorFrameworkFactory.newClient(zooKeeper.connectString(), new ExponentialBackoffRetry(100, 5));
+    curator.start();
+    curator.blockUntilConnected();
+  }
+
+  @AfterAll
+  static void stop() {
+    curator.close();
+    zooKeeper.close();
+  }
+
+  private static String path() {
+    return "/registry-test/" + System.nanoTime();
+  }
+
+  private static NodeType nodeType(String name, int id, String fields) throws Exception {
+    return SchemaJson.readNodeType(name, new ObjectMapper().readTree("{\"id\": " + id + ", \"fields\": " + fields + "}"));
+  }
+
+  @Test
+  void defineNodeType_provisionsBeforePublishing_andTheWatcherServesIt() throws Exception {
+    String path = path();
+    SchemaStore store = new SchemaStore(curator, path);
+    List<Long> provisionedWhilePublished = new CopyOnWriteArrayList<>();
+    SchemaRegistry registry = new SchemaRegistry(store, schema ->
+        provisionedWhilePublished.add(store.read().map(Schema::version).orElse(0L)));
+    try (SchemaWatcher watcher = new SchemaWatcher(curator, path)) {
+      watcher.start();
+      assertThat(watcher.awaitInitialized(Duration.ofSeconds(5)).nodeTypes()).isEmpty();
+
+      Schema first = registry.defineNodeType(nodeType("user", 1, "{}"));
+      Schema second = registry.defineNodeType(nodeType("user", 1, "{\"bio\": {\"type\": \"string\", \"default\": \"\"}}"));
+
+      assertThat(first.version()).isEqualTo(1);
+      assertThat(second.version()).isEqualTo(2);
+      assertThat(provisionedWhilePublished).as("each change was provisioned while the previous version was stored")
+          .containsExactly(0L, 1L);
+      assertThat(watcher.awaitVersion(2, Duration.ofSeconds(1)).nodeType("user").orElseThrow()
+          .fields().definitions()).containsKey("bio");
+    }
+  }
+
+  @Test
+  void definingATypeExactlyAsStored_publishesNothing() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { });
+    registry.defineNodeType(nodeType("user", 1, "{}"));
+
+    assertThat(registry.defineNodeType(nodeType("user", 1, "{}")).version()).isEqualTo(1);
+    assertThat(store.read().orElseThrow().version()).isEqualTo(1);
+  }
+
+  @Test
+  void aRefusedChange_orAFailedProvisioning_publishesNothing() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    new SchemaRegistry(store, schema -> { }).defineNodeType(nodeType("user", 1, "{}"));
+
+    SchemaRegistry failing = new SchemaRegistry(store, schema -> {
+      throw new IllegalStateException("host h2 is down");
+    });
+    assertThatThrownBy(() -> failing.defineNodeType(nodeType("pin", 2, "{}"))).hasMessageContaining("h2");
+    assertThatThrownBy(() -> failing.defineNodeType(nodeType("user", 5, "{}"))).hasMessageContaining("immutable");
+    assertThat(store.read().orElseThrow().version()).isEqualTo(1);
+    assertThat(store.read().orElseThrow().nodeTypes()).containsOnlyKeys("user");
+  }
+
+  @Test
+  void concurrentChanges_allLand_eachOnItsOwnVersion() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { });
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Schema>> changes = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        int id = i + 1;
+        changes.add(pool.submit(() -> registry.defineNodeType(nodeType("type" + id, id, "{}"))));
+      }
+      for (Future<Schema> change : changes) {
+        change.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+    Schema stored = store.read().orElseThrow();
+    assertThat(stored.nodeTypes()).hasSize(8);
+    assertThat(stored.version()).isEqualTo(8);
+  }
+
+  @Test
+  void watcher_keepsTheLastGoodSchema_whenAnInvalidDocumentIsWritten() throws Exception {
+    String path = path();
+    new SchemaRegistry(new SchemaStore(curator, path), schema -> { }).defineNodeType(nodeType("user", 1, "{}"));
+    try (SchemaWatcher watcher = new SchemaWatcher(curator, path)) {
+      watcher.start();
+      watcher.awaitFirst(Duration.ofSeconds(5));
+
+      curator.setData().forPath(path, "{\"version\": 9, \"nodeTypes\": 5}".getBytes(StandardCharsets.UTF_8));
+      Thread.sleep(200);
+
+      assertThat(watcher.current().version()).isEqualTo(1);
+      assertThat(watcher.current().nodeTypes()).containsOnlyKeys("user");
+    }
+  }
+}
