@@ -6,7 +6,12 @@ import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaStore;
+import io.quiver.outbox.RepairReport;
+import io.quiver.schema.SchemaWatcher;
 import io.quiver.server.QuiverServer;
+import io.quiver.shard.ShardMapWatcher;
+import io.quiver.store.GraphStore;
+import io.vertx.core.Vertx;
 import io.quiver.shard.ShardMapStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +26,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * {@code quiver dev [--port N] [--data DIR]}: the embedded stack and a server over it.<br>
  * {@code quiver serve --config FILE [--port N]}: a server over real ZooKeeper and MySQL hosts.<br>
+ * {@code quiver repair --config FILE --edge-type NAME}: find and fix inverse edges that are missing
+ * or differ.<br>
  * {@code quiver provision --config FILE}: create the shard databases and the tables of the
  * registry's types (after opening new shards; a type defined through the registry is provisioned
  * as it is defined).
@@ -30,6 +37,7 @@ public final class Main {
       usage: quiver dev [--port N] [--data DIR]
              quiver serve --config FILE [--port N]
              quiver provision --config FILE
+             quiver repair --config FILE --edge-type NAME
       """;
 
   private Main() {}
@@ -54,6 +62,7 @@ public final class Main {
       case "dev" -> dev(options);
       case "serve" -> serve(options);
       case "provision" -> provision(options);
+      case "repair" -> repair(options);
       case "help", "--help", "-h" -> System.out.print(USAGE);
       default -> fail("unknown command '" + args[0] + "'");
     }
@@ -104,6 +113,35 @@ public final class Main {
       var report = new ShardProvisioner(config.mysql().user(), config.mysql().password()).provision(map, schema);
       System.out.printf("%d shards: %d databases and %d tables created%n",
           report.shards(), report.databasesCreated(), report.tablesCreated());
+    }
+  }
+
+  /** FriendFeed's Cleaner from the command line: progress as it goes, then the summary. */
+  private static void repair(List<String> options) throws Exception {
+    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    String edgeType = required(options, "--edge-type");
+    requireNoMore(options);
+    Vertx vertx = Vertx.vertx();
+    try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
+            config.zooKeeper().connect(), new ExponentialBackoffRetry(200, 10));
+        ShardMapWatcher maps = new ShardMapWatcher(curator, config.zooKeeper().shardMapPath());
+        SchemaWatcher schemas = new SchemaWatcher(curator, config.zooKeeper().schemaPath())) {
+      curator.start();
+      maps.start();
+      schemas.start();
+      maps.awaitFirst(QuiverServer.STARTUP_TIMEOUT);
+      schemas.awaitFirst(QuiverServer.STARTUP_TIMEOUT);
+      GraphStore store = GraphStore.builder(vertx).pools(config.mysql()).shardMaps(maps).schemas(schemas).build();
+      try {
+        RepairReport report = store.repair(edgeType, System.out::println).await();
+        System.out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs,"
+                + " %d orphaned inverses, %d copies fixed%n", report.edgeType(), report.scanned(),
+            report.missingInverse(), report.differing(), report.orphanedInverse(), report.fixed());
+      } finally {
+        store.close().await();
+      }
+    } finally {
+      vertx.close().await();
     }
   }
 

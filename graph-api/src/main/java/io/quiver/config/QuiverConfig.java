@@ -2,6 +2,7 @@ package io.quiver.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.outbox.ApplierSettings;
 import io.quiver.schema.SchemaStore;
 import io.quiver.shard.ShardMapStore;
 import io.quiver.sql.PoolSettings;
@@ -20,11 +21,13 @@ import java.util.Objects;
  *  "zooKeeper": {"connect": "zk1:2181,zk2:2181", "shardMapPath": "/quiver/shard-map"},
  *  "mysql":     {"user": "quiver", "password": "…", "poolSize": 16, "waitQueue": 256,
  *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000},
+ *  "outbox":    {"tombstoneGraceSeconds": 604800, "maxAttempts": 10},
  *  "admin":     {"token": "…at least 16 characters…"},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
-public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, Path schemaFile, String adminToken) {
+public record QuiverConfig(
+    Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, Path schemaFile, String adminToken) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -34,6 +37,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
     Objects.requireNonNull(http, "http");
     Objects.requireNonNull(zooKeeper, "zooKeeper");
     Objects.requireNonNull(mysql, "mysql");
+    Objects.requireNonNull(outbox, "outbox");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -67,7 +71,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
   }
 
   public QuiverConfig withPort(int port) {
-    return new QuiverConfig(new Http(port, http.bodyLimitBytes()), zooKeeper, mysql, schemaFile, adminToken);
+    return new QuiverConfig(new Http(port, http.bodyLimitBytes()), zooKeeper, mysql, outbox, schemaFile, adminToken);
   }
 
   public static QuiverConfig load(Path file) {
@@ -82,6 +86,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
     JsonNode http = root.path("http");
     JsonNode zk = root.path("zooKeeper");
     JsonNode mysql = root.path("mysql");
+    JsonNode outbox = root.path("outbox");
+    ApplierSettings defaults = ApplierSettings.defaults();
     return new QuiverConfig(
         new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES)),
         new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
@@ -96,6 +102,14 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, P
             Duration.ofMillis(mysql.path("acquireTimeoutMs").asLong(PoolSettings.DEFAULT_ACQUIRE_TIMEOUT.toMillis())),
             mysql.path("statementCacheSize").asInt(PoolSettings.DEFAULT_STATEMENT_CACHE_SIZE),
             mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT)),
+        new ApplierSettings(
+            outbox.path("leasePath").asText(defaults.leasePath()),
+            outbox.path("batchSize").asInt(defaults.batchSize()),
+            Duration.ofMillis(outbox.path("idleDelayMs").asLong(defaults.idleDelay().toMillis())),
+            outbox.path("maxAttempts").asInt(defaults.maxAttempts()),
+            Duration.ofMillis(outbox.path("maxBackoffMs").asLong(defaults.maxBackoff().toMillis())),
+            Duration.ofSeconds(outbox.path("tombstoneGraceSeconds").asLong(defaults.tombstoneGrace().toSeconds())),
+            Duration.ofSeconds(outbox.path("gcIntervalSeconds").asLong(defaults.gcInterval().toSeconds()))),
         root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
         root.path("admin").path("token").asText(null));
   }

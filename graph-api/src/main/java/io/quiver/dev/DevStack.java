@@ -3,6 +3,7 @@ package io.quiver.dev;
 import io.quiver.config.QuiverConfig;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.embedded.EmbeddedZooKeeper;
+import io.quiver.outbox.ApplierSettings;
 import io.quiver.provision.ProvisionReport;
 import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.Schema;
@@ -120,6 +121,7 @@ public final class DevStack implements AutoCloseable {
         new QuiverConfig.ZooKeeper(zooKeeper.connectString(), ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH,
             QuiverConfig.DEFAULT_ZK_SESSION_TIMEOUT),
         PoolSettings.defaults(USER, PASSWORD),
+        ApplierSettings.defaults(),
         null,
         adminToken);
   }

@@ -11,7 +11,10 @@ import io.quiver.schema.SchemaRegistry;
 import io.quiver.schema.SchemaWatcher;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.store.GraphStore;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
@@ -29,13 +32,15 @@ public final class AdminRoutes {
   static final Duration OWN_CHANGE_TIMEOUT = Duration.ofSeconds(10);
 
   private final Vertx vertx;
+  private final GraphStore store;
   private final SchemaRegistry registry;
   private final SchemaWatcher schemas;
   private final byte[] token;
 
   /** @param token the admin token; null disables the admin calls (every one answers 403) */
-  public AdminRoutes(Vertx vertx, SchemaRegistry registry, SchemaWatcher schemas, String token) {
+  public AdminRoutes(Vertx vertx, GraphStore store, SchemaRegistry registry, SchemaWatcher schemas, String token) {
     this.vertx = vertx;
+    this.store = store;
     this.registry = registry;
     this.schemas = schemas;
     this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
@@ -44,6 +49,48 @@ public final class AdminRoutes {
   public void mount(Router router) {
     router.put("/v1/schema/node-types/:name").respond(ctx -> define(ctx, Kind.NODE));
     router.put("/v1/schema/edge-types/:name").respond(ctx -> define(ctx, Kind.EDGE));
+    router.post("/v1/admin/repair/:edgeType").handler(this::repair);
+  }
+
+  /**
+   * FriendFeed's Cleaner over one edge type and its inverse. The answer streams one JSON line per
+   * shard scanned ({@code application/x-ndjson}) and ends with {@code {"summary": {...}}}; a
+   * request refused before the scan starts gets an ordinary JSON error.
+   */
+  private void repair(RoutingContext ctx) {
+    try {
+      authorize(ctx);
+    } catch (GraphException refused) {
+      ctx.fail(refused);
+      return;
+    }
+    HttpServerResponse response = ctx.response();
+    store.repair(ctx.pathParam("edgeType"), line -> {
+          synchronized (response) {
+            if (!response.headWritten()) {
+              response.setChunked(true).putHeader("Content-Type", "application/x-ndjson");
+            }
+            response.write(ApiJson.buffer(ApiJson.object().put("progress", line)).appendString("\n"));
+          }
+        })
+        .onSuccess(report -> {
+          ObjectNode summary = ApiJson.object();
+          summary.set("summary", ApiJson.MAPPER.valueToTree(report));
+          synchronized (response) {
+            if (!response.headWritten()) {
+              response.putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+            }
+            response.end(ApiJson.buffer(summary).appendString("\n"));
+          }
+        })
+        .onFailure(failure -> {
+          if (response.headWritten()) {
+            response.end(ApiJson.buffer(ApiJson.object().put("error", String.valueOf(failure.getMessage())))
+                .appendString("\n"));
+          } else {
+            ctx.fail(failure);
+          }
+        });
   }
 
   private enum Kind { NODE, EDGE }

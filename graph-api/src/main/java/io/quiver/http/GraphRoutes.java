@@ -10,7 +10,9 @@ import io.quiver.node.Node;
 import io.quiver.node.NodeBatch;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphStore;
+import io.quiver.store.InverseWait;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -116,16 +118,28 @@ public final class GraphRoutes {
         ctx.pathParam("to") == null ? null : Requests.pathId(ctx, "to"));
   }
 
-  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data) {}
+  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data, InverseWait inverseWait) {}
 
   private Future<Buffer> addEdge(RoutingContext ctx) {
     return Futures.attempt(() -> {
           ObjectNode body = Requests.body(ctx, EDGE_BODY);
-          return new EdgeWrite(edgeKey(ctx), Requests.longMember(body, "sequence"), Requests.data(body, false));
+          return new EdgeWrite(edgeKey(ctx), Requests.longMember(body, "sequence"), Requests.data(body, false),
+              inverseWait(ctx));
         })
         .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
-            write.sequence(), write.data()))
-        .map(edge -> json(ctx, ApiJson.edge(edge)));
+            write.sequence(), write.data(), write.inverseWait()))
+        .map(result -> json(ctx, ApiJson.edge(reportInverse(ctx, result).edge())));
+  }
+
+  /** {@code ?waitForInverse=true} answers after the inverse copy is written too, when its host is up. */
+  private static InverseWait inverseWait(RoutingContext ctx) {
+    return Requests.flag(ctx, "waitForInverse") ? InverseWait.APPLIED : InverseWait.ASYNC;
+  }
+
+  /** Every edge write says where its inverse stands: {@code Quiver-Inverse: none | pending | applied}. */
+  private static EdgeResult reportInverse(RoutingContext ctx, EdgeResult result) {
+    ctx.response().putHeader("Quiver-Inverse", result.inverse().name().toLowerCase(java.util.Locale.ROOT));
+    return result;
   }
 
   private Future<Buffer> getEdge(RoutingContext ctx) {
@@ -135,8 +149,12 @@ public final class GraphRoutes {
   }
 
   private Future<Void> removeEdge(RoutingContext ctx) {
-    return Futures.attempt(() -> edgeKey(ctx))
-        .compose(key -> store.removeEdge(key.from(), key.type(), key.to()));
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, inverseWait(ctx)))
+        .compose(write -> store.removeEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
+        .map(result -> {
+          reportInverse(ctx, result);
+          return null;
+        });
   }
 
   private Future<Buffer> countEdges(RoutingContext ctx) {

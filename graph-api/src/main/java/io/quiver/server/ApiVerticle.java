@@ -4,6 +4,7 @@ import io.quiver.http.AdminRoutes;
 import io.quiver.http.ApiErrors;
 import io.quiver.http.GraphRoutes;
 import io.quiver.http.HealthRoute;
+import io.quiver.http.MetricsRoute;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServerOptions;
@@ -28,8 +29,10 @@ final class ApiVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas()).mount(router);
-    new AdminRoutes(vertx, services.registry(), services.schemas(), services.config().adminToken()).mount(router);
+    new AdminRoutes(vertx, services.store(), services.registry(), services.schemas(), services.config().adminToken())
+        .mount(router);
     new HealthRoute(services.store(), services::zooKeeperConnected).mount(router);
+    new MetricsRoute(services.metrics()).mount(router);
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);
     router.errorHandler(405, ApiErrors::handle);

@@ -2,6 +2,7 @@ package io.quiver.server;
 
 import io.quiver.config.QuiverConfig;
 import io.quiver.embedded.Ports;
+import io.quiver.metrics.QuiverMetrics;
 import io.quiver.schema.Schema;
 import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.SchemaRegistry;
@@ -72,7 +73,13 @@ public final class QuiverServer implements AutoCloseable {
 
     int cores = Runtime.getRuntime().availableProcessors();
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores));
-    GraphStore store = GraphStore.create(vertx, config.mysql(), watcher, schemas, Clock.systemUTC());
+    GraphStore store = GraphStore.builder(vertx)
+        .pools(config.mysql())
+        .shardMaps(watcher)
+        .schemas(schemas)
+        .drainOutboxes(curator, config.outbox())
+        .clock(Clock.systemUTC())
+        .build();
     ShardProvisioner provisioner = new ShardProvisioner(config.mysql().user(), config.mysql().password());
     SchemaRegistry registry = new SchemaRegistry(new SchemaStore(curator, config.zooKeeper().schemaPath()),
         schema -> provisioner.provision(store.shardMap(), schema));
@@ -80,7 +87,7 @@ public final class QuiverServer implements AutoCloseable {
       schemas.awaitVersion(registry.apply(seed).version(), STARTUP_TIMEOUT);
     }
     int port = config.http().port() == 0 ? Ports.free() : config.http().port();
-    Services services = new Services(config, store, schemas, registry,
+    Services services = new Services(config, store, schemas, registry, new QuiverMetrics(store),
         () -> curator.getZookeeperClient().isConnected());
     vertx.deployVerticle(() -> new ApiVerticle(services, port), new DeploymentOptions().setInstances(cores))
         .await();

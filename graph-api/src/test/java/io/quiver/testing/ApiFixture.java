@@ -34,6 +34,7 @@ public final class ApiFixture implements AutoCloseable {
         new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
             TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
         backend.poolSettings(),
+        TestBackend.applierSettings(),
         null,
         TestBackend.ADMIN_TOKEN);
     server = QuiverServer.start(config, null);

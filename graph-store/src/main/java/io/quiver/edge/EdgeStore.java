@@ -34,10 +34,12 @@ import java.util.List;
  * an {@code INSERT … ON DUPLICATE KEY UPDATE} that changes nothing (a placeholder tombstone when
  * the edge is new), and only then reads the state it will change. Two concurrent adds of one
  * edge therefore serialize on its row, and the second sees the first's result: the count moves
- * once. Adds of different edges never block each other on gap locks.
+ * once. Adds of different edges never block each other on gap locks ({@link EdgeRows#lock}).
  *
  * <p>Removal keeps the row as a tombstone (state 0): its write time lets copies of an edge
- * written in different orders converge on the newest operation.
+ * written in different orders converge on the newest operation ({@link EdgeRow}). When the edge
+ * type has an inverse, the operation's outbox entry commits in the same transaction
+ * ({@link InverseLog}), so the inverse is never lost.
  *
  * <h2>Write time</h2>
  * Every write stamps {@code updated_us}, and a client's write on the forward copy always lands:
@@ -45,35 +47,27 @@ import java.util.List;
  * cannot make a newer request lose to an older one.
  */
 public final class EdgeStore {
-  private static final int ACTIVE = 1;
-  private static final int DELETED = 0;
-  private static final String COUNTS = "edge_counts";
-
   private final ShardRouter router;
   private final ShardClient client;
   private final SchemaSource schemas;
   private final NodeStore nodes;
+  private final InverseLog inverseLog;
   private final Clock clock;
 
-  public EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes, Clock clock) {
+  public EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes,
+      InverseLog inverseLog, Clock clock) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.nodes = nodes;
+    this.inverseLog = inverseLog;
     this.clock = clock;
   }
 
-  /** One edge operation's resolved types and route. */
-  private record Target(EdgeType type, NodeType fromType, ShardRoute route) {
+  /** One edge operation's resolved types and route; {@code inverse} is null when none is defined. */
+  private record Target(EdgeType type, NodeType fromType, ShardRoute route, EdgeType inverse) {
     String table() {
       return route.table(type.tableName());
-    }
-  }
-
-  /** What is stored for one edge, active or not. */
-  private record Stored(long sequence, int state, String data, long updatedUs) {
-    boolean active() {
-      return state == ACTIVE;
     }
   }
 
@@ -82,87 +76,84 @@ public final class EdgeStore {
   /**
    * Adds the edge, or updates it if present (adding twice keeps one edge). A null sequence keeps
    * an active edge's sequence and gives a new one the write time; null data keeps an active
-   * edge's data.
+   * edge's data. The inverse's outbox entry commits in the same transaction.
    */
-  public Future<Edge> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data) {
+  public Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data) {
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
         .compose(target -> client.inTransaction(target.route(),
             connection -> addLocked(connection, target, from, to, sequence, data)));
   }
 
-  private Future<Edge> addLocked(
+  private Future<EdgeWrite> addLocked(
       SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data) {
     return nodes.existsLocked(connection, target.route(), target.fromType(), from)
         .compose(exists -> exists
-            ? lockRow(connection, target, from, to)
+            ? EdgeRows.lock(connection, target.table(), from.value(), to.value())
             : Future.failedFuture(GraphException.notFound("no node " + from)))
         .compose(stored -> {
-          Instant now = SqlValues.now(clock);
-          long updatedUs = Math.max(SqlValues.micros(now), stored.updatedUs() + 1);
-          long newSequence = sequence != null ? sequence
-              : stored.active() ? stored.sequence() : SqlValues.micros(now);
-          String newData = data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null;
-          return writeActive(connection, target, from, to, newSequence, newData, updatedUs)
-              .compose(written -> stored.active() ? Future.succeededFuture() : adjustCount(connection, target, from, +1))
-              .map(counted -> toEdge(target.type(), from, to, newSequence, newData, updatedUs));
+          EdgeRow added = new EdgeRow(
+              sequence != null ? sequence : stored.active() ? stored.sequence() : nowUs(),
+              EdgeRow.ACTIVE,
+              data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null,
+              nextWriteTime(stored));
+          return record(connection, target, from, to, stored, added)
+              .map(inverse -> new EdgeWrite(toEdge(target.type(), from, to, added), inverse));
         });
-  }
-
-  /** Locks the edge's row, creating a placeholder tombstone if there is none, and reads it. */
-  private Future<Stored> lockRow(SqlConnection connection, Target target, NodeId from, NodeId to) {
-    String ensure = "INSERT INTO " + target.table()
-        + " (from_id, to_id, sequence, state, data, updated_us) VALUES (?, ?, 0, " + DELETED + ", NULL, 0)"
-        + " ON DUPLICATE KEY UPDATE updated_us = updated_us";
-    String read = "SELECT sequence, state, data, updated_us FROM " + target.table()
-        + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
-    Tuple key = Tuple.of(from.value(), to.value());
-    return connection.preparedQuery(ensure).execute(key)
-        .compose(locked -> connection.preparedQuery(read).execute(key))
-        .map(rows -> toStored(rows.iterator().next()));
-  }
-
-  private Future<Void> writeActive(SqlConnection connection, Target target, NodeId from, NodeId to,
-      long sequence, String data, long updatedUs) {
-    String sql = "UPDATE " + target.table()
-        + " SET sequence = ?, state = " + ACTIVE + ", data = ?, updated_us = ? WHERE from_id = ? AND to_id = ?";
-    return connection.preparedQuery(sql)
-        .execute(Tuple.of(sequence, data, updatedUs, from.value(), to.value()))
-        .mapEmpty();
   }
 
   // ---- remove ----
 
-  /** Removes the edge if it is active, leaving a tombstone; removing an absent edge does nothing. */
-  public Future<Void> remove(NodeId from, String typeName, NodeId to) {
+  /**
+   * Removes the edge, leaving a tombstone. Removing an absent edge of a type with an inverse still
+   * records a tombstone and tells the inverse: the other copy may hold an add that this removal
+   * is newer than. Without an inverse there is nothing to tell, and nothing is written.
+   */
+  public Future<EdgeWrite> remove(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
         .compose(target -> client.inTransaction(target.route(),
             connection -> removeLocked(connection, target, from, to)));
   }
 
-  private Future<Void> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
-    String read = "SELECT sequence, state, data, updated_us FROM " + target.table()
-        + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
-    return connection.preparedQuery(read).execute(Tuple.of(from.value(), to.value()))
-        .compose(rows -> {
-          if (rows.size() == 0) {
-            return Future.succeededFuture();
-          }
-          Stored stored = toStored(rows.iterator().next());
-          if (!stored.active()) {
-            return Future.succeededFuture();
-          }
-          long updatedUs = Math.max(SqlValues.micros(SqlValues.now(clock)), stored.updatedUs() + 1);
-          String tombstone = "UPDATE " + target.table()
-              + " SET state = " + DELETED + ", updated_us = ? WHERE from_id = ? AND to_id = ?";
-          return connection.preparedQuery(tombstone).execute(Tuple.of(updatedUs, from.value(), to.value()))
-              .compose(done -> adjustCount(connection, target, from, -1));
-        });
+  private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
+    if (target.inverse() == null) {
+      String read = "SELECT sequence, state, data, updated_us FROM " + target.table()
+          + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
+      return connection.preparedQuery(read).execute(Tuple.of(from.value(), to.value()))
+          .compose(rows -> rows.size() == 0 || !EdgeRows.read(rows.iterator().next()).active()
+              ? Future.succeededFuture(new EdgeWrite(null, null))
+              : tombstone(connection, target, from, to, EdgeRows.read(rows.iterator().next())));
+    }
+    return EdgeRows.lock(connection, target.table(), from.value(), to.value())
+        .compose(stored -> tombstone(connection, target, from, to, stored));
   }
 
-  private Future<Void> adjustCount(SqlConnection connection, Target target, NodeId from, int delta) {
-    String sql = "INSERT INTO " + target.route().table(COUNTS) + " (from_id, edge_type, count) VALUES (?, ?, ?)"
-        + " ON DUPLICATE KEY UPDATE count = count + VALUES(count)";
-    return connection.preparedQuery(sql).execute(Tuple.of(from.value(), target.type().id(), delta)).mapEmpty();
+  private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgeRow stored) {
+    EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(), nextWriteTime(stored));
+    return record(connection, target, from, to, stored, removed).map(inverse -> new EdgeWrite(null, inverse));
+  }
+
+  /** Writes the forward row, then the inverse's outbox entry, in the caller's transaction. */
+  private Future<EdgeWrite.PendingInverse> record(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgeRow stored, EdgeRow written) {
+    Future<Void> forward = EdgeRows.write(connection, target.route(), target.table(), target.type().id(),
+        from.value(), to.value(), stored, written);
+    boolean selfInverse = target.inverse() != null && target.type().symmetric() && from.equals(to);
+    if (target.inverse() == null || selfInverse) {
+      return forward.map(done -> null);
+    }
+    return forward
+        .compose(done -> inverseLog.append(connection, target.route(), target.inverse().id(), to, from, written))
+        .map(entry -> new EdgeWrite.PendingInverse(target.route().shard(), entry));
+  }
+
+  /** A client's write always lands on the copy it writes: later than now, and than what is stored. */
+  private long nextWriteTime(EdgeRow stored) {
+    return Math.max(nowUs(), stored.updatedUs() + 1);
+  }
+
+  private long nowUs() {
+    return SqlValues.micros(SqlValues.now(clock));
   }
 
   // ---- read ----
@@ -171,14 +162,13 @@ public final class EdgeStore {
     return Futures.attempt(() -> planRead(from, typeName, to))
         .compose(target -> client.query(target.route(),
                 "SELECT sequence, state, data, updated_us FROM " + target.table()
-                    + " WHERE from_id = ? AND to_id = ? AND state = " + ACTIVE,
+                    + " WHERE from_id = ? AND to_id = ? AND state = " + EdgeRow.ACTIVE,
                 Tuple.of(from.value(), to.value()))
             .map(rows -> {
               if (rows.size() == 0) {
                 throw GraphException.notFound("no " + typeName + " edge from " + from + " to " + to);
               }
-              Stored stored = toStored(rows.iterator().next());
-              return toEdge(target.type(), from, to, stored.sequence(), stored.data(), stored.updatedUs());
+              return toEdge(target.type(), from, to, EdgeRows.read(rows.iterator().next()));
             }));
   }
 
@@ -200,8 +190,7 @@ public final class EdgeStore {
                     Edge last = edges.get(edges.size() - 1);
                     return new EdgePage(edges, new Cursor(last.sequence(), last.to().value()));
                   }
-                  edges.add(toEdge(target.type(), from, new NodeId(row.getLong("to_id")),
-                      row.getLong("sequence"), row.getString("data"), row.getLong("updated_us")));
+                  edges.add(toEdge(target.type(), from, new NodeId(row.getLong("to_id")), EdgeRows.read(row)));
                 }
                 return new EdgePage(edges, null);
               });
@@ -210,8 +199,8 @@ public final class EdgeStore {
 
   private static String pageSql(Target target, NodeId from, EdgeQuery query, List<Object> arguments) {
     boolean descending = query.order() == Order.DESC;
-    StringBuilder sql = new StringBuilder("SELECT to_id, sequence, data, updated_us FROM ")
-        .append(target.table()).append(" WHERE from_id = ? AND state = ").append(ACTIVE);
+    StringBuilder sql = new StringBuilder("SELECT to_id, sequence, state, data, updated_us FROM ")
+        .append(target.table()).append(" WHERE from_id = ? AND state = ").append(EdgeRow.ACTIVE);
     arguments.add(from.value());
     if (query.minSequence() != null) {
       sql.append(" AND sequence >= ?");
@@ -240,7 +229,7 @@ public final class EdgeStore {
   public Future<Long> count(NodeId from, String typeName) {
     return Futures.attempt(() -> planRead(from, typeName, null))
         .compose(target -> client.query(target.route(),
-                "SELECT count FROM " + target.route().table(COUNTS) + " WHERE from_id = ? AND edge_type = ?",
+                "SELECT count FROM " + target.route().table("edge_counts") + " WHERE from_id = ? AND edge_type = ?",
                 Tuple.of(from.value(), target.type().id()))
             .map(rows -> rows.size() == 0 ? 0L : rows.iterator().next().getLong("count")));
   }
@@ -268,7 +257,8 @@ public final class EdgeStore {
     if (to != null) {
       requireEnd(type, "to", type.to(), TypeChecks.nodeType(schema, to), to);
     }
-    return new Target(type, fromType, router.route(from.shard(), access));
+    EdgeType inverse = type.inverse() == null ? null : schema.edgeType(type.inverse()).orElse(null);
+    return new Target(type, fromType, router.route(from.shard(), access), inverse);
   }
 
   private static void requireEnd(EdgeType type, String end, String expected, NodeType actual, NodeId id) {
@@ -278,13 +268,8 @@ public final class EdgeStore {
     }
   }
 
-  private static Stored toStored(Row row) {
-    return new Stored(row.getLong("sequence"), row.getInteger("state"), row.getString("data"),
-        row.getLong("updated_us"));
-  }
-
-  private static Edge toEdge(EdgeType type, NodeId from, NodeId to, long sequence, String data, long updatedUs) {
-    ObjectNode stored = data == null ? SqlValues.emptyObject() : SqlValues.parseObject(data);
-    return new Edge(from, type.name(), to, sequence, type.withDefaults(stored), SqlValues.fromMicros(updatedUs));
+  private static Edge toEdge(EdgeType type, NodeId from, NodeId to, EdgeRow row) {
+    ObjectNode stored = row.data() == null ? SqlValues.emptyObject() : SqlValues.parseObject(row.data());
+    return new Edge(from, type.name(), to, row.sequence(), type.withDefaults(stored), SqlValues.fromMicros(row.updatedUs()));
   }
 }

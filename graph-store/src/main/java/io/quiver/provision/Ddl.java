@@ -12,6 +12,7 @@ import io.quiver.sql.SqlNames;
  */
 final class Ddl {
   static final String EDGE_COUNTS = "edge_counts";
+  static final String OUTBOX = "outbox";
 
   private Ddl() {}
 
@@ -39,7 +40,32 @@ final class Ddl {
         + " data JSON NULL,"
         + " updated_us BIGINT NOT NULL,"
         + " PRIMARY KEY (from_id, to_id),"
-        + " KEY by_sequence (from_id, state, sequence, to_id)"
+        + " KEY by_sequence (from_id, state, sequence, to_id),"
+        // For collecting tombstones past their grace period without a full scan.
+        + " KEY tombstones (state, updated_us)"
+        + ") ENGINE=InnoDB";
+  }
+
+  /**
+   * Inverse operations waiting to be applied. Typed columns rather than a JSON payload: the
+   * applier reads them on every pass. The {@code due} index serves the applier's one query.
+   */
+  static String outbox(int shard) {
+    return "CREATE TABLE IF NOT EXISTS " + SqlNames.table(shard, OUTBOX) + " ("
+        + " id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+        + " edge_type SMALLINT UNSIGNED NOT NULL,"
+        + " from_id BIGINT UNSIGNED NOT NULL,"
+        + " to_id BIGINT UNSIGNED NOT NULL,"
+        + " state TINYINT NOT NULL,"
+        + " sequence BIGINT NOT NULL,"
+        + " data JSON NULL,"
+        + " updated_us BIGINT NOT NULL,"
+        + " created_us BIGINT NOT NULL,"
+        + " attempts INT NOT NULL DEFAULT 0,"
+        + " next_attempt_us BIGINT NOT NULL DEFAULT 0,"
+        + " parked TINYINT NOT NULL DEFAULT 0,"
+        + " last_error VARCHAR(1000) NULL,"
+        + " KEY due (parked, next_attempt_us, id)"
         + ") ENGINE=InnoDB";
   }
 

@@ -80,6 +80,7 @@ public final class ShardProvisioner {
       tables.put(type.tableName(), Ddl.edgeTable(shard, type));
     }
     tables.put(Ddl.EDGE_COUNTS, Ddl.edgeCounts(shard));
+    tables.put(Ddl.OUTBOX, Ddl.outbox(shard));
     return tables;
   }
 

@@ -5,10 +5,18 @@ import io.quiver.edge.Edge;
 import io.quiver.edge.EdgePage;
 import io.quiver.edge.EdgeQuery;
 import io.quiver.edge.EdgeStore;
+import io.quiver.edge.EdgeWrite;
 import io.quiver.id.NodeId;
 import io.quiver.node.Node;
 import io.quiver.node.NodeBatch;
 import io.quiver.node.NodeStore;
+import io.quiver.outbox.ApplierSettings;
+import io.quiver.outbox.InverseApplier;
+import io.quiver.outbox.InverseRepair;
+import io.quiver.outbox.InverseWriter;
+import io.quiver.outbox.Outbox;
+import io.quiver.outbox.OutboxStats;
+import io.quiver.outbox.RepairReport;
 import io.quiver.schema.SchemaSource;
 import io.quiver.shard.ShardMap;
 import io.quiver.shard.ShardMapSource;
@@ -25,21 +33,42 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.curator.framework.CuratorFramework;
 
 final class DefaultGraphStore implements GraphStore {
+  private final Vertx vertx;
   private final HostPools hostPools;
   private final ShardRouter router;
   private final NodeStore nodes;
   private final EdgeStore edges;
+  private final InverseApplier applier;
+  private final InverseRepair repair;
 
-  DefaultGraphStore(Vertx vertx, PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas, Clock clock) {
+  DefaultGraphStore(Vertx vertx, PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas,
+      CuratorFramework curator, ApplierSettings applierSettings, Clock clock, String serverId) {
     ShardMap initial = Objects.requireNonNull(shardMaps.current(), "the shard map source holds no map yet");
+    this.vertx = vertx;
     this.hostPools = new HostPools(vertx, pools);
     this.router = new ShardRouter(hostPools, initial);
     ShardClient client = new ShardClient(vertx);
     this.nodes = new NodeStore(router, client, schemas, clock);
-    this.edges = new EdgeStore(router, client, schemas, nodes, clock);
-    shardMaps.onChange(router::apply);
+    this.edges = new EdgeStore(router, client, schemas, nodes, Outbox.log(clock), clock);
+    InverseWriter writer = new InverseWriter(router, client, schemas);
+    this.repair = new InverseRepair(router, client, schemas, writer);
+    this.applier = curator == null ? null
+        : new InverseApplier(vertx, curator, router, schemas, writer, applierSettings, clock, serverId);
+    shardMaps.onChange(this::follow);
+    if (applier != null) {
+      applier.follow(initial);
+    }
+  }
+
+  private void follow(ShardMap map) {
+    router.apply(map);
+    if (applier != null) {
+      applier.follow(map);
+    }
   }
 
   @Override
@@ -78,8 +107,9 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<Edge> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data) {
-    return edges.add(from, type, to, sequence, data);
+  public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
+      InverseWait wait) {
+    return edges.add(from, type, to, sequence, data).compose(write -> settle(write, wait));
   }
 
   @Override
@@ -88,8 +118,20 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<Void> removeEdge(NodeId from, String type, NodeId to) {
-    return edges.remove(from, type, to);
+  public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return edges.remove(from, type, to).compose(write -> settle(write, wait));
+  }
+
+  /** The forward write has committed: whatever happens next, the answer is a success. */
+  private Future<EdgeResult> settle(EdgeWrite write, InverseWait wait) {
+    if (write.inverse() == null) {
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE));
+    }
+    if (wait == InverseWait.ASYNC || applier == null) {
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING));
+    }
+    return applier.applyNow(write.inverse()).map(applied ->
+        new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING));
   }
 
   @Override
@@ -120,7 +162,20 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
+  public Map<String, OutboxStats> outboxStats() {
+    return applier == null ? Map.of() : applier.stats();
+  }
+
+  @Override
+  public Future<RepairReport> repair(String edgeType, Consumer<String> progress) {
+    return vertx.executeBlocking(() -> repair.run(edgeType, progress), false);
+  }
+
+  @Override
   public Future<Void> close() {
+    if (applier != null) {
+      applier.close();
+    }
     return hostPools.close();
   }
 }

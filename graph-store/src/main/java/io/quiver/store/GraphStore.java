@@ -7,32 +7,30 @@ import io.quiver.edge.EdgeQuery;
 import io.quiver.id.NodeId;
 import io.quiver.node.Node;
 import io.quiver.node.NodeBatch;
-import io.quiver.schema.SchemaSource;
-import io.quiver.shard.ShardMapSource;
+import io.quiver.outbox.OutboxStats;
+import io.quiver.outbox.RepairReport;
 import io.quiver.shard.ShardResolver;
-import io.quiver.sql.PoolSettings;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The graph operations over a fleet of sharded MySQL hosts. Callers never see a shard: an ID
- * says where its node lives, and edges live with their FROM node.
+ * says where its node lives, and edges live with their FROM node; inverse edges follow through
+ * the outbox.
  *
  * <p>Every method returns a Future and never throws; failures are {@link
  * io.quiver.error.GraphException}s. Nothing here blocks the calling event loop.
  */
 public interface GraphStore extends ShardResolver {
 
-  /**
-   * A store serving the shard map from {@code shardMaps} (following its changes) and the types
-   * of {@code schemas}. The source must already hold a map.
-   */
-  static GraphStore create(
-      Vertx vertx, PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas, Clock clock) {
-    return new DefaultGraphStore(vertx, pools, shardMaps, schemas, clock);
+  /** Pass as the expected version to update whatever version is stored. */
+  long ANY_VERSION = io.quiver.node.NodeStore.ANY_VERSION;
+
+  static GraphStoreBuilder builder(Vertx vertx) {
+    return new GraphStoreBuilder(vertx);
   }
 
   Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith);
@@ -50,11 +48,19 @@ public interface GraphStore extends ShardResolver {
   Future<Void> deleteNode(NodeId id);
 
   /** Adds or updates an edge; a null sequence or data keeps an existing edge's. */
-  Future<Edge> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data);
+  Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data, InverseWait wait);
+
+  default Future<Edge> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data) {
+    return addEdge(from, type, to, sequence, data, InverseWait.ASYNC).map(EdgeResult::edge);
+  }
 
   Future<Edge> getEdge(NodeId from, String type, NodeId to);
 
-  Future<Void> removeEdge(NodeId from, String type, NodeId to);
+  Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait);
+
+  default Future<Void> removeEdge(NodeId from, String type, NodeId to) {
+    return removeEdge(from, type, to, InverseWait.ASYNC).mapEmpty();
+  }
 
   Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query);
 
@@ -63,7 +69,11 @@ public interface GraphStore extends ShardResolver {
   /** Each host's name and whether it answered a trivial query. */
   Future<Map<String, Boolean>> checkHosts();
 
-  Future<Void> close();
+  /** The outbox figures of each host whose outboxes this server drains. */
+  Map<String, OutboxStats> outboxStats();
 
-  long ANY_VERSION = io.quiver.node.NodeStore.ANY_VERSION;
+  /** Scans an edge type and its inverse, fixing every pair whose copies differ; reports progress as it goes. */
+  Future<RepairReport> repair(String edgeType, Consumer<String> progress);
+
+  Future<Void> close();
 }

@@ -6,7 +6,6 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.shard.ShardMapWatcher;
 import io.quiver.store.GraphStore;
 import io.vertx.core.Vertx;
-import java.time.Clock;
 import java.time.Duration;
 
 /** A graph store over the test backend, with its own Vert.x and shard map watcher. */
@@ -22,8 +21,12 @@ public final class StoreFixture implements AutoCloseable {
     watcher = new ShardMapWatcher(backend.curator(), TestBackend.SHARD_MAP_PATH);
     watcher.start();
     watcher.awaitFirst(Duration.ofSeconds(10));
-    store = GraphStore.create(vertx, backend.poolSettings(), watcher, SchemaSource.fixed(backend.schema()),
-        Clock.systemUTC());
+    store = GraphStore.builder(vertx)
+        .pools(backend.poolSettings())
+        .shardMaps(watcher)
+        .schemas(SchemaSource.fixed(backend.schema()))
+        .drainOutboxes(backend.curator(), TestBackend.applierSettings())
+        .build();
   }
 
   /** A JSON object from a literal, for readable test data. */

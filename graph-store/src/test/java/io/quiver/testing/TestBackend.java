@@ -1,6 +1,7 @@
 package io.quiver.testing;
 
 import io.quiver.embedded.EmbeddedZooKeeper;
+import io.quiver.outbox.ApplierSettings;
 import io.quiver.provision.ShardProvisioner;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
@@ -35,6 +36,7 @@ public final class TestBackend {
   public static final String SHARD_MAP_PATH = "/quiver-test/shard-map";
   public static final String SCHEMA_PATH = "/quiver-test/schema";
   public static final String ADMIN_TOKEN = "test-admin-token-0123456789";
+  public static final String LEASE_PATH = "/quiver-test/outbox-leases";
 
   private static TestBackend instance;
 
@@ -94,6 +96,12 @@ public final class TestBackend {
   public PoolSettings poolSettings() {
     return new PoolSettings(hosts.user(), hosts.password(), 8, 256, Duration.ofMillis(500),
         Duration.ofMillis(800), 256, 16);
+  }
+
+  /** Applier settings for the tests: the test lease path, quick passes. */
+  public static ApplierSettings applierSettings() {
+    return new ApplierSettings(LEASE_PATH, 200, Duration.ofMillis(10), 5, Duration.ofSeconds(2),
+        ApplierSettings.DEFAULT_TOMBSTONE_GRACE, ApplierSettings.DEFAULT_GC_INTERVAL);
   }
 
   public ShardProvisioner provisioner() {

@@ -1,0 +1,53 @@
+package io.quiver.metrics;
+
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.quiver.outbox.OutboxStats;
+import io.quiver.store.GraphStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * One server's meters. Outbox figures are reported per host by the server that drains it (the
+ * holder of the host's lease), so summing a metric over all servers counts each host once.
+ */
+public final class QuiverMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final GraphStore store;
+  private final MultiGauge pending;
+  private final MultiGauge parked;
+  private final MultiGauge oldestAge;
+
+  public QuiverMetrics(GraphStore store) {
+    this.store = store;
+    this.pending = MultiGauge.builder("quiver.outbox.pending")
+        .description("inverse operations waiting in the outboxes of a host's shards").register(registry);
+    this.parked = MultiGauge.builder("quiver.outbox.parked")
+        .description("outbox entries set aside after repeated failures").register(registry);
+    this.oldestAge = MultiGauge.builder("quiver.outbox.oldest.pending.age").baseUnit("seconds")
+        .description("age of the oldest pending outbox entry of a host").register(registry);
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** The Prometheus text exposition, with the outbox figures refreshed. */
+  public String scrape() {
+    Map<String, OutboxStats> stats = store.outboxStats();
+    pending.register(rows(stats, OutboxStats::pending), true);
+    parked.register(rows(stats, OutboxStats::parked), true);
+    oldestAge.register(rows(stats, s -> s.oldestPendingAgeMillis() / 1000.0), true);
+    return registry.scrape();
+  }
+
+  private static List<MultiGauge.Row<?>> rows(Map<String, OutboxStats> stats, ToDoubleFunction<OutboxStats> value) {
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    stats.forEach((host, figures) -> rows.add(MultiGauge.Row.of(Tags.of("host", host), value.applyAsDouble(figures))));
+    return rows;
+  }
+}

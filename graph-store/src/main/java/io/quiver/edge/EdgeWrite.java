@@ -1,0 +1,14 @@
+package io.quiver.edge;
+
+/**
+ * What a client edge write did.
+ *
+ * @param edge the edge as written; null for a removal
+ * @param inverse the outbox entry that will write the inverse copy; null when the edge type has
+ *     no inverse (or the edge is a symmetric self-loop, its own inverse)
+ */
+public record EdgeWrite(Edge edge, PendingInverse inverse) {
+
+  /** An outbox entry: on which shard, with which id. */
+  public record PendingInverse(int shard, long entryId) {}
+}
