@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.id.NodeId;
 import io.quiver.testing.ApiFixture;
-import io.quiver.testing.ApiFixture.Answer;
+import io.quiver.testing.ApiClient.Answer;
 import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.HashSet;

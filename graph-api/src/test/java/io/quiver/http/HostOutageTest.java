@@ -5,7 +5,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.testing.ApiFixture;
-import io.quiver.testing.ApiFixture.Answer;
+import io.quiver.testing.ApiClient.Answer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

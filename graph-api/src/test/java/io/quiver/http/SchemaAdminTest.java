@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.id.NodeId;
 import io.quiver.testing.ApiFixture;
-import io.quiver.testing.ApiFixture.Answer;
+import io.quiver.testing.ApiClient.Answer;
 import io.quiver.testing.TestBackend;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,16 +1,10 @@
 package io.quiver.testing;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.config.QuiverConfig;
 import io.quiver.server.QuiverServer;
-import io.vertx.core.MultiMap;
-import io.vertx.core.Vertx;
+import io.quiver.testing.ApiClient.Answer;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -21,12 +15,9 @@ import java.util.Map;
 
 /** A real Quiver server over the test backend, and a plain HTTP client to call it. */
 public final class ApiFixture implements AutoCloseable {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-
   public final TestBackend backend = TestBackend.get();
   public final QuiverServer server;
-  private final Vertx clientVertx = Vertx.vertx();
-  private final WebClient client;
+  private final ApiClient client;
 
   public ApiFixture() throws Exception {
     QuiverConfig config = new QuiverConfig(
@@ -38,44 +29,23 @@ public final class ApiFixture implements AutoCloseable {
         null,
         TestBackend.ADMIN_TOKEN);
     server = QuiverServer.start(config, null);
-    client = WebClient.create(clientVertx, new WebClientOptions()
-        .setDefaultHost("localhost").setDefaultPort(server.port()));
-  }
-
-  /** An HTTP answer: status, headers, and the body parsed as JSON (null when empty). */
-  public record Answer(int status, MultiMap headers, JsonNode body, String text) {
-    public String id() {
-      return body.get("id").asText();
-    }
+    client = new ApiClient(server.port());
   }
 
   public Answer call(HttpMethod method, String path) {
-    return call(method, path, (String) null, Map.of());
+    return client.call(method, path);
   }
 
   public Answer call(HttpMethod method, String path, String body) {
-    return call(method, path, body, Map.of());
+    return client.call(method, path, body);
   }
 
   public Answer call(HttpMethod method, String path, String body, Map<String, String> headers) {
-    return send(method, path, body == null ? null : Buffer.buffer(body), headers);
+    return client.call(method, path, body, headers);
   }
 
   public Answer send(HttpMethod method, String path, Buffer body, Map<String, String> headers) {
-    HttpRequest<Buffer> request = client.request(method, path);
-    headers.forEach(request::putHeader);
-    var response = (body == null ? request.send() : request.putHeader("Content-Type", "application/json")
-        .sendBuffer(body)).await();
-    String text = response.bodyAsString();
-    JsonNode json = null;
-    if (text != null && !text.isEmpty()) {
-      try {
-        json = MAPPER.readTree(text);
-      } catch (Exception notJson) {
-        throw new AssertionError(method + " " + path + " answered " + response.statusCode() + " with a non-JSON body: " + text);
-      }
-    }
-    return new Answer(response.statusCode(), response.headers(), json, text);
+    return client.send(method, path, body, headers);
   }
 
   /** Rows in a table across every shard, read straight from the hosts: what a request left behind. */
@@ -120,7 +90,6 @@ public final class ApiFixture implements AutoCloseable {
   @Override
   public void close() {
     client.close();
-    clientVertx.close().await();
     server.close();
   }
 }

@@ -24,6 +24,7 @@ import io.quiver.sql.HostPools;
 import io.quiver.sql.PoolSettings;
 import io.quiver.sql.ShardClient;
 import io.quiver.sql.ShardRouter;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
@@ -33,6 +34,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -44,6 +49,15 @@ final class DefaultGraphStore implements GraphStore {
   private final EdgeStore edges;
   private final InverseApplier applier;
   private final InverseRepair repair;
+  /**
+   * Admin jobs that await the reactive client batch by batch. Not Vert.x workers: Vert.x 5 refuses
+   * {@code Future.await()} on its own threads.
+   */
+  private final ExecutorService adminJobs = Executors.newCachedThreadPool(runnable -> {
+    Thread thread = new Thread(runnable, "quiver-admin-job");
+    thread.setDaemon(true);
+    return thread;
+  });
 
   DefaultGraphStore(Vertx vertx, PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas,
       CuratorFramework curator, ApplierSettings applierSettings, Clock clock, String serverId) {
@@ -168,7 +182,11 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<RepairReport> repair(String edgeType, Consumer<String> progress) {
-    return vertx.executeBlocking(() -> repair.run(edgeType, progress), false);
+    Context caller = vertx.getOrCreateContext();
+    return Future.fromCompletionStage(
+            CompletableFuture.supplyAsync(() -> repair.run(edgeType, progress), adminJobs), caller)
+        .recover(failure -> Future.failedFuture(failure instanceof CompletionException wrapped && wrapped.getCause() != null
+            ? wrapped.getCause() : failure));
   }
 
   @Override
@@ -176,6 +194,7 @@ final class DefaultGraphStore implements GraphStore {
     if (applier != null) {
       applier.close();
     }
+    adminJobs.shutdownNow();
     return hostPools.close();
   }
 }
