@@ -81,8 +81,9 @@ public final class Main {
       throw e;
     }
     System.out.printf("%nQuiver is serving on http://localhost:%d  (data in %s; Ctrl-C stops)%n"
-            + "admin token for this run: %s%n%n",
-        server.port(), data.toAbsolutePath(), stack.adminToken());
+            + "admin token for this run: %s%n"
+            + "ZooKeeper for command-line tools: %s%n%n",
+        server.port(), data.toAbsolutePath(), stack.adminToken(), stack.config(port).zooKeeper().connect());
     awaitShutdown(() -> {
       server.close();
       stack.close();
