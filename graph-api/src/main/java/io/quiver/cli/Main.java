@@ -38,6 +38,7 @@ public final class Main {
              quiver serve --config FILE [--port N]
              quiver provision --config FILE
              quiver repair --config FILE --edge-type NAME
+             quiver example board-page [URL]
       """;
 
   private Main() {}
@@ -63,6 +64,7 @@ public final class Main {
       case "serve" -> serve(options);
       case "provision" -> provision(options);
       case "repair" -> repair(options);
+      case "example" -> example(options);
       case "help", "--help", "-h" -> System.out.print(USAGE);
       default -> fail("unknown command '" + args[0] + "'");
     }
@@ -115,6 +117,14 @@ public final class Main {
       System.out.printf("%d shards: %d databases and %d tables created%n",
           report.shards(), report.databasesCreated(), report.tablesCreated());
     }
+  }
+
+  /** The Java client's examples, against a running server (by default ./quiver dev's). */
+  private static void example(List<String> options) {
+    if (options.isEmpty() || !options.get(0).equals("board-page")) {
+      fail("the examples are: board-page");
+    }
+    io.quiver.example.BoardPage.main(options.subList(1, options.size()).toArray(new String[0]));
   }
 
   /** FriendFeed's Cleaner from the command line: progress as it goes, then the summary. */

@@ -43,14 +43,26 @@ public record QuiverConfig(
     }
   }
 
-  /** @param port the HTTP port; 0 picks a free one */
-  public record Http(int port, long bodyLimitBytes) {
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * @param port the HTTP port; 0 picks a free one
+   * @param requestTimeout a request not answered by then gets 503
+   */
+  public record Http(int port, long bodyLimitBytes, Duration requestTimeout) {
+    public Http(int port, long bodyLimitBytes) {
+      this(port, bodyLimitBytes, DEFAULT_REQUEST_TIMEOUT);
+    }
+
     public Http {
       if (port < 0 || port > 65535) {
         throw new IllegalArgumentException("http.port must be within 0..65535, got " + port);
       }
       if (bodyLimitBytes < 1024) {
         throw new IllegalArgumentException("http.bodyLimitBytes must be at least 1024, got " + bodyLimitBytes);
+      }
+      if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+        throw new IllegalArgumentException("http.requestTimeoutMs must be positive, got " + requestTimeout);
       }
     }
   }
@@ -71,7 +83,8 @@ public record QuiverConfig(
   }
 
   public QuiverConfig withPort(int port) {
-    return new QuiverConfig(new Http(port, http.bodyLimitBytes()), zooKeeper, mysql, outbox, schemaFile, adminToken);
+    return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout()), zooKeeper, mysql, outbox,
+        schemaFile, adminToken);
   }
 
   public static QuiverConfig load(Path file) {
@@ -89,7 +102,8 @@ public record QuiverConfig(
     JsonNode outbox = root.path("outbox");
     ApplierSettings defaults = ApplierSettings.defaults();
     return new QuiverConfig(
-        new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES)),
+        new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES),
+            Duration.ofMillis(http.path("requestTimeoutMs").asLong(DEFAULT_REQUEST_TIMEOUT.toMillis()))),
         new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
             zk.path("schemaPath").asText(SchemaStore.DEFAULT_PATH),
             Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis()))),

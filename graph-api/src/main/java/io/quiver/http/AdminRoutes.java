@@ -47,9 +47,11 @@ public final class AdminRoutes {
   }
 
   public void mount(Router router) {
-    router.put("/v1/schema/node-types/:name").respond(ctx -> define(ctx, Kind.NODE));
-    router.put("/v1/schema/edge-types/:name").respond(ctx -> define(ctx, Kind.EDGE));
-    router.post("/v1/admin/repair/:edgeType").handler(this::repair);
+    RequestObserver.operation(router.put("/v1/schema/node-types/:name"), "defineNodeType")
+        .respond(ctx -> define(ctx, Kind.NODE));
+    RequestObserver.operation(router.put("/v1/schema/edge-types/:name"), "defineEdgeType")
+        .respond(ctx -> define(ctx, Kind.EDGE));
+    RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair").handler(this::repair);
   }
 
   /**

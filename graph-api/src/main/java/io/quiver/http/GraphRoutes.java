@@ -15,8 +15,8 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Router;
+import static io.quiver.http.RequestObserver.operation;
 import io.vertx.ext.web.RoutingContext;
 import java.util.HashMap;
 import java.util.List;
@@ -42,19 +42,19 @@ public final class GraphRoutes {
   }
 
   public void mount(Router router) {
-    router.post("/v1/nodes/:type").respond(this::createNode);
-    router.get("/v1/nodes").respond(this::getNodes);
-    router.get("/v1/nodes/:id").respond(this::getNode);
-    router.patch("/v1/nodes/:id").respond(this::updateNode);
-    router.put("/v1/nodes/:id").respond(this::replaceNode);
-    router.delete("/v1/nodes/:id").respond(this::deleteNode);
+    operation(router.post("/v1/nodes/:type"), "createNode").respond(this::createNode);
+    operation(router.get("/v1/nodes"), "getNodes").respond(this::getNodes);
+    operation(router.get("/v1/nodes/:id"), "getNode").respond(this::getNode);
+    operation(router.patch("/v1/nodes/:id"), "updateNode").respond(this::updateNode);
+    operation(router.put("/v1/nodes/:id"), "replaceNode").respond(this::replaceNode);
+    operation(router.delete("/v1/nodes/:id"), "deleteNode").respond(this::deleteNode);
     // Registered before the edge routes so that 'count' is never taken for a node ID.
-    router.get("/v1/nodes/:from/edges/:edgeType/count").respond(this::countEdges);
-    router.put("/v1/nodes/:from/edges/:edgeType/:to").respond(this::addEdge);
-    router.get("/v1/nodes/:from/edges/:edgeType/:to").respond(this::getEdge);
-    router.delete("/v1/nodes/:from/edges/:edgeType/:to").respond(this::removeEdge);
-    router.get("/v1/nodes/:from/edges/:edgeType").respond(this::getEdges);
-    router.route(HttpMethod.GET, "/v1/schema").respond(this::getSchema);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType/count"), "countEdges").respond(this::countEdges);
+    operation(router.put("/v1/nodes/:from/edges/:edgeType/:to"), "addEdge").respond(this::addEdge);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType/:to"), "getEdge").respond(this::getEdge);
+    operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").respond(this::removeEdge);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").respond(this::getEdges);
+    operation(router.get("/v1/schema"), "getSchema").respond(this::getSchema);
   }
 
   // ---- nodes ----
@@ -105,8 +105,12 @@ public final class GraphRoutes {
         .map(node -> nodeAnswer(ctx, node));
   }
 
+  private record Deletion(NodeId id, GraphStore.Cascade cascade) {}
+
   private Future<Void> deleteNode(RoutingContext ctx) {
-    return Futures.attempt(() -> Requests.pathId(ctx, "id")).compose(store::deleteNode);
+    return Futures.attempt(() -> new Deletion(Requests.pathId(ctx, "id"),
+            Requests.flag(ctx, "cascade") ? GraphStore.Cascade.EDGES : GraphStore.Cascade.NONE))
+        .compose(deletion -> store.deleteNode(deletion.id(), deletion.cascade()));
   }
 
   // ---- edges ----

@@ -16,7 +16,7 @@ public final class HealthRoute {
   }
 
   public void mount(Router router) {
-    router.get("/health").respond(ctx -> store.checkHosts().map(hosts -> {
+    RequestObserver.operation(router.get("/health"), "health").respond(ctx -> store.checkHosts().map(hosts -> {
       boolean zooKeeperUp = zooKeeper.getAsBoolean();
       boolean healthy = zooKeeperUp && !hosts.containsValue(false);
       ObjectNode body = ApiJson.object().put("status", healthy ? "ok" : "failing");

@@ -1,6 +1,10 @@
 package io.quiver.metrics;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -21,6 +25,7 @@ public final class QuiverMetrics {
   private final MultiGauge pending;
   private final MultiGauge parked;
   private final MultiGauge oldestAge;
+  private final MultiGauge poolSize;
 
   public QuiverMetrics(GraphStore store) {
     this.store = store;
@@ -30,6 +35,13 @@ public final class QuiverMetrics {
         .description("outbox entries set aside after repeated failures").register(registry);
     this.oldestAge = MultiGauge.builder("quiver.outbox.oldest.pending.age").baseUnit("seconds")
         .description("age of the oldest pending outbox entry of a host").register(registry);
+    this.poolSize = MultiGauge.builder("quiver.pool.connections")
+        .description("connections open in a host's pool").register(registry);
+    FunctionCounter.builder("quiver.node.read.queries", store, GraphStore::nodeReadQueries)
+        .description("node read statements sent to MySQL").register(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
   }
 
   public PrometheusMeterRegistry registry() {
@@ -42,6 +54,9 @@ public final class QuiverMetrics {
     pending.register(rows(stats, OutboxStats::pending), true);
     parked.register(rows(stats, OutboxStats::parked), true);
     oldestAge.register(rows(stats, s -> s.oldestPendingAgeMillis() / 1000.0), true);
+    List<MultiGauge.Row<?>> pools = new ArrayList<>();
+    store.poolSizes().forEach((host, size) -> pools.add(MultiGauge.Row.of(Tags.of("host", host), size)));
+    poolSize.register(pools, true);
     return registry.scrape();
   }
 

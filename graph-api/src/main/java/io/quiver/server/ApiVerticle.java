@@ -4,7 +4,9 @@ import io.quiver.http.AdminRoutes;
 import io.quiver.http.ApiErrors;
 import io.quiver.http.GraphRoutes;
 import io.quiver.http.HealthRoute;
-import io.quiver.http.MetricsRoute;
+import io.quiver.http.OperationsRoutes;
+import io.quiver.http.RequestObserver;
+import io.vertx.ext.web.handler.TimeoutHandler;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServerOptions;
@@ -27,12 +29,14 @@ final class ApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    router.route().handler(new RequestObserver(services.metrics().registry()));
+    router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas()).mount(router);
     new AdminRoutes(vertx, services.store(), services.registry(), services.schemas(), services.config().adminToken())
         .mount(router);
     new HealthRoute(services.store(), services::zooKeeperConnected).mount(router);
-    new MetricsRoute(services.metrics()).mount(router);
+    new OperationsRoutes(services.metrics()).mount(router);
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);
     router.errorHandler(405, ApiErrors::handle);

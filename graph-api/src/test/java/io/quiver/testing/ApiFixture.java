@@ -20,16 +20,29 @@ public final class ApiFixture implements AutoCloseable {
   private final ApiClient client;
 
   public ApiFixture() throws Exception {
+    this(TestBackend.get().poolSettings(), QuiverConfig.DEFAULT_REQUEST_TIMEOUT);
+  }
+
+  /** A server with its own pool sizes and request timeout, for the protection tests. */
+  public ApiFixture(io.quiver.sql.PoolSettings pools, Duration requestTimeout) throws Exception {
     QuiverConfig config = new QuiverConfig(
-        new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES),
+        new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES, requestTimeout),
         new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
             TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
-        backend.poolSettings(),
+        pools,
         TestBackend.applierSettings(),
         null,
         TestBackend.ADMIN_TOKEN);
     server = QuiverServer.start(config, null);
     client = new ApiClient(server.port());
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public ApiClient client() {
+    return client;
   }
 
   public Answer call(HttpMethod method, String path) {

@@ -45,6 +45,8 @@ public final class NodeStore {
 
   private final ShardRouter router;
   private final ShardClient client;
+  /** Node read statements issued: one per getNode, one per shard of a getNodes. */
+  private final java.util.concurrent.atomic.LongAdder readQueries = new java.util.concurrent.atomic.LongAdder();
   private final SchemaSource schemas;
   private final Clock clock;
 
@@ -112,7 +114,7 @@ public final class NodeStore {
 
   public Future<Node> get(NodeId id) {
     return Futures.attempt(() -> lookup(id, Access.READ))
-        .compose(lookup -> client.query(lookup.route(), selectOne(lookup, ""), Tuple.of(id.local()))
+        .compose(lookup -> countedQuery(lookup.route(), selectOne(lookup, ""), Tuple.of(id.local()))
             .map(rows -> toNode(lookup.type(), id, single(rows, id))));
   }
 
@@ -172,7 +174,7 @@ public final class NodeStore {
         arguments.add(ids.get(Math.min(slot, ids.size() - 1)).local());
       }
     }
-    return client.query(fetch.route(), sql.toString(), Tuple.wrap(arguments))
+    return countedQuery(fetch.route(), sql.toString(), Tuple.wrap(arguments))
         .map(rows -> {
           Schema schema = schemas.current();
           List<Node> nodes = new ArrayList<>();
@@ -256,14 +258,24 @@ public final class NodeStore {
 
   // ---- delete ----
 
-  public Future<Void> delete(NodeId id) {
+  /** A further statement that must commit or roll back with a node's deletion. */
+  @FunctionalInterface
+  public interface AlsoInTransaction {
+    Future<?> run(SqlConnection connection, ShardRoute route);
+
+    AlsoInTransaction NOTHING = (connection, route) -> Future.succeededFuture();
+  }
+
+  /** Deletes the node's row, and runs {@code also} in the same transaction. */
+  public Future<Void> delete(NodeId id, AlsoInTransaction also) {
     return Futures.attempt(() -> lookup(id, Access.WRITE))
-        .compose(lookup -> client.query(lookup.route(),
-            "DELETE FROM " + lookup.route().table(lookup.type().tableName()) + " WHERE local_id = ?",
-            Tuple.of(id.local())))
-        .compose(rows -> rows.rowCount() == 0
-            ? Future.failedFuture(GraphException.notFound("no node " + id))
-            : Future.succeededFuture());
+        .compose(lookup -> client.inTransaction(lookup.route(), connection -> connection
+            .preparedQuery("DELETE FROM " + lookup.route().table(lookup.type().tableName()) + " WHERE local_id = ?")
+            .execute(Tuple.of(id.local()))
+            .compose(rows -> rows.rowCount() == 0
+                ? Future.failedFuture(GraphException.notFound("no node " + id))
+                : also.run(connection, lookup.route()))))
+        .mapEmpty();
   }
 
   /** Whether the node exists, locking its row against deletion until the transaction ends. */
@@ -273,6 +285,16 @@ public final class NodeStore {
   }
 
   // ---- shared ----
+
+  /** Node read statements issued since start. */
+  public long readQueries() {
+    return readQueries.sum();
+  }
+
+  private Future<RowSet<Row>> countedQuery(ShardRoute route, String sql, Tuple arguments) {
+    readQueries.increment();
+    return client.query(route, sql, arguments);
+  }
 
   private Lookup lookup(NodeId id, Access access) {
     NodeType type = TypeChecks.nodeType(schemas.current(), id);

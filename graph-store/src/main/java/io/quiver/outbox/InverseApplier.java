@@ -1,5 +1,6 @@
 package io.quiver.outbox;
 
+import io.quiver.edge.EdgeStore;
 import io.quiver.edge.EdgeWrite.PendingInverse;
 import io.quiver.error.GraphException;
 import io.quiver.schema.EdgeType;
@@ -52,24 +53,29 @@ public final class InverseApplier implements AutoCloseable {
   private final ShardRouter router;
   private final SchemaSource schemas;
   private final InverseWriter writer;
+  private final CascadeDelete cascades;
   private final ApplierSettings settings;
   private final Clock clock;
   private final String serverId;
+  /** Entries applied at once: no more than the background pool's connections. */
+  private final int parallelism;
   private final Map<String, HostDrain> drains = new ConcurrentHashMap<>();
   private final Map<String, OutboxStats> stats = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   public InverseApplier(Vertx vertx, CuratorFramework curator, ShardRouter router, SchemaSource schemas,
-      InverseWriter writer, ApplierSettings settings, Clock clock, String serverId) {
+      InverseWriter writer, EdgeStore edges, ApplierSettings settings, Clock clock, String serverId, int parallelism) {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.curator = curator;
     this.router = router;
     this.schemas = schemas;
     this.writer = writer;
+    this.cascades = new CascadeDelete(edges, schemas);
     this.settings = settings;
     this.clock = clock;
     this.serverId = serverId;
+    this.parallelism = parallelism;
   }
 
   /** Joins the lease of every host in the map, and follows the map as hosts come and go. */
@@ -184,19 +190,32 @@ public final class InverseApplier implements AutoCloseable {
       }
       long now = nowUs();
       return Outbox.due(route.pool(), route, now, settings.batchSize())
-          .compose(entries -> {
-            List<Future<Void>> applying = new ArrayList<>();
-            entries.forEach(entry -> applying.add(process(route, entry)));
-            return Future.join(applying).map(entries.size()).otherwise(entries.size());
-          })
+          .compose(entries -> processAll(route, entries).map(entries.size()))
           .compose(count -> Outbox.depth(route.pool(), route).map(depth -> {
             depths.add(depth);
             return count;
           }));
     }
 
+    /** Applies the entries {@code parallelism} at a time; a failed entry is rescheduled, never fatal. */
+    private Future<Void> processAll(ShardRoute route, List<OutboxEntry> entries) {
+      Future<Void> done = Future.succeededFuture();
+      for (int start = 0; start < entries.size(); start += parallelism) {
+        List<OutboxEntry> group = entries.subList(start, Math.min(entries.size(), start + parallelism));
+        done = done.compose(previous -> {
+          List<Future<Void>> applying = new ArrayList<>();
+          group.forEach(entry -> applying.add(process(route, entry)));
+          return Future.join(applying).<Void>mapEmpty().otherwiseEmpty();
+        });
+      }
+      return done;
+    }
+
     private Future<Void> process(ShardRoute route, OutboxEntry entry) {
-      return writer.apply(entry.op())
+      Future<?> work = entry.op().edgeTypeId() == Outbox.CASCADE
+          ? cascades.run(entry.op().from())
+          : writer.apply(entry.op());
+      return work
           .compose(changed -> Outbox.delete(route.pool(), route, entry.id()))
           .recover(failure -> reschedule(route, entry, SqlErrors.classify(failure, host)));
     }

@@ -27,6 +27,11 @@ import java.util.List;
  */
 public final class Outbox {
   static final String TABLE = "outbox";
+  /**
+   * The edge type id of a cascade entry: "remove every edge from {@code from_id}". Real edge type
+   * ids start at 1, so the one table and its one drainer carry both kinds of work.
+   */
+  public static final int CASCADE = 0;
   private static final String COLUMNS = "id, edge_type, from_id, to_id, state, sequence, data, updated_us, attempts";
 
   private Outbox() {}
@@ -47,6 +52,11 @@ public final class Outbox {
         .execute(Tuple.of(op.edgeTypeId(), op.from().value(), op.to().value(), row.state(), row.sequence(),
             row.data(), row.updatedUs(), nowUs))
         .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
+  }
+
+  /** Appends a cascade entry inside a node deletion's transaction. */
+  public static Future<Long> appendCascade(SqlConnection connection, ShardRoute route, NodeId node, long nowUs) {
+    return append(connection, route, new InverseOp(CASCADE, node, node, EdgeRow.ABSENT), nowUs);
   }
 
   /** Entries due now, at most {@code limit}. */

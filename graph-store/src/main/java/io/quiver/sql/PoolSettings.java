@@ -45,6 +45,18 @@ public record PoolSettings(
     requirePositive("acquireTimeout", acquireTimeout);
   }
 
+  /** Connections per host kept apart for background work: the outbox, cascades, repair. */
+  public static final int BACKGROUND_MAX_SIZE = 4;
+
+  /**
+   * The same account with a small pool of {@link #BACKGROUND_MAX_SIZE} connections, for work that
+   * must never take connections from requests.
+   */
+  public PoolSettings forBackground() {
+    return new PoolSettings(user, password, Math.min(maxSize, BACKGROUND_MAX_SIZE), maxWaitQueue, connectTimeout,
+        acquireTimeout, statementCacheSize, pipeliningLimit);
+  }
+
   public static PoolSettings defaults(String user, String password) {
     return new PoolSettings(user, password, DEFAULT_MAX_SIZE, DEFAULT_MAX_WAIT_QUEUE,
         DEFAULT_CONNECT_TIMEOUT, DEFAULT_ACQUIRE_TIMEOUT, DEFAULT_STATEMENT_CACHE_SIZE,

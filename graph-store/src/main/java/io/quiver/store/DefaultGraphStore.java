@@ -24,6 +24,7 @@ import io.quiver.sql.HostPools;
 import io.quiver.sql.PoolSettings;
 import io.quiver.sql.ShardClient;
 import io.quiver.sql.ShardRouter;
+import io.quiver.sql.SqlValues;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -44,11 +45,14 @@ import org.apache.curator.framework.CuratorFramework;
 final class DefaultGraphStore implements GraphStore {
   private final Vertx vertx;
   private final HostPools hostPools;
+  private final HostPools backgroundPools;
   private final ShardRouter router;
+  private final ShardRouter backgroundRouter;
   private final NodeStore nodes;
   private final EdgeStore edges;
   private final InverseApplier applier;
   private final InverseRepair repair;
+  private final Clock clock;
   /**
    * Admin jobs that await the reactive client batch by batch. Not Vert.x workers: Vert.x 5 refuses
    * {@code Future.await()} on its own threads.
@@ -68,10 +72,17 @@ final class DefaultGraphStore implements GraphStore {
     ShardClient client = new ShardClient(vertx);
     this.nodes = new NodeStore(router, client, schemas, clock);
     this.edges = new EdgeStore(router, client, schemas, nodes, Outbox.log(clock), clock);
-    InverseWriter writer = new InverseWriter(router, client, schemas);
-    this.repair = new InverseRepair(router, client, schemas, writer);
+    // Background work runs on pools of its own, so a burst of it never takes a request's connection.
+    this.backgroundPools = new HostPools(vertx, pools.forBackground());
+    this.backgroundRouter = new ShardRouter(backgroundPools, initial);
+    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, clock);
+    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, backgroundNodes, Outbox.log(clock), clock);
+    InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas);
+    this.repair = new InverseRepair(backgroundRouter, client, schemas, writer);
     this.applier = curator == null ? null
-        : new InverseApplier(vertx, curator, router, schemas, writer, applierSettings, clock, serverId);
+        : new InverseApplier(vertx, curator, backgroundRouter, schemas, writer, backgroundEdges, applierSettings, clock,
+            serverId, PoolSettings.BACKGROUND_MAX_SIZE);
+    this.clock = clock;
     shardMaps.onChange(this::follow);
     if (applier != null) {
       applier.follow(initial);
@@ -80,6 +91,7 @@ final class DefaultGraphStore implements GraphStore {
 
   private void follow(ShardMap map) {
     router.apply(map);
+    backgroundRouter.apply(map);
     if (applier != null) {
       applier.follow(map);
     }
@@ -116,8 +128,12 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<Void> deleteNode(NodeId id) {
-    return nodes.delete(id);
+  public Future<Void> deleteNode(NodeId id, Cascade cascade) {
+    if (cascade == Cascade.NONE) {
+      return nodes.delete(id, NodeStore.AlsoInTransaction.NOTHING);
+    }
+    return nodes.delete(id, (connection, route) ->
+        Outbox.appendCascade(connection, route, id, SqlValues.micros(SqlValues.now(clock))));
   }
 
   @Override
@@ -176,6 +192,18 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
+  public long nodeReadQueries() {
+    return nodes.readQueries();
+  }
+
+  @Override
+  public Map<String, Integer> poolSizes() {
+    Map<String, Integer> sizes = new LinkedHashMap<>();
+    router.pools().forEach((host, pool) -> sizes.put(host, pool.size()));
+    return sizes;
+  }
+
+  @Override
   public Map<String, OutboxStats> outboxStats() {
     return applier == null ? Map.of() : applier.stats();
   }
@@ -195,6 +223,6 @@ final class DefaultGraphStore implements GraphStore {
       applier.close();
     }
     adminJobs.shutdownNow();
-    return hostPools.close();
+    return Future.join(hostPools.close(), backgroundPools.close()).mapEmpty();
   }
 }

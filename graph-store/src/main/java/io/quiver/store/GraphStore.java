@@ -45,7 +45,19 @@ public interface GraphStore extends ShardResolver {
 
   Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion);
 
-  Future<Void> deleteNode(NodeId id);
+  /** What else a node's deletion removes. */
+  enum Cascade {
+    /** Only the node; its edges stay until removed. */
+    NONE,
+    /** Also every edge from it, and through their inverses the edges to it, asynchronously. */
+    EDGES
+  }
+
+  Future<Void> deleteNode(NodeId id, Cascade cascade);
+
+  default Future<Void> deleteNode(NodeId id) {
+    return deleteNode(id, Cascade.NONE);
+  }
 
   /** Adds or updates an edge; a null sequence or data keeps an existing edge's. */
   Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data, InverseWait wait);
@@ -68,6 +80,12 @@ public interface GraphStore extends ShardResolver {
 
   /** Each host's name and whether it answered a trivial query. */
   Future<Map<String, Boolean>> checkHosts();
+
+  /** Node read statements issued since start (one per getNode, one per shard of a getNodes). */
+  long nodeReadQueries();
+
+  /** Connections open in each host's pool. */
+  Map<String, Integer> poolSizes();
 
   /** The outbox figures of each host whose outboxes this server drains. */
   Map<String, OutboxStats> outboxStats();

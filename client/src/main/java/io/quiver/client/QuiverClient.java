@@ -1,0 +1,289 @@
+package io.quiver.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpRequest.BodyPublishers;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Quiver's graph operations from Java. Every operation comes twice: {@code fooAsync(…)} answers
+ * a {@link CompletableFuture} that fails with a {@link QuiverException}; {@code foo(…)} blocks and
+ * throws it. Node data may be any value Jackson can write as a JSON object (a {@code Map}, a
+ * record, an {@code ObjectNode}). Thread-safe; create one per application and share it.
+ *
+ * <pre>{@code
+ * try (QuiverClient quiver = QuiverClient.create(URI.create("http://localhost:8080"))) {
+ *   Node board = quiver.createNode("board", Map.of("title", "Recipes"));
+ *   Node pin = quiver.createNode("pin", Map.of("link", "https://example.com"), board.id());
+ *   quiver.addEdge(board.id(), "board_has_pins", pin.id());
+ *   EdgePage page = quiver.getEdges(board.id(), "board_has_pins", EdgeQuery.newestFirst().limit(20));
+ * }
+ * }</pre>
+ */
+public final class QuiverClient implements AutoCloseable {
+  /** Pass to update or replace whatever version is stored. */
+  public static final long ANY_VERSION = -1;
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
+  private final URI base;
+  private final HttpClient http;
+  private final Duration timeout;
+
+  private QuiverClient(URI base, Duration timeout) {
+    this.base = base;
+    this.timeout = timeout;
+    this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+  }
+
+  public static QuiverClient create(URI baseUrl) {
+    return create(baseUrl, DEFAULT_TIMEOUT);
+  }
+
+  /** @param timeout how long each call may take */
+  public static QuiverClient create(URI baseUrl, Duration timeout) {
+    String text = baseUrl.toString();
+    return new QuiverClient(URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text), timeout);
+  }
+
+  // ---- nodes ----
+
+  public CompletableFuture<Node> createNodeAsync(String type, Object data, Long colocateWith) {
+    ObjectNode body = MAPPER.createObjectNode();
+    body.set("data", MAPPER.valueToTree(data));
+    if (colocateWith != null) {
+      body.put("colocateWith", Long.toString(colocateWith));
+    }
+    return call("POST", "/v1/nodes/" + type, body, null).thenApply(QuiverClient::node);
+  }
+
+  public Node createNode(String type, Object data) {
+    return join(createNodeAsync(type, data, null));
+  }
+
+  /** Creates the node on the shard of {@code colocateWith}, so that it can be read with it cheaply. */
+  public Node createNode(String type, Object data, long colocateWith) {
+    return join(createNodeAsync(type, data, colocateWith));
+  }
+
+  public CompletableFuture<Node> getNodeAsync(long id) {
+    return call("GET", "/v1/nodes/" + id, null, null).thenApply(QuiverClient::node);
+  }
+
+  public Node getNode(long id) {
+    return join(getNodeAsync(id));
+  }
+
+  public CompletableFuture<NodeBatch> getNodesAsync(List<Long> ids) {
+    String list = ids.stream().map(String::valueOf).collect(Collectors.joining(","));
+    return call("GET", "/v1/nodes?ids=" + list, null, null).thenApply(json ->
+        new NodeBatch(list(json.get("nodes"), QuiverClient::node), ids(json.get("missing"))));
+  }
+
+  public NodeBatch getNodes(List<Long> ids) {
+    return join(getNodesAsync(ids));
+  }
+
+  /** Applies a JSON merge patch; {@code expectedVersion} may be {@link #ANY_VERSION}. */
+  public CompletableFuture<Node> updateNodeAsync(long id, Object patch, long expectedVersion) {
+    return call("PATCH", "/v1/nodes/" + id, dataBody(patch), expectedVersion).thenApply(QuiverClient::node);
+  }
+
+  public Node updateNode(long id, Object patch) {
+    return join(updateNodeAsync(id, patch, ANY_VERSION));
+  }
+
+  public Node updateNode(long id, Object patch, long expectedVersion) {
+    return join(updateNodeAsync(id, patch, expectedVersion));
+  }
+
+  public CompletableFuture<Node> replaceNodeAsync(long id, Object data, long expectedVersion) {
+    return call("PUT", "/v1/nodes/" + id, dataBody(data), expectedVersion).thenApply(QuiverClient::node);
+  }
+
+  public Node replaceNode(long id, Object data, long expectedVersion) {
+    return join(replaceNodeAsync(id, data, expectedVersion));
+  }
+
+  /** Deletes a node; with {@code cascade}, its edges are removed too, asynchronously. */
+  public CompletableFuture<Void> deleteNodeAsync(long id, boolean cascade) {
+    return call("DELETE", "/v1/nodes/" + id + (cascade ? "?cascade=true" : ""), null, null).thenApply(json -> null);
+  }
+
+  public void deleteNode(long id) {
+    join(deleteNodeAsync(id, false));
+  }
+
+  public void deleteNode(long id, boolean cascade) {
+    join(deleteNodeAsync(id, cascade));
+  }
+
+  // ---- edges ----
+
+  /** Adds or updates an edge; a null sequence or data keeps an existing edge's. */
+  public CompletableFuture<Edge> addEdgeAsync(long from, String type, long to, Long sequence, Object data) {
+    ObjectNode body = MAPPER.createObjectNode();
+    if (sequence != null) {
+      body.put("sequence", sequence);
+    }
+    if (data != null) {
+      body.set("data", MAPPER.valueToTree(data));
+    }
+    return call("PUT", edgePath(from, type, to), body, null).thenApply(QuiverClient::edge);
+  }
+
+  public Edge addEdge(long from, String type, long to) {
+    return join(addEdgeAsync(from, type, to, null, null));
+  }
+
+  public Edge addEdge(long from, String type, long to, Long sequence, Object data) {
+    return join(addEdgeAsync(from, type, to, sequence, data));
+  }
+
+  public CompletableFuture<Edge> getEdgeAsync(long from, String type, long to) {
+    return call("GET", edgePath(from, type, to), null, null).thenApply(QuiverClient::edge);
+  }
+
+  public Edge getEdge(long from, String type, long to) {
+    return join(getEdgeAsync(from, type, to));
+  }
+
+  public CompletableFuture<Void> removeEdgeAsync(long from, String type, long to) {
+    return call("DELETE", edgePath(from, type, to), null, null).thenApply(json -> null);
+  }
+
+  public void removeEdge(long from, String type, long to) {
+    join(removeEdgeAsync(from, type, to));
+  }
+
+  public CompletableFuture<EdgePage> getEdgesAsync(long from, String type, EdgeQuery query) {
+    return call("GET", "/v1/nodes/" + from + "/edges/" + type + query.queryString(), null, null)
+        .thenApply(json -> new EdgePage(list(json.get("edges"), QuiverClient::edge),
+            json.path("next").isTextual() ? json.get("next").asText() : null, ids(json.get("missing"))));
+  }
+
+  public EdgePage getEdges(long from, String type, EdgeQuery query) {
+    return join(getEdgesAsync(from, type, query));
+  }
+
+  public CompletableFuture<Long> countEdgesAsync(long from, String type) {
+    return call("GET", "/v1/nodes/" + from + "/edges/" + type + "/count", null, null)
+        .thenApply(json -> json.get("count").asLong());
+  }
+
+  public long countEdges(long from, String type) {
+    return join(countEdgesAsync(from, type));
+  }
+
+  // ---- plumbing ----
+
+  private static String edgePath(long from, String type, long to) {
+    return "/v1/nodes/" + from + "/edges/" + type + "/" + to;
+  }
+
+  private static ObjectNode dataBody(Object data) {
+    ObjectNode body = MAPPER.createObjectNode();
+    body.set("data", MAPPER.valueToTree(data));
+    return body;
+  }
+
+  private CompletableFuture<JsonNode> call(String method, String path, JsonNode body, Long expectedVersion) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+        .timeout(timeout)
+        .header("Accept", "application/json");
+    if (expectedVersion != null && expectedVersion != ANY_VERSION) {
+      request.header("If-Match", "\"" + expectedVersion + "\"");
+    }
+    if (body == null) {
+      request.method(method, BodyPublishers.noBody());
+    } else {
+      request.header("Content-Type", "application/json").method(method, BodyPublishers.ofByteArray(bytes(body)));
+    }
+    return http.sendAsync(request.build(), BodyHandlers.ofByteArray())
+        .handle((response, failure) -> {
+          if (failure != null) {
+            Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
+            throw new QuiverException(0, "unavailable", "could not reach Quiver at " + base + ": " + cause, null, cause);
+          }
+          return answer(response);
+        });
+  }
+
+  private static JsonNode answer(HttpResponse<byte[]> response) {
+    byte[] body = response.body();
+    JsonNode json;
+    try {
+      json = body.length == 0 ? MAPPER.createObjectNode() : MAPPER.readTree(body);
+    } catch (IOException e) {
+      throw new QuiverException(response.statusCode(), "internal", "Quiver answered something that is not JSON", null, e);
+    }
+    if (response.statusCode() >= 300) {
+      JsonNode error = json.path("error");
+      throw new QuiverException(response.statusCode(), error.path("code").asText("internal"),
+          error.path("message").asText("HTTP " + response.statusCode()), error.path("details"), null);
+    }
+    return json;
+  }
+
+  private static byte[] bytes(JsonNode json) {
+    try {
+      return MAPPER.writeValueAsBytes(json);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot write the request body", e);
+    }
+  }
+
+  private static <T> T join(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof QuiverException quiver) {
+        throw quiver;
+      }
+      throw e;
+    }
+  }
+
+  static Node node(JsonNode json) {
+    return new Node(json.get("id").asLong(), json.get("type").asText(), json.get("shard").asInt(),
+        (ObjectNode) json.get("data"), json.get("version").asLong(), Instant.parse(json.get("createdAt").asText()),
+        Instant.parse(json.get("updatedAt").asText()));
+  }
+
+  static Edge edge(JsonNode json) {
+    return new Edge(json.get("from").asLong(), json.get("type").asText(), json.get("to").asLong(),
+        json.get("sequence").asLong(), (ObjectNode) json.get("data"), Instant.parse(json.get("updatedAt").asText()),
+        json.hasNonNull("node") ? node(json.get("node")) : null);
+  }
+
+  private static <T> List<T> list(JsonNode array, Function<JsonNode, T> read) {
+    List<T> items = new ArrayList<>();
+    if (array != null) {
+      array.forEach(item -> items.add(read.apply(item)));
+    }
+    return List.copyOf(items);
+  }
+
+  private static List<Long> ids(JsonNode array) {
+    return list(array, JsonNode::asLong);
+  }
+
+  @Override
+  public void close() {
+    // The JDK client of Java 17 has no close; its threads end with the client.
+  }
+}
