@@ -92,7 +92,8 @@ class InverseApiTest {
       assertThat(scraped.status()).as("%s %s", scraped.headers(), scraped.text()).isEqualTo(200);
       text = scraped.text() == null ? "" : scraped.text();
       Thread.sleep(50);
-    } while (!(text.contains("host=\"h1\"") && text.contains("host=\"h2\"")) && System.nanoTime() < deadline);
+    } while (!(text.contains("quiver_outbox_pending{host=\"h1\"}") && text.contains("quiver_outbox_pending{host=\"h2\"}"))
+        && System.nanoTime() < deadline);
 
     assertThat(text).contains("quiver_outbox_pending{host=\"h1\"}").contains("quiver_outbox_pending{host=\"h2\"}");
     assertThat(text).contains("quiver_outbox_oldest_pending_age_seconds{host=\"h1\"}");
