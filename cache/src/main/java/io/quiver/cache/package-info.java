@@ -1,6 +1,7 @@
 /**
- * The write-through node cache and the edge-window and count caches (Caffeine), coherent across
- * servers. Not built yet: its issue ("Write-through caching of nodes, edge windows and counts")
- * is open. Until then every read goes to MySQL.
+ * Caching in front of the graph store: a write-through node cache and edge-window caches with
+ * counts ({@link io.quiver.cache.CachingGraphStore}), one consistency rule for both
+ * ({@link io.quiver.cache.GuardedCache}), and invalidation across servers
+ * ({@link io.quiver.cache.CachePeers}).
  */
 package io.quiver.cache;

@@ -2,6 +2,7 @@ package io.quiver.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.cache.CacheSettings;
 import io.quiver.outbox.ApplierSettings;
 import io.quiver.schema.SchemaStore;
 import io.quiver.shard.ShardMapStore;
@@ -22,12 +23,13 @@ import java.util.Objects;
  *  "mysql":     {"user": "quiver", "password": "…", "poolSize": 16, "waitQueue": 256,
  *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000},
  *  "outbox":    {"tombstoneGraceSeconds": 604800, "maxAttempts": 10},
+ *  "cache":     {"enabled": true, "nodeMaxBytes": 268435456, "edgeWindow": 100, "advertiseHost": "10.0.0.5"},
  *  "admin":     {"token": "…at least 16 characters…"},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
-public record QuiverConfig(
-    Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, Path schemaFile, String adminToken) {
+public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
+    CacheSettings cache, Path schemaFile, String adminToken) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -38,6 +40,7 @@ public record QuiverConfig(
     Objects.requireNonNull(zooKeeper, "zooKeeper");
     Objects.requireNonNull(mysql, "mysql");
     Objects.requireNonNull(outbox, "outbox");
+    Objects.requireNonNull(cache, "cache");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -84,7 +87,7 @@ public record QuiverConfig(
 
   public QuiverConfig withPort(int port) {
     return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout()), zooKeeper, mysql, outbox,
-        schemaFile, adminToken);
+        cache, schemaFile, adminToken);
   }
 
   public static QuiverConfig load(Path file) {
@@ -101,6 +104,8 @@ public record QuiverConfig(
     JsonNode mysql = root.path("mysql");
     JsonNode outbox = root.path("outbox");
     ApplierSettings defaults = ApplierSettings.defaults();
+    JsonNode cache = root.path("cache");
+    CacheSettings cacheDefaults = CacheSettings.defaults();
     return new QuiverConfig(
         new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES),
             Duration.ofMillis(http.path("requestTimeoutMs").asLong(DEFAULT_REQUEST_TIMEOUT.toMillis()))),
@@ -124,6 +129,14 @@ public record QuiverConfig(
             Duration.ofMillis(outbox.path("maxBackoffMs").asLong(defaults.maxBackoff().toMillis())),
             Duration.ofSeconds(outbox.path("tombstoneGraceSeconds").asLong(defaults.tombstoneGrace().toSeconds())),
             Duration.ofSeconds(outbox.path("gcIntervalSeconds").asLong(defaults.gcInterval().toSeconds()))),
+        new CacheSettings(
+            cache.path("enabled").asBoolean(true),
+            cache.path("nodeMaxBytes").asLong(cacheDefaults.nodeMaxBytes()),
+            cache.path("edgeWindow").asInt(cacheDefaults.edgeWindow()),
+            cache.path("edgeMaxBytes").asLong(cacheDefaults.edgeMaxBytes()),
+            Duration.ofSeconds(cache.path("valueTtlSeconds").asLong(cacheDefaults.valueTtl().toSeconds())),
+            cache.path("peersPath").asText(cacheDefaults.peersPath()),
+            cache.path("advertiseHost").asText(cacheDefaults.advertiseHost())),
         root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
         root.path("admin").path("token").asText(null));
   }

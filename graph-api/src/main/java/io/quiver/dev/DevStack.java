@@ -3,6 +3,7 @@ package io.quiver.dev;
 import io.quiver.config.QuiverConfig;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.embedded.EmbeddedZooKeeper;
+import io.quiver.cache.CacheSettings;
 import io.quiver.outbox.ApplierSettings;
 import io.quiver.provision.ProvisionReport;
 import io.quiver.provision.ShardProvisioner;
@@ -122,6 +123,7 @@ public final class DevStack implements AutoCloseable {
             QuiverConfig.DEFAULT_ZK_SESSION_TIMEOUT),
         PoolSettings.defaults(USER, PASSWORD),
         ApplierSettings.defaults(),
+        CacheSettings.defaults(),
         null,
         adminToken);
   }

@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.quiver.cache.CacheFigures;
+import io.quiver.cache.CachingGraphStore;
 import io.quiver.outbox.OutboxStats;
 import io.quiver.store.GraphStore;
 import java.util.ArrayList;
@@ -39,9 +41,36 @@ public final class QuiverMetrics {
         .description("connections open in a host's pool").register(registry);
     FunctionCounter.builder("quiver.node.read.queries", store, GraphStore::nodeReadQueries)
         .description("node read statements sent to MySQL").register(registry);
+    if (store instanceof CachingGraphStore caching) {
+      registerCacheMeters(caching);
+    }
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
+  }
+
+  private void registerCacheMeters(CachingGraphStore caching) {
+    for (CacheFigures figures : caching.figures()) {
+      String name = figures.cache();
+      Tags tags = Tags.of("cache", name);
+      ToDoubleFunction<CachingGraphStore> hits = c -> figuresOf(c, name).hits();
+      FunctionCounter.builder("quiver.cache.hits", caching, hits).tags(tags).register(registry);
+      FunctionCounter.builder("quiver.cache.misses", caching, c -> figuresOf(c, name).misses()).tags(tags).register(registry);
+      FunctionCounter.builder("quiver.cache.evictions", caching, c -> figuresOf(c, name).evictions()).tags(tags)
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder("quiver.cache.hit.ratio", caching, c -> figuresOf(c, name).hitRatio())
+          .tags(tags).register(registry);
+      io.micrometer.core.instrument.Gauge.builder("quiver.cache.weight", caching, c -> figuresOf(c, name).weightBytes())
+          .baseUnit("bytes").tags(tags).register(registry);
+    }
+    FunctionCounter.builder("quiver.cache.invalidations.sent", caching, c -> c.figures().get(0).invalidationsSent())
+        .register(registry);
+    FunctionCounter.builder("quiver.cache.invalidations.received", caching,
+        c -> c.figures().get(0).invalidationsReceived()).register(registry);
+  }
+
+  private static CacheFigures figuresOf(CachingGraphStore caching, String name) {
+    return caching.figures().stream().filter(f -> f.cache().equals(name)).findFirst().orElseThrow();
   }
 
   public PrometheusMeterRegistry registry() {

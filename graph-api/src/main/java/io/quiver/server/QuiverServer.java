@@ -1,5 +1,6 @@
 package io.quiver.server;
 
+import io.quiver.cache.CachingGraphStore;
 import io.quiver.config.QuiverConfig;
 import io.quiver.embedded.Ports;
 import io.quiver.metrics.QuiverMetrics;
@@ -73,13 +74,16 @@ public final class QuiverServer implements AutoCloseable {
 
     int cores = Runtime.getRuntime().availableProcessors();
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores));
-    GraphStore store = GraphStore.builder(vertx)
+    GraphStore uncached = GraphStore.builder(vertx)
         .pools(config.mysql())
         .shardMaps(watcher)
         .schemas(schemas)
         .drainOutboxes(curator, config.outbox())
         .clock(Clock.systemUTC())
         .build();
+    GraphStore store = config.cache().enabled()
+        ? CachingGraphStore.wrap(vertx, uncached, schemas, curator, config.cache())
+        : uncached;
     ShardProvisioner provisioner = new ShardProvisioner(config.mysql().user(), config.mysql().password());
     SchemaRegistry registry = new SchemaRegistry(new SchemaStore(curator, config.zooKeeper().schemaPath()),
         schema -> provisioner.provision(store.shardMap(), schema));

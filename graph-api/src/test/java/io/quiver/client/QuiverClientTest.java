@@ -125,32 +125,6 @@ class QuiverClientTest {
   }
 
   @Test
-  void hydratedPage_withTargetsOnKShards_issuesExactlyKNodeQueries() {
-    Node board = quiver.createNode("board", Map.of("title", "k"));
-    Set<Integer> shards = new HashSet<>();
-    List<Node> anchors = new ArrayList<>();
-    while (anchors.size() < 3) {
-      Node user = quiver.createNode("user", Map.of("name", "anchor"));
-      if (shards.add(user.shard())) {
-        anchors.add(user);
-      }
-    }
-    for (Node anchor : anchors) {
-      for (int i = 0; i < 4; i++) {
-        Node pin = quiver.createNode("pin", Map.of("link", "k"), anchor.id());
-        quiver.addEdge(board.id(), "board_has_pins", pin.id());
-      }
-    }
-
-    long before = server.server.store().nodeReadQueries();
-    EdgePage page = quiver.getEdges(board.id(), "board_has_pins", EdgeQuery.newestFirst().limit(20).hydrate(true));
-    long queries = server.server.store().nodeReadQueries() - before;
-
-    assertThat(page.edges()).hasSize(12).allSatisfy(edge -> assertThat(edge.node()).isNotNull());
-    assertThat(queries).as("one node query per shard of the page's targets").isEqualTo(3);
-  }
-
-  @Test
   void metrics_showRequestHistogramsPerOperationAndStatus_afterTraffic() {
     Node user = quiver.createNode("user", Map.of("name", "m"));
     quiver.getNode(user.id());
@@ -162,6 +136,8 @@ class QuiverClientTest {
     assertThat(metrics).contains("quiver_requests_seconds_count{operation=\"getNode\",status=\"404\"}");
     assertThat(metrics).contains("quiver_requests_seconds_count{operation=\"createNode\",status=\"201\"}");
     assertThat(metrics).contains("quiver_pool_connections{host=\"h1\"}").contains("quiver_node_read_queries_total");
+    assertThat(metrics).contains("quiver_cache_hit_ratio{cache=\"nodes\"}").contains("quiver_cache_weight_bytes{cache=\"edge_windows\"}")
+        .contains("quiver_cache_hits_total{cache=\"nodes\"}").contains("quiver_cache_invalidations_sent_total");
   }
 
   @Test

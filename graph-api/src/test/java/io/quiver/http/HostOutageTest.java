@@ -17,7 +17,9 @@ class HostOutageTest {
 
   @BeforeAll
   static void start() throws Exception {
-    api = new ApiFixture();
+    // Uncached, so that every read goes to the host: a cached node would be served while it is down.
+    api = new ApiFixture(io.quiver.testing.TestBackend.get().poolSettings(), java.time.Duration.ofSeconds(10),
+        io.quiver.cache.CacheSettings.defaults().disabled());
   }
 
   @AfterAll

@@ -25,12 +25,19 @@ public final class ApiFixture implements AutoCloseable {
 
   /** A server with its own pool sizes and request timeout, for the protection tests. */
   public ApiFixture(io.quiver.sql.PoolSettings pools, Duration requestTimeout) throws Exception {
+    this(pools, requestTimeout, io.quiver.cache.CacheSettings.defaults().withPeersPath("/quiver-test/cache-peers"));
+  }
+
+  /** A server with its own pools, request timeout and cache settings. */
+  public ApiFixture(io.quiver.sql.PoolSettings pools, Duration requestTimeout, io.quiver.cache.CacheSettings cache)
+      throws Exception {
     QuiverConfig config = new QuiverConfig(
         new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES, requestTimeout),
         new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
             TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
         pools,
         TestBackend.applierSettings(),
+        cache,
         null,
         TestBackend.ADMIN_TOKEN);
     server = QuiverServer.start(config, null);

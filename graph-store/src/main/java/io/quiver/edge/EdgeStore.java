@@ -52,15 +52,23 @@ public final class EdgeStore {
   private final SchemaSource schemas;
   private final NodeStore nodes;
   private final InverseLog inverseLog;
+  private final EdgeChanges changes;
   private final Clock clock;
+  private final java.util.concurrent.atomic.LongAdder readQueries = new java.util.concurrent.atomic.LongAdder();
+
+  /** List and count statements issued since start. */
+  public long readQueries() {
+    return readQueries.sum();
+  }
 
   public EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes,
-      InverseLog inverseLog, Clock clock) {
+      InverseLog inverseLog, EdgeChanges changes, Clock clock) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.nodes = nodes;
     this.inverseLog = inverseLog;
+    this.changes = changes;
     this.clock = clock;
   }
 
@@ -81,7 +89,8 @@ public final class EdgeStore {
   public Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data) {
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
         .compose(target -> client.inTransaction(target.route(),
-            connection -> addLocked(connection, target, from, to, sequence, data)));
+            connection -> addLocked(connection, target, from, to, sequence, data)))
+        .onSuccess(written -> changes.changed(from, typeName));
   }
 
   private Future<EdgeWrite> addLocked(
@@ -111,7 +120,8 @@ public final class EdgeStore {
   public Future<EdgeWrite> remove(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
         .compose(target -> client.inTransaction(target.route(),
-            connection -> removeLocked(connection, target, from, to)));
+            connection -> removeLocked(connection, target, from, to)))
+        .onSuccess(written -> changes.changed(from, typeName));
   }
 
   private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
@@ -182,6 +192,7 @@ public final class EdgeStore {
         .compose(target -> {
           List<Object> arguments = new ArrayList<>();
           String sql = pageSql(target, from, query, arguments);
+          readQueries.increment();
           return client.query(target.route(), sql, Tuple.wrap(arguments))
               .map(rows -> {
                 List<Edge> edges = new ArrayList<>();
@@ -228,10 +239,15 @@ public final class EdgeStore {
 
   public Future<Long> count(NodeId from, String typeName) {
     return Futures.attempt(() -> planRead(from, typeName, null))
-        .compose(target -> client.query(target.route(),
-                "SELECT count FROM " + target.route().table("edge_counts") + " WHERE from_id = ? AND edge_type = ?",
-                Tuple.of(from.value(), target.type().id()))
-            .map(rows -> rows.size() == 0 ? 0L : rows.iterator().next().getLong("count")));
+        .compose(target -> countQuery(target, from))
+        .map(rows -> rows.size() == 0 ? 0L : rows.iterator().next().getLong("count"));
+  }
+
+  private Future<io.vertx.sqlclient.RowSet<Row>> countQuery(Target target, NodeId from) {
+    readQueries.increment();
+    return client.query(target.route(),
+        "SELECT count FROM " + target.route().table("edge_counts") + " WHERE from_id = ? AND edge_type = ?",
+        Tuple.of(from.value(), target.type().id()));
   }
 
   // ---- planning ----

@@ -1,5 +1,6 @@
 package io.quiver.outbox;
 
+import io.quiver.edge.EdgeChanges;
 import io.quiver.edge.EdgeRow;
 import io.quiver.edge.EdgeRows;
 import io.quiver.error.Futures;
@@ -21,11 +22,13 @@ public final class InverseWriter {
   private final ShardRouter router;
   private final ShardClient client;
   private final SchemaSource schemas;
+  private final EdgeChanges changes;
 
-  public InverseWriter(ShardRouter router, ShardClient client, SchemaSource schemas) {
+  public InverseWriter(ShardRouter router, ShardClient client, SchemaSource schemas, EdgeChanges changes) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
+    this.changes = changes;
   }
 
   /** Answers whether the copy changed. */
@@ -38,6 +41,10 @@ public final class InverseWriter {
                   ? EdgeRows.write(connection, target.route(), table, target.type().id(), op.from().value(),
                       op.to().value(), stored, op.row()).map(true)
                   : Future.succeededFuture(false));
+        }).onSuccess(changed -> {
+          if (changed) {
+            changes.changed(op.from(), target.type().name());
+          }
         }));
   }
 

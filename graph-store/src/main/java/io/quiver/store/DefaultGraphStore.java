@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.edge.Edge;
 import io.quiver.edge.EdgePage;
 import io.quiver.edge.EdgeQuery;
+import io.quiver.edge.EdgeChanges;
 import io.quiver.edge.EdgeStore;
 import io.quiver.edge.EdgeWrite;
 import io.quiver.id.NodeId;
@@ -53,6 +54,7 @@ final class DefaultGraphStore implements GraphStore {
   private final InverseApplier applier;
   private final InverseRepair repair;
   private final Clock clock;
+  private final EdgeChanges edgeChanges = new EdgeChanges();
   /**
    * Admin jobs that await the reactive client batch by batch. Not Vert.x workers: Vert.x 5 refuses
    * {@code Future.await()} on its own threads.
@@ -71,13 +73,14 @@ final class DefaultGraphStore implements GraphStore {
     this.router = new ShardRouter(hostPools, initial);
     ShardClient client = new ShardClient(vertx);
     this.nodes = new NodeStore(router, client, schemas, clock);
-    this.edges = new EdgeStore(router, client, schemas, nodes, Outbox.log(clock), clock);
+    this.edges = new EdgeStore(router, client, schemas, nodes, Outbox.log(clock), edgeChanges, clock);
     // Background work runs on pools of its own, so a burst of it never takes a request's connection.
     this.backgroundPools = new HostPools(vertx, pools.forBackground());
     this.backgroundRouter = new ShardRouter(backgroundPools, initial);
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, clock);
-    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, backgroundNodes, Outbox.log(clock), clock);
-    InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas);
+    EdgeStore backgroundEdges =
+        new EdgeStore(backgroundRouter, client, schemas, backgroundNodes, Outbox.log(clock), edgeChanges, clock);
+    InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, edgeChanges);
     this.repair = new InverseRepair(backgroundRouter, client, schemas, writer);
     this.applier = curator == null ? null
         : new InverseApplier(vertx, curator, backgroundRouter, schemas, writer, backgroundEdges, applierSettings, clock,
@@ -189,6 +192,16 @@ final class DefaultGraphStore implements GraphStore {
       }
       return result;
     });
+  }
+
+  @Override
+  public void onEdgeListChanged(EdgeChanges.Listener listener) {
+    edgeChanges.listen(listener);
+  }
+
+  @Override
+  public long edgeReadQueries() {
+    return edges.readQueries();
   }
 
   @Override

@@ -81,6 +81,15 @@ public interface GraphStore extends ShardResolver {
   /** Each host's name and whether it answered a trivial query. */
   Future<Map<String, Boolean>> checkHosts();
 
+  /**
+   * Calls the listener after every committed change to an edge list, whoever made it: this
+   * process's client writes, its inverse applier, cascades and repairs.
+   */
+  void onEdgeListChanged(io.quiver.edge.EdgeChanges.Listener listener);
+
+  /** Edge-list and count read statements issued since start. */
+  long edgeReadQueries();
+
   /** Node read statements issued since start (one per getNode, one per shard of a getNodes). */
   long nodeReadQueries();
 

@@ -1,0 +1,51 @@
+package io.quiver.cache;
+
+import java.time.Duration;
+
+/**
+ * How the caches are sized and kept.
+ *
+ * @param enabled false sends every read to MySQL (for benchmarks and debugging)
+ * @param nodeMaxBytes the node cache's bound, by estimated size of the nodes' data
+ * @param edgeWindow how many of the newest edges of a list are kept (Netlog fetched 100 to serve 20)
+ * @param edgeMaxBytes the edge-window cache's bound
+ * @param valueTtl the safety net for a change another server failed to announce
+ * @param peersPath where servers register for invalidations, in ZooKeeper
+ * @param advertiseHost the address other servers send this one its invalidations at
+ */
+public record CacheSettings(boolean enabled, long nodeMaxBytes, int edgeWindow, long edgeMaxBytes,
+    Duration valueTtl, String peersPath, String advertiseHost) {
+
+  public static final long DEFAULT_NODE_MAX_BYTES = 256L << 20;
+  public static final int DEFAULT_EDGE_WINDOW = 100;
+  public static final long DEFAULT_EDGE_MAX_BYTES = 128L << 20;
+  public static final Duration DEFAULT_VALUE_TTL = Duration.ofMinutes(5);
+  public static final String DEFAULT_PEERS_PATH = "/quiver/cache-peers";
+  public static final Duration ABSENT_TTL = Duration.ofSeconds(2);
+  public static final Duration INVALIDATED_TTL = Duration.ofSeconds(10);
+
+  public CacheSettings {
+    if (nodeMaxBytes < 1 || edgeMaxBytes < 1) {
+      throw new IllegalArgumentException("cache sizes must be positive");
+    }
+    if (edgeWindow < 1 || edgeWindow > 1000) {
+      throw new IllegalArgumentException("cache.edgeWindow must be within 1..1000, got " + edgeWindow);
+    }
+    if (peersPath == null || !peersPath.startsWith("/")) {
+      throw new IllegalArgumentException("cache.peersPath must be an absolute znode path");
+    }
+  }
+
+  public static CacheSettings defaults() {
+    return new CacheSettings(true, DEFAULT_NODE_MAX_BYTES, DEFAULT_EDGE_WINDOW, DEFAULT_EDGE_MAX_BYTES,
+        DEFAULT_VALUE_TTL, DEFAULT_PEERS_PATH, "127.0.0.1");
+  }
+
+  public CacheSettings withPeersPath(String path) {
+    return new CacheSettings(enabled, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, path, advertiseHost);
+  }
+
+  public CacheSettings disabled() {
+    return new CacheSettings(false, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, peersPath, advertiseHost);
+  }
+}
