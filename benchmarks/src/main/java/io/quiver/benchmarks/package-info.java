@@ -1,6 +1,6 @@
 /**
- * JMH micro-benchmarks and the end-to-end workload driver, with their baselines measured in the
- * same run. Not built yet: its issue ("Benchmarks: JMH and an end-to-end social-graph
- * workload") is open, and no speed is claimed until it is.
+ * What Quiver costs and gains, measured side by side in one run on one machine: JMH
+ * micro-benchmarks ({@code jmh}) and the end-to-end LinkBench-mix workload with its baselines
+ * ({@code workload}). Run both with {@code ./bench}.
  */
 package io.quiver.benchmarks;

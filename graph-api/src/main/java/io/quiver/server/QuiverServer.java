@@ -110,6 +110,8 @@ public final class QuiverServer implements AutoCloseable {
 
   @Override
   public void close() {
+    // The store first: its outbox leases, cache peer registration and pools go before ZooKeeper.
+    store.close().otherwiseEmpty().await();
     vertx.close().await();
     schemas.close();
     watcher.close();

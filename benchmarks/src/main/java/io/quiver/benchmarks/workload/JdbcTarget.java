@@ -1,0 +1,245 @@
+package io.quiver.benchmarks.workload;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.id.NodeId;
+import io.quiver.shard.Host;
+import io.quiver.shard.ShardMap;
+import io.quiver.sql.SqlNames;
+import io.vertx.core.Future;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * What a team would write without Quiver: the same operations as SQL over JDBC, against the same
+ * shard tables, one connection per worker thread and host, the shard computed from the ID by hand.
+ * It keeps counts in step with edges, as Quiver does; it does not validate data, keep inverse
+ * edges, or cache.
+ */
+final class JdbcTarget implements Target {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final int USER_TYPE = 1;
+  private static final int FOLLOWS_TYPE = 5;
+
+  private final ShardMap map;
+  private final Graph graph;
+  private final ExecutorService workers;
+  private final ThreadLocal<Map<String, Connection>> connections = ThreadLocal.withInitial(HashMap::new);
+
+  JdbcTarget(ShardMap map, Graph graph, int threads) {
+    this.map = map;
+    this.graph = graph;
+    this.workers = Executors.newFixedThreadPool(threads);
+  }
+
+  @Override
+  public String name() {
+    return "jdbc";
+  }
+
+  @Override
+  public Future<Integer> execute(Call call) {
+    return Future.fromCompletionStage(CompletableFuture.supplyAsync(() -> {
+      try {
+        return run(call);
+      } catch (SQLException e) {
+        return 503;
+      }
+    }, workers));
+  }
+
+  private int run(Call call) throws SQLException {
+    NodeId from = new NodeId(call.from());
+    return switch (call.operation()) {
+      case GET_NODE -> query(from, "SELECT data, version, created_at, updated_at FROM " + table(from, "nodes_user")
+          + " WHERE local_id = ?", from.local());
+      case GET_EDGES -> query(from, "SELECT to_id, sequence, data, updated_us FROM " + table(from, "edges_follows")
+          + " WHERE from_id = ? AND state = 1 ORDER BY sequence DESC, to_id DESC LIMIT 51", from.value());
+      case COUNT_EDGES -> query(from, "SELECT count FROM " + table(from, "edge_counts")
+          + " WHERE from_id = ? AND edge_type = " + FOLLOWS_TYPE, from.value());
+      case GET_EDGE -> query(from, "SELECT sequence, data, updated_us FROM " + table(from, "edges_follows")
+          + " WHERE from_id = ? AND to_id = ? AND state = 1", from.value(), call.to());
+      case ADD_EDGE, UPDATE_EDGE -> addEdge(from, call);
+      case REMOVE_EDGE -> removeEdge(from, call.to());
+      case UPDATE_NODE -> updateNode(from, call.text());
+      case ADD_NODE -> addNode(call.text());
+      case DELETE_NODE -> update(from, "DELETE FROM " + table(from, "nodes_user") + " WHERE local_id = ?", from.local())
+          == 1 ? 204 : 404;
+    };
+  }
+
+  private int addEdge(NodeId from, Call call) throws SQLException {
+    Connection connection = connection(from);
+    connection.setAutoCommit(false);
+    try {
+      boolean wasActive;
+      try (PreparedStatement lock = connection.prepareStatement("SELECT state FROM " + table(from, "edges_follows")
+          + " WHERE from_id = ? AND to_id = ? FOR UPDATE")) {
+        lock.setLong(1, from.value());
+        lock.setLong(2, call.to());
+        try (ResultSet row = lock.executeQuery()) {
+          wasActive = row.next() && row.getInt(1) == 1;
+        }
+      }
+      long now = System.currentTimeMillis() * 1000;
+      try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + table(from, "edges_follows")
+          + " (from_id, to_id, sequence, state, data, updated_us) VALUES (?, ?, ?, 1, ?, ?)"
+          + " ON DUPLICATE KEY UPDATE sequence = VALUES(sequence), state = 1, data = VALUES(data), updated_us = VALUES(updated_us)")) {
+        upsert.setLong(1, from.value());
+        upsert.setLong(2, call.to());
+        upsert.setLong(3, call.operation() == Operation.UPDATE_EDGE ? call.sequence() : now);
+        upsert.setString(4, call.operation() == Operation.UPDATE_EDGE ? "{\"note\": \"" + call.text() + "\"}" : null);
+        upsert.setLong(5, now);
+        upsert.executeUpdate();
+      }
+      if (!wasActive) {
+        try (PreparedStatement count = connection.prepareStatement("INSERT INTO " + table(from, "edge_counts")
+            + " (from_id, edge_type, count) VALUES (?, " + FOLLOWS_TYPE + ", 1) ON DUPLICATE KEY UPDATE count = count + 1")) {
+          count.setLong(1, from.value());
+          count.executeUpdate();
+        }
+      }
+      connection.commit();
+      graph.edge(from.value(), call.to());
+      return 200;
+    } catch (SQLException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(true);
+    }
+  }
+
+  private int removeEdge(NodeId from, long to) throws SQLException {
+    Connection connection = connection(from);
+    connection.setAutoCommit(false);
+    try {
+      int removed;
+      try (PreparedStatement tombstone = connection.prepareStatement("UPDATE " + table(from, "edges_follows")
+          + " SET state = 0, updated_us = ? WHERE from_id = ? AND to_id = ? AND state = 1")) {
+        tombstone.setLong(1, System.currentTimeMillis() * 1000);
+        tombstone.setLong(2, from.value());
+        tombstone.setLong(3, to);
+        removed = tombstone.executeUpdate();
+      }
+      if (removed == 1) {
+        try (PreparedStatement count = connection.prepareStatement("UPDATE " + table(from, "edge_counts")
+            + " SET count = count - 1 WHERE from_id = ? AND edge_type = " + FOLLOWS_TYPE)) {
+          count.setLong(1, from.value());
+          count.executeUpdate();
+        }
+      }
+      connection.commit();
+      return 204;
+    } catch (SQLException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(true);
+    }
+  }
+
+  private int updateNode(NodeId id, String bio) throws SQLException {
+    Connection connection = connection(id);
+    connection.setAutoCommit(false);
+    try {
+      String data;
+      try (PreparedStatement read = connection.prepareStatement("SELECT data FROM " + table(id, "nodes_user")
+          + " WHERE local_id = ? FOR UPDATE")) {
+        read.setLong(1, id.local());
+        try (ResultSet row = read.executeQuery()) {
+          if (!row.next()) {
+            connection.rollback();
+            return 404;
+          }
+          data = row.getString(1);
+        }
+      }
+      ObjectNode merged = (ObjectNode) MAPPER.readTree(data);
+      merged.put("bio", bio);
+      try (PreparedStatement write = connection.prepareStatement("UPDATE " + table(id, "nodes_user")
+          + " SET data = ?, version = version + 1, updated_at = ? WHERE local_id = ?")) {
+        write.setString(1, MAPPER.writeValueAsString(merged));
+        write.setTimestamp(2, new Timestamp(System.currentTimeMillis()));
+        write.setLong(3, id.local());
+        write.executeUpdate();
+      }
+      connection.commit();
+      return 200;
+    } catch (java.io.IOException e) {
+      connection.rollback();
+      return 500;
+    } finally {
+      connection.setAutoCommit(true);
+    }
+  }
+
+  private int addNode(String name) throws SQLException {
+    int shard = map.allShards().get(ThreadLocalRandom.current().nextInt(map.allShards().size()));
+    NodeId anchor = NodeId.of(shard, USER_TYPE, 1);
+    try (PreparedStatement insert = connection(anchor).prepareStatement("INSERT INTO " + table(anchor, "nodes_user")
+        + " (data, version, created_at, updated_at) VALUES (?, 1, NOW(6), NOW(6))", Statement.RETURN_GENERATED_KEYS)) {
+      insert.setString(1, "{\"name\": \"" + name + "\"}");
+      insert.executeUpdate();
+      try (ResultSet keys = insert.getGeneratedKeys()) {
+        keys.next();
+        graph.created(NodeId.of(shard, USER_TYPE, keys.getLong(1)).value());
+      }
+    }
+    return 201;
+  }
+
+  private int query(NodeId routing, String sql, long... arguments) throws SQLException {
+    try (PreparedStatement statement = connection(routing).prepareStatement(sql)) {
+      for (int i = 0; i < arguments.length; i++) {
+        statement.setLong(i + 1, arguments[i]);
+      }
+      try (ResultSet rows = statement.executeQuery()) {
+        int count = 0;
+        while (rows.next()) {
+          count++;
+        }
+        return count > 0 ? 200 : 404;
+      }
+    }
+  }
+
+  private int update(NodeId routing, String sql, long argument) throws SQLException {
+    try (PreparedStatement statement = connection(routing).prepareStatement(sql)) {
+      statement.setLong(1, argument);
+      return statement.executeUpdate();
+    }
+  }
+
+  private static String table(NodeId id, String table) {
+    return SqlNames.table(id.shard(), table);
+  }
+
+  private Connection connection(NodeId routing) throws SQLException {
+    Host host = map.hosts().get(map.rangeOf(routing.shard()).orElseThrow().host());
+    Map<String, Connection> mine = connections.get();
+    Connection connection = mine.get(host.name());
+    if (connection == null) {
+      connection = DriverManager.getConnection("jdbc:mysql://" + host.primary()
+          + "/?useServerPrepStmts=true&cachePrepStmts=true&prepStmtCacheSize=256", "root", "");
+      mine.put(host.name(), connection);
+    }
+    return connection;
+  }
+
+  @Override
+  public void close() {
+    workers.shutdownNow();
+  }
+}

@@ -1,0 +1,210 @@
+package io.quiver.benchmarks.workload;
+
+import io.quiver.cache.CacheSettings;
+import io.quiver.config.QuiverConfig;
+import io.quiver.dev.DevStack;
+import io.quiver.embedded.Ports;
+import io.quiver.server.QuiverServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The end-to-end benchmark, in one process on one machine: starts the embedded stack, a Quiver
+ * server with its cache and one without, loads a power-law graph (the primer), then for every
+ * concurrency level runs the LinkBench mix against each target — Quiver, Quiver without cache,
+ * hand-written JDBC, a bare Vert.x endpoint — each after a warm-up. It checks that the requests
+ * it counted equal those each Quiver server counted in its own {@code /metrics}, prints the
+ * report and writes it as JSON.
+ *
+ * <p>{@code ./bench workload --quick}
+ */
+public final class Workload {
+  private static final Pattern REQUEST_COUNT =
+      Pattern.compile("^quiver_requests_seconds_count\\{operation=\"(\\w+)\",status=\"\\d+\"} ([0-9.E]+)$");
+
+  private Workload() {}
+
+  public static void main(String[] args) throws Exception {
+    WorkloadOptions options;
+    try {
+      options = WorkloadOptions.parse(args);
+    } catch (RuntimeException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    Report report = run(options);
+    System.out.println(report.table());
+    System.out.println("report written to " + options.output().toAbsolutePath());
+    System.exit(0);
+  }
+
+  /** Runs the whole benchmark and writes its report; answers the report. */
+  static Report run(WorkloadOptions options) throws Exception {
+    long started = System.nanoTime();
+    Path data = options.output().toAbsolutePath().getParent().resolve("workload-data-" + System.currentTimeMillis());
+    Report report = new Report();
+    Vertx vertx = Vertx.vertx();
+    try (DevStack stack = DevStack.start(data)) {
+      QuiverConfig cached = stack.config(Ports.free());
+      QuiverConfig uncached = new QuiverConfig(new QuiverConfig.Http(Ports.free(), cached.http().bodyLimitBytes()),
+          cached.zooKeeper(), cached.mysql(), cached.outbox(), cached.cache().disabled(), null, cached.adminToken());
+      try (QuiverServer quiver = QuiverServer.start(cached, stack.schema());
+          QuiverServer quiverNoCache = QuiverServer.start(uncached, null)) {
+        Graph graph = load(vertx, quiver.port(), options.nodes());
+        awaitOutboxesDrained(quiver, quiverNoCache);
+        int maxConcurrency = Collections.max(options.concurrency());
+        List<Target> targets = List.of(
+            new HttpTarget("quiver", vertx, quiver.port(), maxConcurrency, graph),
+            new HttpTarget("quiver-nocache", vertx, quiverNoCache.port(), maxConcurrency, graph),
+            new JdbcTarget(quiver.store().shardMap(), graph, maxConcurrency),
+            new BareTarget(vertx, Ports.free(), maxConcurrency));
+        Driver driver = new Driver(vertx, graph);
+        WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
+        for (int concurrency : options.concurrency()) {
+          for (Target target : targets) {
+            Map<String, Integer> serverPorts = Map.of("quiver", quiver.port(), "quiver-nocache", quiverNoCache.port());
+            run(driver, target, concurrency, options, report, metrics, serverPorts.get(target.name()));
+          }
+        }
+        report.note(String.format("primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d cores; "
+                + "the driver, both servers and both MariaDB hosts share this machine; access logging is off.",
+            options.nodes(), (System.nanoTime() - started) / 1e9, Runtime.getRuntime().availableProcessors()));
+        report.write(options.output(), options);
+        targets.forEach(Target::close);
+      }
+    } finally {
+      vertx.close().await();
+    }
+    return report;
+  }
+
+  private static void run(Driver driver, Target target, int concurrency, WorkloadOptions options, Report report,
+      WebClient metrics, Integer serverPort) {
+    System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
+        options.warmup().toSeconds(), options.measure().toSeconds());
+    driver.closedLoop(target, concurrency, options.warmup(), null).await();
+    Map<String, Double> before = serverPort == null ? Map.of() : requestCounts(metrics, serverPort);
+    Recording recording = new Recording();
+    long started = System.nanoTime();
+    if (options.rate() != null) {
+      driver.openLoop(target, options.rate(), options.measure(), recording).await();
+    } else {
+      driver.closedLoop(target, concurrency, options.measure(), recording).await();
+    }
+    double seconds = (System.nanoTime() - started) / 1e9;
+    report.add(new Report.Measured(target.name(), concurrency, seconds, recording));
+    if (serverPort != null) {
+      report.note(compareCounts(target.name(), concurrency, recording, before, requestCounts(metrics, serverPort)));
+    }
+  }
+
+  /** Measurement starts once the primer's inverse edges are written, so no target pays for them. */
+  private static void awaitOutboxesDrained(QuiverServer... servers) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (System.nanoTime() < deadline) {
+      long pending = 0;
+      int hosts = 0;
+      for (QuiverServer server : servers) {
+        for (var stats : server.store().outboxStats().values()) {
+          pending += stats.pending();
+          hosts++;
+        }
+      }
+      if (hosts >= 2 && pending == 0) {
+        System.out.println("primer: every inverse edge written");
+        return;
+      }
+      Thread.sleep(200);
+    }
+    System.out.println("primer: outboxes not drained after 2 minutes; measuring anyway");
+  }
+
+  /** The driver's count per API operation against the server's own, over the measured phase. */
+  private static String compareCounts(String target, int concurrency, Recording recording, Map<String, Double> before,
+      Map<String, Double> after) {
+    Map<String, Long> driver = new HashMap<>();
+    for (Operation operation : Operation.values()) {
+      driver.merge(operation.apiOperation, recording.count(operation), Long::sum);
+    }
+    List<String> differences = new ArrayList<>();
+    driver.forEach((operation, counted) -> {
+      long served = Math.round(after.getOrDefault(operation, 0.0) - before.getOrDefault(operation, 0.0));
+      if (served != counted) {
+        differences.add(operation + ": driver " + counted + ", server " + served);
+      }
+    });
+    return differences.isEmpty()
+        ? String.format("%s, %d callers: the driver's counts per operation equal the server's /metrics.", target, concurrency)
+        : String.format("%s, %d callers: COUNTS DIFFER: %s", target, concurrency, differences);
+  }
+
+  private static Map<String, Double> requestCounts(WebClient metrics, int port) {
+    String text = metrics.request(HttpMethod.GET, port, "127.0.0.1", "/metrics").send().await().bodyAsString();
+    Map<String, Double> counts = new HashMap<>();
+    for (String line : text.split("\n")) {
+      Matcher matcher = REQUEST_COUNT.matcher(line.trim());
+      if (matcher.matches()) {
+        counts.merge(matcher.group(1), Double.parseDouble(matcher.group(2)), Double::sum);
+      }
+    }
+    return counts;
+  }
+
+  /**
+   * The primer: {@code nodes} users, then for each an out-degree drawn from a Pareto distribution
+   * (mostly a few, sometimes hundreds) of {@code follows} edges to Zipf-chosen users.
+   */
+  private static Graph load(Vertx vertx, int port, int nodes) {
+    System.out.printf("primer: loading %d users and their edges%n", nodes);
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port),
+        new io.vertx.core.http.PoolOptions().setHttp1MaxSize(32));
+    List<Long> ids = Collections.synchronizedList(new ArrayList<>());
+    for (int done = 0; done < nodes; done += 32) {
+      List<Future<?>> batch = new ArrayList<>();
+      for (int i = done; i < Math.min(nodes, done + 32); i++) {
+        batch.add(client.request(HttpMethod.POST, "/v1/nodes/user")
+            .sendBuffer(Buffer.buffer("{\"data\": {\"name\": \"user" + i + "\"}}"))
+            .onSuccess(response -> ids.add(Long.parseLong(response.bodyAsJsonObject().getString("id")))));
+      }
+      Future.all(batch).await();
+    }
+    List<Long> ranked = new ArrayList<>(ids);
+    Collections.shuffle(ranked, new java.util.Random(1));
+    Graph graph = new Graph(ranked, 0.8, 0.74);
+    SplittableRandom random = new SplittableRandom(11);
+    List<long[]> edges = new ArrayList<>();
+    for (long from : ranked) {
+      int degree = (int) Math.min(200, Math.floor(2 / Math.pow(1 - random.nextDouble(), 1 / 1.5)));
+      for (int i = 0; i < degree; i++) {
+        edges.add(new long[] {from, graph.writeNode(random)});
+      }
+    }
+    for (int done = 0; done < edges.size(); done += 64) {
+      List<Future<?>> batch = new ArrayList<>();
+      for (long[] edge : edges.subList(done, Math.min(edges.size(), done + 64))) {
+        batch.add(client.request(HttpMethod.PUT, "/v1/nodes/" + edge[0] + "/edges/follows/" + edge[1]).send()
+            .onSuccess(response -> graph.edge(edge[0], edge[1])));
+      }
+      Future.all(batch).await();
+    }
+    client.close();
+    System.out.printf("primer: %d users, %d edges%n", ids.size(), edges.size());
+    return graph;
+  }
+}

@@ -1,0 +1,58 @@
+package io.quiver.benchmarks.workload;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What to run. {@code --quick} (the default) finishes in under three minutes on two cores;
+ * {@code --full} is larger and longer; every figure can be set on its own.
+ */
+record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
+    Path output) {
+
+  static final String USAGE = """
+      ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
+                       [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--out FILE]
+        --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers (the default)
+        --full         20,000 nodes, 10 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers
+        --concurrency  closed-loop callers; a list runs a concurrency ladder
+        --rate         an open loop at this many operations a second instead of a closed loop
+        --out          the JSON report (default benchmarks/target/workload-report.json)
+      """;
+
+  static WorkloadOptions parse(String[] args) {
+    int nodes = 1000;
+    Duration warmup = Duration.ofSeconds(3);
+    Duration measure = Duration.ofSeconds(8);
+    List<Integer> concurrency = List.of(16);
+    Integer rate = null;
+    Path output = Path.of("benchmarks/target/workload-report.json");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> { }
+        case "--full" -> {
+          nodes = 20_000;
+          warmup = Duration.ofSeconds(10);
+          measure = Duration.ofSeconds(30);
+          concurrency = List.of(8, 32, 128);
+        }
+        case "--nodes" -> nodes = Integer.parseInt(args[++i]);
+        case "--warmup" -> warmup = Duration.ofSeconds(Long.parseLong(args[++i]));
+        case "--duration" -> measure = Duration.ofSeconds(Long.parseLong(args[++i]));
+        case "--concurrency" -> {
+          List<Integer> ladder = new ArrayList<>();
+          for (String step : args[++i].split(",")) {
+            ladder.add(Integer.parseInt(step.trim()));
+          }
+          concurrency = ladder;
+        }
+        case "--rate" -> rate = Integer.parseInt(args[++i]);
+        case "--out" -> output = Path.of(args[++i]);
+        default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
+      }
+    }
+    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, output);
+  }
+}
