@@ -21,6 +21,12 @@ final class Report {
 
   private final List<Measured> results = new ArrayList<>();
   private final List<String> notes = new ArrayList<>();
+  private final Integer rate;
+
+  /** @param rate the open loop's operations a second; null for closed loops */
+  Report(Integer rate) {
+    this.rate = rate;
+  }
 
   void add(Measured measured) {
     results.add(measured);
@@ -43,7 +49,9 @@ final class Report {
     for (int concurrency : results.stream().map(Measured::concurrency).distinct().toList()) {
       List<Measured> level = results.stream().filter(m -> m.concurrency() == concurrency).toList();
       Measured quiver = level.stream().filter(m -> m.target().equals("quiver")).findFirst().orElse(level.get(0));
-      out.append(String.format("%n%d callers (closed loop; latency in ms over all operations)%n%n", concurrency));
+      out.append(rate == null
+          ? String.format("%n%d callers (closed loop; latency in ms over all operations)%n%n", concurrency)
+          : String.format("%nopen loop at %d operations a second (latency in ms from each scheduled start)%n%n", rate));
       out.append("| | ");
       level.forEach(m -> out.append(m.target()).append(" | "));
       out.append("\n|---|");

@@ -58,7 +58,7 @@ public final class Workload {
   static Report run(WorkloadOptions options) throws Exception {
     long started = System.nanoTime();
     Path data = options.output().toAbsolutePath().getParent().resolve("workload-data-" + System.currentTimeMillis());
-    Report report = new Report();
+    Report report = new Report(options.rate());
     Vertx vertx = Vertx.vertx();
     try (DevStack stack = DevStack.start(data)) {
       QuiverConfig cached = stack.config(Ports.free());
