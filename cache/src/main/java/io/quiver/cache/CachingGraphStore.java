@@ -5,21 +5,15 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.quiver.cache.GuardedCache.Marker;
 import io.quiver.cache.GuardedCache.Present;
 import io.quiver.cache.GuardedCache.Slot;
-import io.quiver.edge.Edge;
-import io.quiver.edge.EdgeChanges;
 import io.quiver.edge.EdgePage;
 import io.quiver.edge.EdgeQuery;
 import io.quiver.error.GraphException;
 import io.quiver.id.NodeId;
 import io.quiver.node.Node;
 import io.quiver.node.NodeBatch;
-import io.quiver.outbox.OutboxStats;
-import io.quiver.outbox.RepairReport;
 import io.quiver.schema.SchemaSource;
-import io.quiver.shard.ShardMap;
-import io.quiver.store.EdgeResult;
+import io.quiver.store.ForwardingGraphStore;
 import io.quiver.store.GraphStore;
-import io.quiver.store.InverseWait;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -28,7 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -48,10 +41,9 @@ import org.apache.curator.framework.CuratorFramework;
  * a list, from a client write, the inverse applier, a cascade or a repair, on any server, drops
  * the window here and on every peer.
  */
-public final class CachingGraphStore implements GraphStore {
+public final class CachingGraphStore extends ForwardingGraphStore {
   private record WindowKey(NodeId from, String edgeType) {}
 
-  private final GraphStore store;
   private final CacheSettings settings;
   private final GuardedCache<NodeId, Node> nodes;
   private final GuardedCache<WindowKey, EdgeWindow> windows;
@@ -63,7 +55,7 @@ public final class CachingGraphStore implements GraphStore {
 
   private CachingGraphStore(Vertx vertx, GraphStore store, SchemaSource schemas, CuratorFramework coordination,
       CacheSettings settings, Ticker ticker) {
-    this.store = store;
+    super(store);
     this.schemas = schemas;
     this.settings = settings;
     this.nodes = new GuardedCache<>(settings.nodeMaxBytes(), CachingGraphStore::weight,
@@ -83,7 +75,7 @@ public final class CachingGraphStore implements GraphStore {
             windows.invalidate(new WindowKey(from, edgeType));
           }
         });
-    store.onEdgeListChanged(this::edgesChanged);
+    delegate.onEdgeListChanged(this::edgesChanged);
   }
 
   /**
@@ -148,7 +140,7 @@ public final class CachingGraphStore implements GraphStore {
   private Future<Node> loadNode(NodeId id) {
     return singleFlight(nodeLoads, id, () -> {
       long begun = nodes.begin();
-      return store.getNode(id)
+      return delegate.getNode(id)
           .onSuccess(node -> nodes.fill(id, begun, node))
           .onFailure(failure -> {
             if (failure instanceof GraphException graph && graph.code() == GraphException.Code.NOT_FOUND) {
@@ -179,7 +171,7 @@ public final class CachingGraphStore implements GraphStore {
       return Future.succeededFuture(assemble(ids, found));
     }
     long begun = nodes.begin();
-    return store.getNodes(unknown).map(batch -> {
+    return delegate.getNodes(unknown).map(batch -> {
       batch.nodes().forEach(node -> {
         nodes.fill(node.id(), begun, node);
         found.put(node.id(), node);
@@ -205,22 +197,22 @@ public final class CachingGraphStore implements GraphStore {
 
   @Override
   public Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith) {
-    return store.createNode(type, data, colocateWith).onSuccess(node -> nodes.write(node.id(), node));
+    return delegate.createNode(type, data, colocateWith).onSuccess(node -> nodes.write(node.id(), node));
   }
 
   @Override
   public Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
-    return store.updateNode(id, patch, expectedVersion).onSuccess(this::nodeWritten);
+    return delegate.updateNode(id, patch, expectedVersion).onSuccess(this::nodeWritten);
   }
 
   @Override
   public Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
-    return store.replaceNode(id, data, expectedVersion).onSuccess(this::nodeWritten);
+    return delegate.replaceNode(id, data, expectedVersion).onSuccess(this::nodeWritten);
   }
 
   @Override
   public Future<Void> deleteNode(NodeId id, Cascade cascade) {
-    return store.deleteNode(id, cascade).onSuccess(done -> {
+    return delegate.deleteNode(id, cascade).onSuccess(done -> {
       nodes.writeAbsent(id);
       if (peers != null) {
         peers.nodeChanged(id);
@@ -243,7 +235,7 @@ public final class CachingGraphStore implements GraphStore {
     WindowKey key = new WindowKey(from, type);
     return window(key).compose(window -> window.page(query)
         .map(Future::succeededFuture)
-        .orElseGet(() -> store.getEdges(from, type, query)));
+        .orElseGet(() -> delegate.getEdges(from, type, query)));
   }
 
   @Override
@@ -259,8 +251,8 @@ public final class CachingGraphStore implements GraphStore {
     }
     return singleFlight(windowLoads, key, () -> {
       long begun = windows.begin();
-      Future<EdgePage> newest = store.getEdges(key.from(), key.edgeType(), EdgeQuery.firstPage(settings.edgeWindow()));
-      Future<Long> count = store.countEdges(key.from(), key.edgeType());
+      Future<EdgePage> newest = delegate.getEdges(key.from(), key.edgeType(), EdgeQuery.firstPage(settings.edgeWindow()));
+      Future<Long> count = delegate.countEdges(key.from(), key.edgeType());
       return Future.all(newest, count)
           .map(both -> new EdgeWindow(newest.result().edges(), newest.result().next() == null, count.result()))
           .onSuccess(window -> windows.fill(key, begun, window));
@@ -276,69 +268,11 @@ public final class CachingGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
-      InverseWait wait) {
-    return store.addEdge(from, type, to, sequence, data, wait);
-  }
-
-  @Override
-  public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
-    return store.getEdge(from, type, to);
-  }
-
-  @Override
-  public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
-    return store.removeEdge(from, type, to, wait);
-  }
-
-  // ---- the rest, as the store has it ----
-
-  @Override
-  public ShardMap shardMap() {
-    return store.shardMap();
-  }
-
-  @Override
-  public Future<Map<String, Boolean>> checkHosts() {
-    return store.checkHosts();
-  }
-
-  @Override
-  public void onEdgeListChanged(EdgeChanges.Listener listener) {
-    store.onEdgeListChanged(listener);
-  }
-
-  @Override
-  public long edgeReadQueries() {
-    return store.edgeReadQueries();
-  }
-
-  @Override
-  public long nodeReadQueries() {
-    return store.nodeReadQueries();
-  }
-
-  @Override
-  public Map<String, Integer> poolSizes() {
-    return store.poolSizes();
-  }
-
-  @Override
-  public Map<String, OutboxStats> outboxStats() {
-    return store.outboxStats();
-  }
-
-  @Override
-  public Future<RepairReport> repair(String edgeType, Consumer<String> progress) {
-    return store.repair(edgeType, progress);
-  }
-
-  @Override
   public Future<Void> close() {
     if (peers != null) {
       peers.close();
     }
-    return store.close();
+    return delegate.close();
   }
 
   /**

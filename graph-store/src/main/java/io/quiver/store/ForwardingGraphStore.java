@@ -1,0 +1,130 @@
+package io.quiver.store;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.edge.Edge;
+import io.quiver.edge.EdgeChanges;
+import io.quiver.edge.EdgePage;
+import io.quiver.edge.EdgeQuery;
+import io.quiver.id.NodeId;
+import io.quiver.node.Node;
+import io.quiver.node.NodeBatch;
+import io.quiver.outbox.OutboxStats;
+import io.quiver.outbox.RepairReport;
+import io.quiver.shard.ShardMap;
+import io.vertx.core.Future;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A {@link GraphStore} that passes every call to another; a decorator overrides only what it
+ * changes (the cache, for one).
+ */
+public abstract class ForwardingGraphStore implements GraphStore {
+  protected final GraphStore delegate;
+
+  protected ForwardingGraphStore(GraphStore delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public ShardMap shardMap() {
+    return delegate.shardMap();
+  }
+
+  @Override
+  public Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith) {
+    return delegate.createNode(type, data, colocateWith);
+  }
+
+  @Override
+  public Future<Node> getNode(NodeId id) {
+    return delegate.getNode(id);
+  }
+
+  @Override
+  public Future<NodeBatch> getNodes(List<NodeId> ids) {
+    return delegate.getNodes(ids);
+  }
+
+  @Override
+  public Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
+    return delegate.updateNode(id, patch, expectedVersion);
+  }
+
+  @Override
+  public Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
+    return delegate.replaceNode(id, data, expectedVersion);
+  }
+
+  @Override
+  public Future<Void> deleteNode(NodeId id, Cascade cascade) {
+    return delegate.deleteNode(id, cascade);
+  }
+
+  @Override
+  public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
+      InverseWait wait) {
+    return delegate.addEdge(from, type, to, sequence, data, wait);
+  }
+
+  @Override
+  public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
+    return delegate.getEdge(from, type, to);
+  }
+
+  @Override
+  public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return delegate.removeEdge(from, type, to, wait);
+  }
+
+  @Override
+  public Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query) {
+    return delegate.getEdges(from, type, query);
+  }
+
+  @Override
+  public Future<Long> countEdges(NodeId from, String type) {
+    return delegate.countEdges(from, type);
+  }
+
+  @Override
+  public Future<Map<String, Boolean>> checkHosts() {
+    return delegate.checkHosts();
+  }
+
+  @Override
+  public void onEdgeListChanged(EdgeChanges.Listener listener) {
+    delegate.onEdgeListChanged(listener);
+  }
+
+  @Override
+  public long edgeReadQueries() {
+    return delegate.edgeReadQueries();
+  }
+
+  @Override
+  public long nodeReadQueries() {
+    return delegate.nodeReadQueries();
+  }
+
+  @Override
+  public Map<String, Integer> poolSizes() {
+    return delegate.poolSizes();
+  }
+
+  @Override
+  public Map<String, OutboxStats> outboxStats() {
+    return delegate.outboxStats();
+  }
+
+  @Override
+  public Future<RepairReport> repair(String edgeType, Consumer<String> progress) {
+    return delegate.repair(edgeType, progress);
+  }
+
+  @Override
+  public Future<Void> close() {
+    return delegate.close();
+  }
+}
