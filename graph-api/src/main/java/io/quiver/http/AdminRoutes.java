@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.error.Futures;
 import io.quiver.error.GraphException;
 import io.quiver.error.GraphException.Code;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaException;
 import io.quiver.schema.SchemaJson;
@@ -123,31 +125,29 @@ public final class AdminRoutes {
     }
   }
 
-  private record Definition(Kind kind, String name, JsonNode body) {}
+  /** A parsed definition: exactly one of the two types is set. */
+  private record Definition(NodeType nodeType, EdgeType edgeType) {}
 
+  /** Parsed on the event loop, so a malformed definition is a 400 before any work is done. */
   private static Definition readDefinition(RoutingContext ctx, Kind kind) {
     JsonNode body = Requests.body(ctx, java.util.Set.of("id", "strict", "from", "to", "inverse", "fields"));
     String name = ctx.pathParam("name");
     try {
-      // Parse now, so a malformed definition is a 400 before any work is done.
-      if (kind == Kind.NODE) {
-        SchemaJson.readNodeType(name, body);
-      } else {
-        SchemaJson.readEdgeType(name, body);
-      }
+      return kind == Kind.NODE
+          ? new Definition(SchemaJson.readNodeType(name, body), null)
+          : new Definition(null, SchemaJson.readEdgeType(name, body));
     } catch (SchemaException e) {
       throw GraphException.invalid(e.getMessage());
     }
-    return new Definition(kind, name, body);
   }
 
   /** Runs on a worker thread: ZooKeeper and JDBC block. */
   private Schema publish(Definition definition) throws Exception {
     Schema published;
     try {
-      published = definition.kind() == Kind.NODE
-          ? registry.defineNodeType(SchemaJson.readNodeType(definition.name(), definition.body()))
-          : registry.defineEdgeType(SchemaJson.readEdgeType(definition.name(), definition.body()));
+      published = definition.nodeType() != null
+          ? registry.defineNodeType(definition.nodeType())
+          : registry.defineEdgeType(definition.edgeType());
     } catch (SchemaException refused) {
       throw GraphException.of(Code.INCOMPATIBLE_CHANGE, refused.getMessage());
     } catch (java.sql.SQLException provisioning) {

@@ -5,17 +5,13 @@ import io.quiver.server.QuiverServer;
 import io.quiver.testing.ApiClient.Answer;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 /** A real Quiver server over the test backend, and a plain HTTP client to call it. */
 public final class ApiFixture implements AutoCloseable {
   public final TestBackend backend = TestBackend.get();
+  private final ShardTables tables = new ShardTables(backend);
   public final QuiverServer server;
   private final ApiClient client;
 
@@ -70,36 +66,12 @@ public final class ApiFixture implements AutoCloseable {
 
   /** Rows in a table across every shard, read straight from the hosts: what a request left behind. */
   public long rowsInAllShards(String table) throws Exception {
-    long rows = 0;
-    List<String> addresses = backend.hosts().addresses();
-    for (int host = 0; host < addresses.size(); host++) {
-      try (Connection connection = DriverManager.getConnection(
-              "jdbc:mysql://" + addresses.get(host) + "/", backend.hosts().user(), backend.hosts().password());
-          Statement statement = connection.createStatement()) {
-        for (int shard : backend.shardMap().shardsOn(host == 0 ? "h1" : "h2")) {
-          try (ResultSet result = statement.executeQuery(
-              "SELECT COUNT(*) FROM " + io.quiver.sql.SqlNames.table(shard, table))) {
-            result.next();
-            rows += result.getLong(1);
-          }
-        }
-      }
-    }
-    return rows;
+    return tables.rows(table);
   }
 
   /** A node's data exactly as stored in its table, read straight from its host. */
   public String storedData(String table, io.quiver.id.NodeId id) throws Exception {
-    int host = hostOf(id.shard()).equals("h1") ? 0 : 1;
-    try (Connection connection = DriverManager.getConnection(
-            "jdbc:mysql://" + backend.hosts().addresses().get(host) + "/", backend.hosts().user(), backend.hosts().password());
-        java.sql.PreparedStatement statement = connection.prepareStatement(
-            "SELECT data FROM " + io.quiver.sql.SqlNames.table(id.shard(), table) + " WHERE local_id = ?")) {
-      statement.setLong(1, id.local());
-      try (ResultSet result = statement.executeQuery()) {
-        return result.next() ? result.getString(1) : null;
-      }
-    }
+    return tables.storedData(table, id);
   }
 
   /** The host holding a shard in the test map. */

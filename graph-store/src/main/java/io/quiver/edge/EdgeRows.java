@@ -23,12 +23,16 @@ public final class EdgeRows {
   public static Future<EdgeRow> lock(SqlConnection connection, String table, long from, long to) {
     String ensure = "INSERT INTO " + table + " (from_id, to_id, sequence, state, data, updated_us)"
         + " VALUES (?, ?, 0, " + EdgeRow.DELETED + ", NULL, 0) ON DUPLICATE KEY UPDATE updated_us = updated_us";
+    return connection.preparedQuery(ensure).execute(Tuple.of(from, to))
+        .compose(locked -> readLocked(connection, table, from, to));
+  }
+
+  /** The row, locked if it exists; null when there is none (which, at READ COMMITTED, locks nothing). */
+  public static Future<EdgeRow> readLocked(SqlConnection connection, String table, long from, long to) {
     String read = "SELECT sequence, state, data, updated_us FROM " + table
         + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
-    Tuple key = Tuple.of(from, to);
-    return connection.preparedQuery(ensure).execute(key)
-        .compose(locked -> connection.preparedQuery(read).execute(key))
-        .map(rows -> read(rows.iterator().next()));
+    return connection.preparedQuery(read).execute(Tuple.of(from, to))
+        .map(rows -> rows.size() == 0 ? null : read(rows.iterator().next()));
   }
 
   /** Writes a locked row and moves the FROM node's count if the edge became active or inactive. */

@@ -126,12 +126,10 @@ public final class EdgeStore {
 
   private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
     if (target.inverse() == null) {
-      String read = "SELECT sequence, state, data, updated_us FROM " + target.table()
-          + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
-      return connection.preparedQuery(read).execute(Tuple.of(from.value(), to.value()))
-          .compose(rows -> rows.size() == 0 || !EdgeRows.read(rows.iterator().next()).active()
+      return EdgeRows.readLocked(connection, target.table(), from.value(), to.value())
+          .compose(stored -> stored == null || !stored.active()
               ? Future.succeededFuture(new EdgeWrite(null, null))
-              : tombstone(connection, target, from, to, EdgeRows.read(rows.iterator().next())));
+              : tombstone(connection, target, from, to, stored));
     }
     return EdgeRows.lock(connection, target.table(), from.value(), to.value())
         .compose(stored -> tombstone(connection, target, from, to, stored));
@@ -163,7 +161,7 @@ public final class EdgeStore {
   }
 
   private long nowUs() {
-    return SqlValues.micros(SqlValues.now(clock));
+    return SqlValues.nowMicros(clock);
   }
 
   // ---- read ----

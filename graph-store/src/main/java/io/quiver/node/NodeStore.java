@@ -165,14 +165,10 @@ public final class NodeStore {
       if (sql.length() > 0) {
         sql.append(" UNION ALL ");
       }
-      List<NodeId> ids = fetch.byType().get(type);
-      int slots = InLists.bucket(ids.size());
+      List<Long> locals = fetch.byType().get(type).stream().map(NodeId::local).toList();
       sql.append("SELECT ").append(type.id()).append(" AS type_id, ").append(COLUMNS)
           .append(" FROM ").append(fetch.route().table(type.tableName()))
-          .append(" WHERE local_id IN (").append(InLists.placeholders(slots)).append(')');
-      for (int slot = 0; slot < slots; slot++) {
-        arguments.add(ids.get(Math.min(slot, ids.size() - 1)).local());
-      }
+          .append(" WHERE local_id IN (").append(InLists.pad(locals, arguments)).append(')');
     }
     return countedQuery(fetch.route(), sql.toString(), Tuple.wrap(arguments))
         .map(rows -> {

@@ -49,12 +49,4 @@ public record ApplierSettings(
     return new ApplierSettings(DEFAULT_LEASE_PATH, DEFAULT_BATCH_SIZE, DEFAULT_IDLE_DELAY, DEFAULT_MAX_ATTEMPTS,
         DEFAULT_MAX_BACKOFF, DEFAULT_TOMBSTONE_GRACE, DEFAULT_GC_INTERVAL);
   }
-
-  public ApplierSettings withLeasePath(String path) {
-    return new ApplierSettings(path, batchSize, idleDelay, maxAttempts, maxBackoff, tombstoneGrace, gcInterval);
-  }
-
-  public ApplierSettings withTombstoneGrace(Duration grace) {
-    return new ApplierSettings(leasePath, batchSize, idleDelay, maxAttempts, maxBackoff, grace, gcInterval);
-  }
 }

@@ -287,7 +287,7 @@ public final class InverseApplier implements AutoCloseable {
   }
 
   private long nowUs() {
-    return SqlValues.micros(SqlValues.now(clock));
+    return SqlValues.nowMicros(clock);
   }
 
   @Override

@@ -157,20 +157,12 @@ public final class InverseRepair {
       });
       List<Object> arguments = new ArrayList<>();
       String sql = "SELECT from_id, to_id, sequence, state, data, updated_us FROM " + route.table(mirror.tableName())
-          + " WHERE from_id IN (" + padded(froms, arguments) + ") AND to_id IN (" + padded(tos, arguments) + ")";
+          + " WHERE from_id IN (" + InLists.pad(List.copyOf(froms), arguments) + ") AND to_id IN ("
+          + InLists.pad(List.copyOf(tos), arguments) + ")";
       for (Row row : client.query(route, sql, Tuple.wrap(arguments)).await()) {
         mirrors.put(List.of(row.getLong("from_id"), row.getLong("to_id")), EdgeRows.read(row));
       }
     });
     return mirrors;
-  }
-
-  private static String padded(Set<Long> values, List<Object> arguments) {
-    List<Long> list = new ArrayList<>(values);
-    int slots = InLists.bucket(list.size());
-    for (int i = 0; i < slots; i++) {
-      arguments.add(list.get(Math.min(i, list.size() - 1)));
-    }
-    return InLists.placeholders(slots);
   }
 }

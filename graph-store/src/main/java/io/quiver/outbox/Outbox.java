@@ -39,7 +39,7 @@ public final class Outbox {
   /** The outbox as the log forward writes append their inverse operations to. */
   public static InverseLog log(Clock clock) {
     return (connection, route, inverseTypeId, from, to, row) ->
-        append(connection, route, new InverseOp(inverseTypeId, from, to, row), SqlValues.micros(SqlValues.now(clock)));
+        append(connection, route, new InverseOp(inverseTypeId, from, to, row), SqlValues.nowMicros(clock));
   }
 
   /** Appends an entry inside the forward write's transaction; answers its id. */

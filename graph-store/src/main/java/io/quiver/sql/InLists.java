@@ -17,6 +17,18 @@ public final class InLists {
     return n == 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
   }
 
+  /**
+   * Appends the values, padded to their bucket by repeating the last, to {@code arguments}, and
+   * answers the matching placeholders.
+   */
+  public static String pad(java.util.List<?> values, java.util.List<Object> arguments) {
+    int slots = bucket(values.size());
+    for (int slot = 0; slot < slots; slot++) {
+      arguments.add(values.get(Math.min(slot, values.size() - 1)));
+    }
+    return placeholders(slots);
+  }
+
   public static String placeholders(int slots) {
     StringBuilder sql = new StringBuilder(slots * 3);
     for (int i = 0; i < slots; i++) {

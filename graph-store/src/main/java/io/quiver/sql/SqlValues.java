@@ -20,6 +20,11 @@ public final class SqlValues {
     return clock.instant().truncatedTo(ChronoUnit.MICROS);
   }
 
+  /** Now, in microseconds since the epoch: the unit of write times and sequences. */
+  public static long nowMicros(java.time.Clock clock) {
+    return micros(now(clock));
+  }
+
   public static long micros(Instant instant) {
     return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
   }

@@ -136,7 +136,7 @@ final class DefaultGraphStore implements GraphStore {
       return nodes.delete(id, NodeStore.AlsoInTransaction.NOTHING);
     }
     return nodes.delete(id, (connection, route) ->
-        Outbox.appendCascade(connection, route, id, SqlValues.micros(SqlValues.now(clock))));
+        Outbox.appendCascade(connection, route, id, SqlValues.nowMicros(clock)));
   }
 
   @Override

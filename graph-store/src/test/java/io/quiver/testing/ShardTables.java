@@ -44,6 +44,30 @@ public final class ShardTables {
     return rows;
   }
 
+  /** Rows of a table on every shard. */
+  public long rows(String table) throws Exception {
+    long[] total = {0};
+    forEachShard((statement, shard) -> {
+      try (ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM " + SqlNames.table(shard, table))) {
+        result.next();
+        total[0] += result.getLong(1);
+      }
+    });
+    return total[0];
+  }
+
+  /** A node's data exactly as stored, or null. */
+  public String storedData(String table, io.quiver.id.NodeId id) throws Exception {
+    try (Connection connection = connect(hostIndexOf(id.shard()));
+        java.sql.PreparedStatement statement = connection.prepareStatement(
+            "SELECT data FROM " + SqlNames.table(id.shard(), table) + " WHERE local_id = ?")) {
+      statement.setLong(1, id.local());
+      try (ResultSet result = statement.executeQuery()) {
+        return result.next() ? result.getString(1) : null;
+      }
+    }
+  }
+
   /** Outbox entries on every shard: pending ones, or parked ones. */
   public long outboxEntries(boolean parked) throws Exception {
     long[] total = {0};

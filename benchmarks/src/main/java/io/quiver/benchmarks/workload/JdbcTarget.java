@@ -79,10 +79,28 @@ final class JdbcTarget implements Target {
     };
   }
 
-  private int addEdge(NodeId from, Call call) throws SQLException {
-    Connection connection = connection(from);
+  /** Work on one connection in one transaction: commit if it returns, roll back if it throws. */
+  private interface Work {
+    int run(Connection connection) throws SQLException;
+  }
+
+  private int inTransaction(NodeId routing, Work work) throws SQLException {
+    Connection connection = connection(routing);
     connection.setAutoCommit(false);
     try {
+      int status = work.run(connection);
+      connection.commit();
+      return status;
+    } catch (SQLException | RuntimeException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(true);
+    }
+  }
+
+  private int addEdge(NodeId from, Call call) throws SQLException {
+    return inTransaction(from, connection -> {
       boolean wasActive;
       try (PreparedStatement lock = connection.prepareStatement("SELECT state FROM " + table(from, "edges_follows")
           + " WHERE from_id = ? AND to_id = ? FOR UPDATE")) {
@@ -110,21 +128,13 @@ final class JdbcTarget implements Target {
           count.executeUpdate();
         }
       }
-      connection.commit();
       graph.edge(from.value(), call.to());
       return 200;
-    } catch (SQLException e) {
-      connection.rollback();
-      throw e;
-    } finally {
-      connection.setAutoCommit(true);
-    }
+    });
   }
 
   private int removeEdge(NodeId from, long to) throws SQLException {
-    Connection connection = connection(from);
-    connection.setAutoCommit(false);
-    try {
+    return inTransaction(from, connection -> {
       int removed;
       try (PreparedStatement tombstone = connection.prepareStatement("UPDATE " + table(from, "edges_follows")
           + " SET state = 0, updated_us = ? WHERE from_id = ? AND to_id = ? AND state = 1")) {
@@ -140,48 +150,41 @@ final class JdbcTarget implements Target {
           count.executeUpdate();
         }
       }
-      connection.commit();
       return 204;
-    } catch (SQLException e) {
-      connection.rollback();
-      throw e;
-    } finally {
-      connection.setAutoCommit(true);
-    }
+    });
   }
 
   private int updateNode(NodeId id, String bio) throws SQLException {
-    Connection connection = connection(id);
-    connection.setAutoCommit(false);
-    try {
+    return inTransaction(id, connection -> {
       String data;
       try (PreparedStatement read = connection.prepareStatement("SELECT data FROM " + table(id, "nodes_user")
           + " WHERE local_id = ? FOR UPDATE")) {
         read.setLong(1, id.local());
         try (ResultSet row = read.executeQuery()) {
           if (!row.next()) {
-            connection.rollback();
             return 404;
           }
           data = row.getString(1);
         }
       }
-      ObjectNode merged = (ObjectNode) MAPPER.readTree(data);
+      ObjectNode merged = readObject(data);
       merged.put("bio", bio);
       try (PreparedStatement write = connection.prepareStatement("UPDATE " + table(id, "nodes_user")
           + " SET data = ?, version = version + 1, updated_at = ? WHERE local_id = ?")) {
-        write.setString(1, MAPPER.writeValueAsString(merged));
+        write.setString(1, merged.toString());
         write.setTimestamp(2, new Timestamp(System.currentTimeMillis()));
         write.setLong(3, id.local());
         write.executeUpdate();
       }
-      connection.commit();
       return 200;
+    });
+  }
+
+  private static ObjectNode readObject(String json) throws SQLException {
+    try {
+      return (ObjectNode) MAPPER.readTree(json);
     } catch (java.io.IOException e) {
-      connection.rollback();
-      return 500;
-    } finally {
-      connection.setAutoCommit(true);
+      throw new SQLException("stored data is not a JSON object", e);
     }
   }
 
