@@ -1,5 +1,6 @@
 package io.quiver.cache;
 
+import io.quiver.core.GraphException;
 import java.time.Duration;
 
 /**
@@ -26,13 +27,13 @@ public record CacheSettings(boolean enabled, long nodeMaxBytes, int edgeWindow, 
 
   public CacheSettings {
     if (nodeMaxBytes < 1 || edgeMaxBytes < 1) {
-      throw new IllegalArgumentException("cache sizes must be positive");
+      throw GraphException.invalid("cache sizes must be positive");
     }
     if (edgeWindow < 1 || edgeWindow > 1000) {
-      throw new IllegalArgumentException("cache.edgeWindow must be within 1..1000, got " + edgeWindow);
+      throw GraphException.invalid("cache.edgeWindow must be within 1..1000, got " + edgeWindow);
     }
     if (peersPath == null || !peersPath.startsWith("/")) {
-      throw new IllegalArgumentException("cache.peersPath must be an absolute znode path");
+      throw GraphException.invalid("cache.peersPath must be an absolute znode path");
     }
   }
 

@@ -1,19 +1,22 @@
 package io.quiver.cache;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.github.benmanes.caffeine.cache.Ticker;
-import io.quiver.cache.GuardedCache.Marker;
-import io.quiver.cache.GuardedCache.Present;
-import io.quiver.cache.GuardedCache.Slot;
-import io.quiver.edge.EdgePage;
-import io.quiver.edge.EdgeQuery;
-import io.quiver.error.GraphException;
-import io.quiver.id.NodeId;
-import io.quiver.node.Node;
-import io.quiver.node.NodeBatch;
+import io.quiver.cache.internal.EdgeWindow;
+import io.quiver.cache.internal.GuardedCache.Marker;
+import io.quiver.cache.internal.GuardedCache.Present;
+import io.quiver.cache.internal.GuardedCache.Slot;
+import io.quiver.cache.internal.GuardedCache;
+import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.ChangeFeed;
+import io.quiver.store.EdgePage;
+import io.quiver.store.EdgeQuery;
 import io.quiver.store.ForwardingGraphStore;
+import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
+import io.quiver.store.Node;
+import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeId;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -21,27 +24,31 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * A {@link GraphStore} that answers most reads from memory.
+ * A {@link GraphStore} that answers most reads from memory. It overrides reads only: writes go
+ * to the store beneath, and what they committed comes back through the backend's
+ * {@link ChangeFeed}, the one place every writer of this process announces — client writes, the
+ * inverse applier, cascades, repairs.
  *
  * <h2>Nodes</h2>
- * Write-through: after a node write commits, this server keeps the new version; other servers
- * are told to drop theirs. Misses are filled from MySQL, one read per key however many callers
- * miss at once, and a fill never puts an older version over a newer one ({@link GuardedCache}).
- * A node found missing is remembered as missing for a moment; a deleted node leaves no copy.
+ * Write-through: a committed node write leaves its new version here (a deletion, an absent
+ * marker); other servers are told to drop theirs ({@link CacheInvalidations}). Misses are filled
+ * from MySQL, one read per key however many callers miss at once, and a fill never puts an older
+ * version over a newer one ({@link GuardedCache}). A node found missing is remembered as missing
+ * for a moment.
  *
  * <h2>Edge lists</h2>
  * Per (from, edge type), a window of the newest {@code edgeWindow} edges and the list's count,
  * filled together. Pages inside the window come from memory in either order when the window is
  * the whole list, newest-first otherwise; anything else goes to MySQL. Every committed change to
- * a list, from a client write, the inverse applier, a cascade or a repair, on any server, drops
- * the window here and on every peer.
+ * a list, here or on a peer, drops the window.
  */
-public final class CachingGraphStore extends ForwardingGraphStore {
+public final class CachingGraphStore extends ForwardingGraphStore implements AutoCloseable {
   private record WindowKey(NodeId from, String edgeType) {}
 
   private final CacheSettings settings;
@@ -49,47 +56,70 @@ public final class CachingGraphStore extends ForwardingGraphStore {
   private final GuardedCache<WindowKey, EdgeWindow> windows;
   private final Map<NodeId, Future<Node>> nodeLoads = new ConcurrentHashMap<>();
   private final Map<WindowKey, Future<EdgeWindow>> windowLoads = new ConcurrentHashMap<>();
-  private final CachePeers peers;
   private final SchemaSource schemas;
+  private final ChangeFeed.Subscription subscription;
+  private final CacheInvalidations peers;
   private volatile long schemaVersion = -1;
 
-  private CachingGraphStore(Vertx vertx, GraphStore store, SchemaSource schemas, CuratorFramework coordination,
-      CacheSettings settings, Ticker ticker) {
-    super(store);
-    this.schemas = schemas;
-    this.settings = settings;
+  private CachingGraphStore(Builder builder) {
+    super(builder.store);
+    this.schemas = builder.schemas;
+    this.settings = builder.settings;
     this.nodes = new GuardedCache<>(settings.nodeMaxBytes(), CachingGraphStore::weight,
         (candidate, cached) -> candidate.version() > cached.version(), settings.valueTtl(),
-        CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, ticker);
+        CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
     this.windows = new GuardedCache<>(settings.edgeMaxBytes(), EdgeWindow::weight, (candidate, cached) -> true,
-        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, ticker);
-    this.peers = coordination == null ? null : new CachePeers(vertx, coordination, settings.peersPath(),
-        settings.advertiseHost(), new CachePeers.Receiver() {
-          @Override
-          public void nodeChanged(NodeId id) {
-            nodes.invalidate(id);
-          }
-
-          @Override
-          public void edgesChanged(NodeId from, String edgeType) {
-            windows.invalidate(new WindowKey(from, edgeType));
-          }
-        });
-    delegate.onEdgeListChanged(this::edgesChanged);
+        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+    this.subscription = builder.changes.subscribe(this::committed);
+    this.peers = builder.coordination == null ? null
+        : CacheInvalidations.join(builder.vertx, builder.coordination, settings, builder.changes, this::invalidate);
   }
 
-  /**
-   * Caches in front of {@code store}; with {@code coordination}, joins the other servers'
-   * invalidations (blocks until listening: call at startup).
-   */
-  public static CachingGraphStore wrap(Vertx vertx, GraphStore store, SchemaSource schemas,
-      CuratorFramework coordination, CacheSettings settings) {
-    CachingGraphStore caching =
-        new CachingGraphStore(vertx, store, schemas, coordination, settings, Ticker.systemTicker());
-    if (caching.peers != null) {
-      caching.peers.start();
+  /** A cache over {@code store}, kept by the change feed of the backend {@code store} writes through. */
+  public static Builder builder(GraphStore store, ChangeFeed changes, SchemaSource schemas) {
+    return new Builder(store, changes, schemas);
+  }
+
+  /** Assembles a {@link CachingGraphStore}; settings default to {@link CacheSettings#defaults()}. */
+  public static final class Builder {
+    private final GraphStore store;
+    private final ChangeFeed changes;
+    private final SchemaSource schemas;
+    private CacheSettings settings = CacheSettings.defaults();
+    private Vertx vertx;
+    private CuratorFramework coordination;
+    private Ticker ticker = Ticker.systemTicker();
+
+    private Builder(GraphStore store, ChangeFeed changes, SchemaSource schemas) {
+      this.store = Objects.requireNonNull(store, "store");
+      this.changes = Objects.requireNonNull(changes, "changes");
+      this.schemas = Objects.requireNonNull(schemas, "schemas");
     }
-    return caching;
+
+    public Builder settings(CacheSettings settings) {
+      this.settings = Objects.requireNonNull(settings, "settings");
+      return this;
+    }
+
+    /**
+     * Joins the other servers' invalidations ({@link CacheInvalidations}); building then blocks
+     * until listening (call it at startup).
+     */
+    public Builder invalidationsBetweenServers(Vertx vertx, CuratorFramework coordination) {
+      this.vertx = Objects.requireNonNull(vertx, "vertx");
+      this.coordination = Objects.requireNonNull(coordination, "coordination");
+      return this;
+    }
+
+    /** The time source of every expiry; a test's own ticker makes time move without sleeping. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    public CachingGraphStore build() {
+      return new CachingGraphStore(this);
+    }
   }
 
   /** The node cache's and the edge-window cache's figures. */
@@ -104,7 +134,74 @@ public final class CachingGraphStore extends ForwardingGraphStore {
     return peers == null ? 0 : peers.peerCount();
   }
 
-  // ---- nodes ----
+  /**
+   * Compares every node and edge window this cache holds with what {@code truth} (the store
+   * beneath, uncached) reads now, and answers a line per difference: empty when the cache is
+   * coherent. For tests and for operators' spot checks; it reads every cached key, so it is not
+   * for the request path.
+   */
+  public Future<List<String>> differencesFrom(GraphStore truth) {
+    followSchema();
+    Map<NodeId, Node> heldNodes = nodes.values();
+    Map<WindowKey, EdgeWindow> heldWindows = windows.values();
+    List<Future<List<String>>> checks = new ArrayList<>();
+    if (!heldNodes.isEmpty()) {
+      checks.add(truth.getNodes(List.copyOf(heldNodes.keySet())).map(batch -> nodeDifferences(heldNodes, batch)));
+    }
+    heldWindows.forEach((key, window) -> checks.add(windowDifferences(truth, key, window)));
+    return Future.join(new ArrayList<>(checks)).map(done -> {
+      List<String> differences = new ArrayList<>();
+      checks.forEach(check -> differences.addAll(check.result()));
+      return differences;
+    });
+  }
+
+  private static List<String> nodeDifferences(Map<NodeId, Node> held, NodeBatch stored) {
+    List<String> differences = new ArrayList<>();
+    Map<NodeId, Node> found = new HashMap<>();
+    stored.nodes().forEach(node -> found.put(node.id(), node));
+    held.forEach((id, node) -> {
+      Node truth = found.get(id);
+      if (!node.equals(truth)) {
+        differences.add("node " + id + ": cached " + node + ", stored " + truth);
+      }
+    });
+    return differences;
+  }
+
+  private Future<List<String>> windowDifferences(GraphStore truth, WindowKey key, EdgeWindow held) {
+    Future<EdgePage> newest = truth.getEdges(key.from(), key.edgeType(), EdgeQuery.firstPage(settings.edgeWindow()));
+    Future<Long> count = truth.countEdges(key.from(), key.edgeType());
+    return Future.all(newest, count).map(both -> {
+      EdgeWindow stored = new EdgeWindow(newest.result().edges(), newest.result().next() == null, count.result());
+      return held.equals(stored) ? List.<String>of()
+          : List.of("edge window " + key + ": cached " + held + ", stored " + stored);
+    });
+  }
+
+  // ---- what changed ----
+
+  /** A change committed through this process: the new node kept, a changed list dropped. */
+  private void committed(GraphChange change) {
+    if (change instanceof GraphChange.NodeChanged node) {
+      if (node.deleted()) {
+        nodes.writeAbsent(node.id());
+      } else {
+        nodes.write(node.id(), node.node());
+      }
+    } else if (change instanceof GraphChange.EdgeListChanged list) {
+      windows.invalidate(new WindowKey(list.from(), list.edgeType()));
+    }
+  }
+
+  /** A change another server committed: whatever is held for it is dropped. */
+  private void invalidate(GraphChange change) {
+    if (change instanceof GraphChange.NodeChanged node) {
+      nodes.invalidate(node.id());
+    } else if (change instanceof GraphChange.EdgeListChanged list) {
+      windows.invalidate(new WindowKey(list.from(), list.edgeType()));
+    }
+  }
 
   /**
    * Cached nodes and edges carry the defaults of the schema they were read under; when the schema
@@ -122,6 +219,8 @@ public final class CachingGraphStore extends ForwardingGraphStore {
       }
     }
   }
+
+  // ---- nodes ----
 
   @Override
   public Future<Node> getNode(NodeId id) {
@@ -154,21 +253,17 @@ public final class CachingGraphStore extends ForwardingGraphStore {
   public Future<NodeBatch> getNodes(List<NodeId> ids) {
     followSchema();
     Map<NodeId, Node> found = new HashMap<>();
-    List<NodeId> known = new ArrayList<>();
     List<NodeId> unknown = new ArrayList<>();
     for (NodeId id : ids) {
       Slot<Node> slot = nodes.lookup(id);
       if (slot instanceof Present<Node> present) {
         found.put(id, present.value());
-        known.add(id);
-      } else if (slot instanceof Marker<Node>) {
-        known.add(id);
-      } else if (!unknown.contains(id)) {
+      } else if (!(slot instanceof Marker<Node>) && !unknown.contains(id)) {
         unknown.add(id);
       }
     }
     if (unknown.isEmpty()) {
-      return Future.succeededFuture(assemble(ids, found));
+      return Future.succeededFuture(NodeBatch.of(ids, found));
     }
     long begun = nodes.begin();
     return delegate.getNodes(unknown).map(batch -> {
@@ -177,55 +272,10 @@ public final class CachingGraphStore extends ForwardingGraphStore {
         found.put(node.id(), node);
       });
       batch.missing().forEach(id -> nodes.fillAbsent(id, begun));
-      return assemble(ids, found);
+      return NodeBatch.of(ids, found);
     });
   }
 
-  private static NodeBatch assemble(List<NodeId> ids, Map<NodeId, Node> found) {
-    List<Node> present = new ArrayList<>();
-    List<NodeId> missing = new ArrayList<>();
-    for (NodeId id : ids) {
-      Node node = found.get(id);
-      if (node != null) {
-        present.add(node);
-      } else {
-        missing.add(id);
-      }
-    }
-    return new NodeBatch(present, missing);
-  }
-
-  @Override
-  public Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith) {
-    return delegate.createNode(type, data, colocateWith).onSuccess(node -> nodes.write(node.id(), node));
-  }
-
-  @Override
-  public Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
-    return delegate.updateNode(id, patch, expectedVersion).onSuccess(this::nodeWritten);
-  }
-
-  @Override
-  public Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
-    return delegate.replaceNode(id, data, expectedVersion).onSuccess(this::nodeWritten);
-  }
-
-  @Override
-  public Future<Void> deleteNode(NodeId id, Cascade cascade) {
-    return delegate.deleteNode(id, cascade).onSuccess(done -> {
-      nodes.writeAbsent(id);
-      if (peers != null) {
-        peers.nodeChanged(id);
-      }
-    });
-  }
-
-  private void nodeWritten(Node node) {
-    nodes.write(node.id(), node);
-    if (peers != null) {
-      peers.nodeChanged(node.id());
-    }
-  }
 
   // ---- edges ----
 
@@ -259,20 +309,13 @@ public final class CachingGraphStore extends ForwardingGraphStore {
     });
   }
 
-  /** Called after every committed change to an edge list made in this process. */
-  private void edgesChanged(NodeId from, String edgeType) {
-    windows.invalidate(new WindowKey(from, edgeType));
-    if (peers != null) {
-      peers.edgesChanged(from, edgeType);
-    }
-  }
-
+  /** Stops following the change feed and leaves the invalidation channel; the store beneath stays open. */
   @Override
-  public Future<Void> close() {
+  public void close() {
+    subscription.close();
     if (peers != null) {
       peers.close();
     }
-    return delegate.close();
   }
 
   /**

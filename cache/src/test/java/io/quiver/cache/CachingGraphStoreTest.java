@@ -1,20 +1,21 @@
 package io.quiver.cache;
 
-import static io.quiver.testing.StoreFixture.json;
+import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quiver.edge.Cursor;
-import io.quiver.edge.Edge;
-import io.quiver.edge.EdgePage;
-import io.quiver.edge.EdgeQuery;
-import io.quiver.edge.Order;
-import io.quiver.error.GraphException;
-import io.quiver.id.NodeId;
-import io.quiver.node.Node;
+import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.Cursor;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgePage;
+import io.quiver.store.EdgeQuery;
 import io.quiver.store.GraphStore;
-import io.quiver.testing.StoreFixture;
-import io.quiver.testing.TestBackend;
+import io.quiver.store.Node;
+import io.quiver.store.NodeId;
+import io.quiver.store.Order;
+import io.quiver.store.testing.GraphInvariants;
+import io.quiver.store.testing.StoreFixture;
+import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,33 +23,54 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The caches over a real store on real MariaDB hosts, with invalidations between two servers. */
+@ExtendWith(GraphInvariants.class)
 class CachingGraphStoreTest {
   private static final CacheSettings SETTINGS = CacheSettings.defaults().withPeersPath("/quiver-test/cache-peers");
 
   private static StoreFixture fixture;
+  /** A second server's backend: its own pools and its own change feed. */
+  private static StoreFixture elsewhere;
   private static GraphStore store;
   private static CachingGraphStore cached;
+  private static AutoCloseable watched;
 
   @BeforeAll
   static void start() throws Exception {
     fixture = new StoreFixture();
+    elsewhere = new StoreFixture();
     store = fixture.store;
-    cached = CachingGraphStore.wrap(fixture.vertx, store, SchemaSource.fixed(TestBackend.get().schema()),
-        TestBackend.get().curator(), SETTINGS);
+    cached = serverOver(store, fixture).invalidationsBetweenServers(fixture.vertx, TestBackend.get().curator())
+        .build();
+    watched = GraphInvariants.watchCache(() -> cached.differencesFrom(store));
   }
 
   @AfterAll
-  static void stop() {
+  static void stop() throws Exception {
+    watched.close();
+    cached.close();
+    elsewhere.close();
     fixture.close();
   }
 
-  /** Another server's cache over the shared store; closing it leaves the shared store open. */
-  private static CachingGraphStore anotherServer(GraphStore over) {
-    GraphStore unclosable = over instanceof HeldReads held ? held : new HeldReads(over);
-    return CachingGraphStore.wrap(fixture.vertx, unclosable, SchemaSource.fixed(TestBackend.get().schema()),
-        TestBackend.get().curator(), SETTINGS);
+  private static CachingGraphStore.Builder serverOver(GraphStore over, StoreFixture backend) {
+    return CachingGraphStore.builder(over, backend.backend.changes(), SchemaSource.fixed(TestBackend.get().schema()))
+        .settings(SETTINGS);
+  }
+
+  /** A server's cache over {@code over}, writing through {@code backend}, with invalidations between servers. */
+  private static CachingGraphStore anotherServer(GraphStore over, StoreFixture backend) {
+    return serverOver(over, backend).invalidationsBetweenServers(fixture.vertx, TestBackend.get().curator()).build();
+  }
+
+  private static long nodeReadQueries() {
+    return fixture.backend.telemetry().nodeReadQueries();
+  }
+
+  private static long edgeReadQueries() {
+    return fixture.backend.telemetry().edgeReadQueries();
   }
 
   private static GraphException.Code failure(Future<?> future) {
@@ -59,21 +81,21 @@ class CachingGraphStoreTest {
   @Test
   void aReadRightAfterAWrite_hitsTheCache_andShowsTheWrite() {
     Node created = cached.createNode("user", json("{\"name\": \"w\"}"), null).await();
-    long queries = store.nodeReadQueries();
+    long queries = nodeReadQueries();
 
     assertThat(cached.getNode(created.id()).await()).isEqualTo(created);
     Node updated = cached.updateNode(created.id(), json("{\"bio\": \"b\"}"), GraphStore.ANY_VERSION).await();
     assertThat(cached.getNode(created.id()).await()).isEqualTo(updated);
 
-    assertThat(store.nodeReadQueries()).as("no database read").isEqualTo(queries);
+    assertThat(nodeReadQueries()).as("no database read").isEqualTo(queries);
   }
 
   @Test
   void aSlowFillFinishingAfterAWrite_neverPutsTheOlderVersionBack() {
     HeldReads slow = new HeldReads(store);
-    CachingGraphStore server = CachingGraphStore.wrap(fixture.vertx, slow,
-        SchemaSource.fixed(TestBackend.get().schema()), null, SETTINGS);
-    Node node = store.createNode("user", json("{\"name\": \"race\"}"), null).await();
+    CachingGraphStore server = serverOver(slow, fixture).build();
+    // Written elsewhere, so that no cache here holds it and the first read is a real fill.
+    Node node = elsewhere.store.createNode("user", json("{\"name\": \"race\"}"), null).await();
 
     slow.hold();
     Future<Node> fill = server.getNode(node.id());
@@ -81,23 +103,24 @@ class CachingGraphStoreTest {
     slow.release();
 
     assertThat(fill.await().version()).as("the slow read saw version 1").isEqualTo(1);
-    long queries = store.nodeReadQueries();
+    long queries = nodeReadQueries();
     assertThat(server.getNode(node.id()).await()).as("the cache kept version 2").isEqualTo(written);
-    assertThat(store.nodeReadQueries()).isEqualTo(queries);
+    assertThat(nodeReadQueries()).isEqualTo(queries);
   }
 
   @Test
   void aSlowFillFinishingAfterAnotherServersWrite_isRefused() throws Exception {
     HeldReads slow = new HeldReads(store);
-    CachingGraphStore first = anotherServer(slow);
-    CachingGraphStore second = anotherServer(store);
+    CachingGraphStore first = anotherServer(slow, fixture);
+    CachingGraphStore second = anotherServer(elsewhere.store, elsewhere);
     awaitPeers(first, second);
-    Node node = store.createNode("user", json("{\"name\": \"remote\"}"), null).await();
+    Node node = elsewhere.store.createNode("user", json("{\"name\": \"remote\"}"), null).await();
 
     slow.hold();
     Future<Node> fill = first.getNode(node.id());
+    long heard = first.figures().get(0).invalidationsReceived();
     second.updateNode(node.id(), json("{\"bio\": \"elsewhere\"}"), GraphStore.ANY_VERSION).await();
-    Thread.sleep(100);
+    awaitReceived(first, heard + 1);
     slow.release();
     fill.await();
 
@@ -109,9 +132,8 @@ class CachingGraphStoreTest {
   @Test
   void concurrentMissesOnOneNode_causeOneQuery() {
     Node node = store.createNode("user", json("{\"name\": \"n\"}"), null).await();
-    CachingGraphStore server = CachingGraphStore.wrap(fixture.vertx, new HeldReads(store),
-        SchemaSource.fixed(TestBackend.get().schema()), null, SETTINGS);
-    long before = store.nodeReadQueries();
+    CachingGraphStore server = serverOver(new HeldReads(store), fixture).build();
+    long before = nodeReadQueries();
 
     List<Future<Node>> reads = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
@@ -119,7 +141,7 @@ class CachingGraphStoreTest {
     }
     Future.all(reads).await();
 
-    assertThat(store.nodeReadQueries() - before).isEqualTo(1);
+    assertThat(nodeReadQueries() - before).isEqualTo(1);
     assertThat(reads).allSatisfy(read -> assertThat(read.result()).isEqualTo(node));
   }
 
@@ -127,9 +149,9 @@ class CachingGraphStoreTest {
   void missingAndDeletedNodes_areAnsweredWithoutAStaleCopy() {
     NodeId ghost = NodeId.of(1, 1, NodeId.MAX_LOCAL - 77);
     assertThat(failure(cached.getNode(ghost))).isEqualTo(GraphException.Code.NOT_FOUND);
-    long queries = store.nodeReadQueries();
+    long queries = nodeReadQueries();
     assertThat(failure(cached.getNode(ghost))).isEqualTo(GraphException.Code.NOT_FOUND);
-    assertThat(store.nodeReadQueries()).as("a short-lived negative entry").isEqualTo(queries);
+    assertThat(nodeReadQueries()).as("a short-lived negative entry").isEqualTo(queries);
 
     Node node = cached.createNode("user", json("{\"name\": \"bye\"}"), null).await();
     cached.deleteNode(node.id()).await();
@@ -147,9 +169,9 @@ class CachingGraphStoreTest {
     assertPagesEqualTheStore(board, EdgeQuery.firstPage(7));
     assertPagesEqualTheStoreFromCacheOnly(board, EdgeQuery.firstPage(7));
     assertPagesEqualTheStoreFromCacheOnly(board, new EdgeQuery(4, null, 2, Order.ASC, 2L, 8L));
-    long queries = store.edgeReadQueries();
+    long queries = edgeReadQueries();
     assertThat(cached.countEdges(board, "board_has_pins").await()).isEqualTo(30);
-    assertThat(store.edgeReadQueries()).as("the count comes from memory").isEqualTo(queries);
+    assertThat(edgeReadQueries()).as("the count comes from memory").isEqualTo(queries);
 
     cached.addEdge(board, "board_has_pins", store.createNode("pin", json("{\"link\": \"n\"}"), board).await().id(),
         100L, null).await();
@@ -174,8 +196,8 @@ class CachingGraphStoreTest {
 
   @Test
   void aWriteThroughOneServer_isReadThroughTheOtherWithin100Milliseconds() throws Exception {
-    CachingGraphStore first = anotherServer(store);
-    CachingGraphStore second = anotherServer(store);
+    CachingGraphStore first = anotherServer(store, fixture);
+    CachingGraphStore second = anotherServer(elsewhere.store, elsewhere);
     awaitPeers(first, second);
     Node node = first.createNode("user", json("{\"name\": \"two\"}"), null).await();
     NodeId other = store.createNode("user", json("{\"name\": \"o\"}"), null).await().id();
@@ -194,6 +216,46 @@ class CachingGraphStoreTest {
     assertThat(second.figures().get(0).invalidationsReceived()).isPositive();
     first.close();
     second.close();
+  }
+
+  @Test
+  void aNegativeEntry_expiresAfterItsTtl_onTheCachesOwnTicker() {
+    FakeTicker ticker = new FakeTicker();
+    CachingGraphStore server = serverOver(store, fixture).ticker(ticker).build();
+    NodeId ghost = NodeId.of(2, 1, NodeId.MAX_LOCAL - 91);
+    assertThat(failure(server.getNode(ghost))).isEqualTo(GraphException.Code.NOT_FOUND);
+    long queries = nodeReadQueries();
+
+    ticker.advance(CacheSettings.ABSENT_TTL.minusMillis(1));
+    assertThat(failure(server.getNode(ghost))).isEqualTo(GraphException.Code.NOT_FOUND);
+    assertThat(nodeReadQueries()).as("still known to be absent").isEqualTo(queries);
+
+    ticker.advance(Duration.ofMillis(2));
+    assertThat(failure(server.getNode(ghost))).isEqualTo(GraphException.Code.NOT_FOUND);
+    assertThat(nodeReadQueries()).as("expired: asked MySQL again").isEqualTo(queries + 1);
+    server.close();
+  }
+
+  /** A ticker the test moves by hand. */
+  private static final class FakeTicker implements com.github.benmanes.caffeine.cache.Ticker {
+    private final java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public long read() {
+      return nanos.get();
+    }
+
+    void advance(Duration by) {
+      nanos.addAndGet(by.toNanos());
+    }
+  }
+
+  private static void awaitReceived(CachingGraphStore server, long atLeast) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (server.figures().get(0).invalidationsReceived() < atLeast) {
+      assertThat(System.nanoTime()).as("the invalidation arrives").isLessThan(deadline);
+      Thread.sleep(1);
+    }
   }
 
   private static void awaitPeers(CachingGraphStore... servers) throws InterruptedException {
@@ -225,13 +287,13 @@ class CachingGraphStoreTest {
   private static void assertPagesEqualTheStoreFromCacheOnly(NodeId from, EdgeQuery query) {
     Cursor cursor = null;
     List<List<NodeId>> pages = new ArrayList<>();
-    long before = store.edgeReadQueries();
+    long before = edgeReadQueries();
     do {
       EdgePage page = cached.getEdges(from, "board_has_pins", query.after(cursor)).await();
       pages.add(page.edges().stream().map(Edge::to).toList());
       cursor = page.next();
     } while (cursor != null);
-    assertThat(store.edgeReadQueries()).as("pages served from memory").isEqualTo(before);
+    assertThat(edgeReadQueries()).as("pages served from memory").isEqualTo(before);
     List<List<NodeId>> expected = new ArrayList<>();
     cursor = null;
     do {

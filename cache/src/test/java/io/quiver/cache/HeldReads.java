@@ -1,16 +1,15 @@
 package io.quiver.cache;
 
-import io.quiver.id.NodeId;
-import io.quiver.node.Node;
 import io.quiver.store.ForwardingGraphStore;
 import io.quiver.store.GraphStore;
+import io.quiver.store.Node;
+import io.quiver.store.NodeId;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 
 /**
  * The real store, except that the answer of a getNode can be held back after MySQL has given it:
- * so a test can make a slow read finish after a write, deterministically. Closing it leaves the
- * real store open, so several "servers" in one test can share it.
+ * so a test can make a slow read finish after a write, deterministically.
  */
 final class HeldReads extends ForwardingGraphStore {
   private volatile Promise<Void> gate;
@@ -35,10 +34,5 @@ final class HeldReads extends ForwardingGraphStore {
     Promise<Void> held = gate;
     Future<Node> read = delegate.getNode(id);
     return held == null ? read : read.compose(node -> held.future().map(node));
-  }
-
-  @Override
-  public Future<Void> close() {
-    return Future.succeededFuture();
   }
 }

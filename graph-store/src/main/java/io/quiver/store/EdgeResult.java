@@ -1,6 +1,5 @@
 package io.quiver.store;
 
-import io.quiver.edge.Edge;
 
 /**
  * What an edge write did.

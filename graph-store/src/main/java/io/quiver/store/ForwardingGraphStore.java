@@ -1,20 +1,8 @@
 package io.quiver.store;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.quiver.edge.Edge;
-import io.quiver.edge.EdgeChanges;
-import io.quiver.edge.EdgePage;
-import io.quiver.edge.EdgeQuery;
-import io.quiver.id.NodeId;
-import io.quiver.node.Node;
-import io.quiver.node.NodeBatch;
-import io.quiver.outbox.OutboxStats;
-import io.quiver.outbox.RepairReport;
-import io.quiver.shard.ShardMap;
 import io.vertx.core.Future;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Consumer;
 
 /**
  * A {@link GraphStore} that passes every call to another; a decorator overrides only what it
@@ -25,11 +13,6 @@ public abstract class ForwardingGraphStore implements GraphStore {
 
   protected ForwardingGraphStore(GraphStore delegate) {
     this.delegate = delegate;
-  }
-
-  @Override
-  public ShardMap shardMap() {
-    return delegate.shardMap();
   }
 
   @Override
@@ -88,43 +71,11 @@ public abstract class ForwardingGraphStore implements GraphStore {
     return delegate.countEdges(from, type);
   }
 
-  @Override
-  public Future<Map<String, Boolean>> checkHosts() {
-    return delegate.checkHosts();
-  }
 
-  @Override
-  public void onEdgeListChanged(EdgeChanges.Listener listener) {
-    delegate.onEdgeListChanged(listener);
-  }
 
-  @Override
-  public long edgeReadQueries() {
-    return delegate.edgeReadQueries();
-  }
 
-  @Override
-  public long nodeReadQueries() {
-    return delegate.nodeReadQueries();
-  }
 
-  @Override
-  public Map<String, Integer> poolSizes() {
-    return delegate.poolSizes();
-  }
 
-  @Override
-  public Map<String, OutboxStats> outboxStats() {
-    return delegate.outboxStats();
-  }
 
-  @Override
-  public Future<RepairReport> repair(String edgeType, Consumer<String> progress) {
-    return delegate.repair(edgeType, progress);
-  }
 
-  @Override
-  public Future<Void> close() {
-    return delegate.close();
-  }
 }

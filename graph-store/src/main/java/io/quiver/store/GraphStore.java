@@ -1,34 +1,25 @@
 package io.quiver.store;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.quiver.edge.Edge;
-import io.quiver.edge.EdgePage;
-import io.quiver.edge.EdgeQuery;
-import io.quiver.id.NodeId;
-import io.quiver.node.Node;
-import io.quiver.node.NodeBatch;
-import io.quiver.outbox.OutboxStats;
-import io.quiver.outbox.RepairReport;
-import io.quiver.shard.ShardResolver;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Consumer;
 
 /**
- * The graph operations over a fleet of sharded MySQL hosts. Callers never see a shard: an ID
- * says where its node lives, and edges live with their FROM node; inverse edges follow through
- * the outbox.
+ * The graph operations over a fleet of sharded MySQL hosts, and nothing else. Callers never see
+ * a shard: an ID says where its node lives, edges live with their FROM node, and inverse edges
+ * follow through the outbox. Telemetry, the change feed and administration sit beside it, on
+ * the {@link GraphBackend} that owns the connections.
  *
- * <p>Every method returns a Future and never throws; failures are {@link
- * io.quiver.error.GraphException}s. Nothing here blocks the calling event loop.
+ * <p>Every method returns a Future and never throws; failures are
+ * {@link io.quiver.core.GraphException}s. Nothing here blocks the calling event loop.
  */
-public interface GraphStore extends ShardResolver {
+public interface GraphStore {
 
   /** Pass as the expected version to update whatever version is stored. */
-  long ANY_VERSION = io.quiver.node.NodeStore.ANY_VERSION;
+  long ANY_VERSION = -1;
 
+  /** Assembles a backend over a shard map; its {@link GraphBackend#store()} is the uncached store. */
   static GraphStoreBuilder builder(Vertx vertx) {
     return new GraphStoreBuilder(vertx);
   }
@@ -77,30 +68,4 @@ public interface GraphStore extends ShardResolver {
   Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query);
 
   Future<Long> countEdges(NodeId from, String type);
-
-  /** Each host's name and whether it answered a trivial query. */
-  Future<Map<String, Boolean>> checkHosts();
-
-  /**
-   * Calls the listener after every committed change to an edge list, whoever made it: this
-   * process's client writes, its inverse applier, cascades and repairs.
-   */
-  void onEdgeListChanged(io.quiver.edge.EdgeChanges.Listener listener);
-
-  /** Edge-list and count read statements issued since start. */
-  long edgeReadQueries();
-
-  /** Node read statements issued since start (one per getNode, one per shard of a getNodes). */
-  long nodeReadQueries();
-
-  /** Connections open in each host's pool. */
-  Map<String, Integer> poolSizes();
-
-  /** The outbox figures of each host whose outboxes this server drains. */
-  Map<String, OutboxStats> outboxStats();
-
-  /** Scans an edge type and its inverse, fixing every pair whose copies differ; reports progress as it goes. */
-  Future<RepairReport> repair(String edgeType, Consumer<String> progress);
-
-  Future<Void> close();
 }

@@ -1,9 +1,8 @@
 package io.quiver.store;
 
-import io.quiver.outbox.ApplierSettings;
 import io.quiver.schema.SchemaSource;
-import io.quiver.shard.ShardMapSource;
-import io.quiver.sql.PoolSettings;
+import io.quiver.store.internal.DefaultBackend;
+import io.quiver.store.shard.ShardMapSource;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.Objects;
@@ -11,19 +10,30 @@ import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * Assembles a {@link GraphStore}. Pools, shard maps and schemas are required; without
- * {@link #drainOutboxes coordination} the store writes outbox entries but this process drains
- * none (a command-line tool, say).
+ * Assembles a {@link GraphBackend}. Pools, shard maps and schemas are required. Without
+ * {@link #drainOutboxes} the backend writes outbox entries but this process drains none (a
+ * command-line tool, say); without {@link #registry} its {@link GraphBackend#admin() admin
+ * service} can repair but not change the schema or the shard map.
  */
 public final class GraphStoreBuilder {
   private final Vertx vertx;
   private PoolSettings pools;
   private ShardMapSource shardMaps;
   private SchemaSource schemas;
-  private CuratorFramework curator;
+  private CuratorFramework drainCoordination;
   private ApplierSettings applier = ApplierSettings.defaults();
+  private RegistryPaths registry;
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
+
+  /** Where the shard map and the schema documents live in ZooKeeper, for the admin service. */
+  public record RegistryPaths(CuratorFramework curator, String shardMapPath, String schemaPath) {
+    public RegistryPaths {
+      Objects.requireNonNull(curator, "curator");
+      Objects.requireNonNull(shardMapPath, "shardMapPath");
+      Objects.requireNonNull(schemaPath, "schemaPath");
+    }
+  }
 
   GraphStoreBuilder(Vertx vertx) {
     this.vertx = Objects.requireNonNull(vertx, "vertx");
@@ -46,8 +56,14 @@ public final class GraphStoreBuilder {
 
   /** Takes part in draining outboxes: one server per host at a time, coordinated in ZooKeeper. */
   public GraphStoreBuilder drainOutboxes(CuratorFramework coordination, ApplierSettings settings) {
-    this.curator = Objects.requireNonNull(coordination, "coordination");
+    this.drainCoordination = Objects.requireNonNull(coordination, "coordination");
     this.applier = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
+  /** Lets the admin service read and publish the schema and the shard map in ZooKeeper. */
+  public GraphStoreBuilder registry(CuratorFramework curator, String shardMapPath, String schemaPath) {
+    this.registry = new RegistryPaths(curator, shardMapPath, schemaPath);
     return this;
   }
 
@@ -62,10 +78,11 @@ public final class GraphStoreBuilder {
     return this;
   }
 
-  public GraphStore build() {
-    Objects.requireNonNull(pools, "pools");
-    Objects.requireNonNull(shardMaps, "shardMaps");
-    Objects.requireNonNull(schemas, "schemas");
-    return new DefaultGraphStore(vertx, pools, shardMaps, schemas, curator, applier, clock, serverId);
+  public GraphBackend build() {
+    return new DefaultBackend(vertx, new DefaultBackend.Settings(
+        Objects.requireNonNull(pools, "pools"),
+        Objects.requireNonNull(shardMaps, "shardMaps"),
+        Objects.requireNonNull(schemas, "schemas"),
+        drainCoordination, applier, registry, clock, serverId));
   }
 }

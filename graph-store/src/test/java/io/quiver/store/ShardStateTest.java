@@ -1,23 +1,25 @@
 package io.quiver.store;
 
-import static io.quiver.testing.StoreFixture.json;
+import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quiver.error.GraphException;
-import io.quiver.error.GraphException.Code;
-import io.quiver.node.Node;
-import io.quiver.shard.ShardMap;
-import io.quiver.shard.ShardMapStore;
-import io.quiver.shard.ShardState;
-import io.quiver.testing.StoreFixture;
-import io.quiver.testing.TestBackend;
+import io.quiver.core.GraphException.Code;
+import io.quiver.core.GraphException;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapStore;
+import io.quiver.store.shard.ShardState;
+import io.quiver.store.testing.GraphInvariants;
+import io.quiver.store.testing.StoreFixture;
+import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** A running store follows shard state changes published in ZooKeeper, without a restart. */
+@ExtendWith(GraphInvariants.class)
 class ShardStateTest {
   private static StoreFixture fixture;
   private static ShardMapStore maps;
@@ -38,10 +40,10 @@ class ShardStateTest {
     ShardMap next = current.withState(shard, state).withVersion(current.version() + 1);
     maps.publish(next);
     long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-    while (fixture.store.shardMap().version() < next.version() && System.nanoTime() < deadline) {
+    while (fixture.backend.shardMap().version() < next.version() && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
-    assertThat(fixture.store.shardMap().version()).as("the store follows the map").isEqualTo(next.version());
+    assertThat(fixture.backend.shardMap().version()).as("the store follows the map").isEqualTo(next.version());
   }
 
   private static Code failureCode(Future<?> future) {

@@ -1,6 +1,7 @@
 package io.quiver.schema;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import java.util.List;
 import java.util.Objects;
 
@@ -16,7 +17,7 @@ public record EdgeType(String name, int id, String from, String to, String inver
   public EdgeType {
     Names.requireValid("edge type", name);
     if (id < MIN_ID || id > MAX_ID) {
-      throw new SchemaException(
+      throw GraphException.invalid(
           "edge type '" + name + "' has id " + id + "; ids run from " + MIN_ID + " to " + MAX_ID);
     }
     Names.requireValid("node type", from);

@@ -1,6 +1,7 @@
 package io.quiver.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.core.GraphException;
 import java.util.Objects;
 
 /**
@@ -19,11 +20,11 @@ public record FieldDef(FieldType type, boolean required, JsonNode defaultValue, 
       defaultValue = null;
     }
     if (defaultValue != null && !type.accepts(defaultValue)) {
-      throw new SchemaException(
+      throw GraphException.invalid(
           "default " + defaultValue + " is not a valid " + type.jsonName());
     }
     if (nodeType != null && type != FieldType.ID) {
-      throw new SchemaException("only id fields may name a nodeType");
+      throw GraphException.invalid("only id fields may name a nodeType");
     }
     if (defaultValue != null) {
       defaultValue = defaultValue.deepCopy();

@@ -1,6 +1,7 @@
 package io.quiver.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.core.GraphException;
 import java.util.Locale;
 
 /** The JSON types a field may declare. */
@@ -25,7 +26,7 @@ public enum FieldType {
         return type;
       }
     }
-    throw new SchemaException("unknown field type '" + name + "'");
+    throw GraphException.invalid("unknown field type '" + name + "'");
   }
 
   /** Whether a non-null JSON value has this type. JSON null is handled by the caller. */

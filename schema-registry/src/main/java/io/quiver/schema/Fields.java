@@ -2,6 +2,7 @@ package io.quiver.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
@@ -23,7 +24,7 @@ public record Fields(Map<String, FieldDef> definitions, boolean strict) {
   public Fields {
     for (String name : definitions.keySet()) {
       if (name == null || name.isEmpty()) {
-        throw new SchemaException("a field name must not be empty");
+        throw GraphException.invalid("a field name must not be empty");
       }
     }
     definitions = Collections.unmodifiableMap(new LinkedHashMap<>(definitions));

@@ -1,5 +1,6 @@
 package io.quiver.schema;
 
+import io.quiver.core.GraphException;
 import java.util.regex.Pattern;
 
 /**
@@ -19,7 +20,7 @@ public final class Names {
 
   public static String requireValid(String kind, String name) {
     if (!isValid(name)) {
-      throw new SchemaException(
+      throw GraphException.invalid(
           kind + " name '" + name + "' must match " + TYPE_NAME.pattern());
     }
     return name;

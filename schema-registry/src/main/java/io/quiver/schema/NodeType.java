@@ -1,6 +1,7 @@
 package io.quiver.schema;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import java.util.List;
 import java.util.Objects;
 
@@ -15,7 +16,7 @@ public record NodeType(String name, int id, Fields fields) {
   public NodeType {
     Names.requireValid("node type", name);
     if (id < MIN_ID || id > MAX_ID) {
-      throw new SchemaException(
+      throw GraphException.invalid(
           "node type '" + name + "' has id " + id + "; ids run from " + MIN_ID + " to " + MAX_ID);
     }
     Objects.requireNonNull(fields, "fields");

@@ -1,5 +1,6 @@
 package io.quiver.schema;
 
+import io.quiver.core.GraphException;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Optional;
@@ -24,7 +25,7 @@ public final class Schema {
 
   public Schema(long version, Map<String, NodeType> nodeTypes, Map<String, EdgeType> edgeTypes) {
     if (version < 0) {
-      throw new SchemaException("schema version must not be negative");
+      throw GraphException.invalid("schema version must not be negative");
     }
     this.version = version;
     this.nodeTypes = Collections.unmodifiableMap(new TreeMap<>(nodeTypes));
@@ -102,11 +103,11 @@ public final class Schema {
     for (Map.Entry<String, NodeType> entry : nodeTypes.entrySet()) {
       NodeType type = entry.getValue();
       if (!entry.getKey().equals(type.name())) {
-        throw new SchemaException("node type '" + type.name() + "' is filed as '" + entry.getKey() + "'");
+        throw GraphException.invalid("node type '" + type.name() + "' is filed as '" + entry.getKey() + "'");
       }
       NodeType taken = nodeTypesById[type.id()];
       if (taken != null) {
-        throw new SchemaException("type ids are never reused: node types '" + taken.name() + "' and '"
+        throw SchemaRule.TYPE_ID_NEVER_REUSED.refusal("type ids are never reused: node types '" + taken.name() + "' and '"
             + type.name() + "' share id " + type.id());
       }
       nodeTypesById[type.id()] = type;
@@ -117,11 +118,11 @@ public final class Schema {
     for (Map.Entry<String, EdgeType> entry : edgeTypes.entrySet()) {
       EdgeType type = entry.getValue();
       if (!entry.getKey().equals(type.name())) {
-        throw new SchemaException("edge type '" + type.name() + "' is filed as '" + entry.getKey() + "'");
+        throw GraphException.invalid("edge type '" + type.name() + "' is filed as '" + entry.getKey() + "'");
       }
       EdgeType taken = edgeTypesById.putIfAbsent(type.id(), type);
       if (taken != null) {
-        throw new SchemaException("type ids are never reused: edge types '" + taken.name() + "' and '"
+        throw SchemaRule.TYPE_ID_NEVER_REUSED.refusal("type ids are never reused: edge types '" + taken.name() + "' and '"
             + type.name() + "' share id " + type.id());
       }
     }
@@ -153,12 +154,12 @@ public final class Schema {
       return;
     }
     if (!type.name().equals(inverse.inverse())) {
-      throw new SchemaException(
+      throw SchemaRule.INVERSE_PAIR_MISMATCH.refusal(
           "an inverse pair must name each other: '" + type.name() + "' names '" + inverse.name()
               + "' but '" + inverse.name() + "' names '" + inverse.inverse() + "'");
     }
     if (!type.from().equals(inverse.to()) || !type.to().equals(inverse.from())) {
-      throw new SchemaException(
+      throw SchemaRule.INVERSE_PAIR_MISMATCH.refusal(
           "edge type '" + inverse.name() + "' must run from '" + type.to() + "' to '" + type.from()
               + "' to be the inverse of '" + type.name() + "'");
     }
@@ -174,7 +175,7 @@ public final class Schema {
 
   private void requireNodeType(String name, String where) {
     if (!nodeTypes.containsKey(name)) {
-      throw new SchemaException(where + " names node type '" + name + "', which is not defined");
+      throw SchemaRule.UNDEFINED_NODE_TYPE.refusal(where + " names node type '" + name + "', which is not defined");
     }
   }
 

@@ -20,12 +20,12 @@ import java.util.Map;
 public final class SchemaChanges {
   private SchemaChanges() {}
 
-  /** Refuses {@code proposed} with a {@link SchemaException} if it breaks a rule against {@code current}. */
+  /** Refuses {@code proposed} with an INCOMPATIBLE_CHANGE naming its {@link SchemaRule} if it breaks a rule against {@code current}. */
   public static void check(Schema current, Schema proposed) {
     for (NodeType type : proposed.nodeTypes().values()) {
       NodeType before = current.nodeTypes().get(type.name());
       if (before == null) {
-        current.nodeType(type.id()).ifPresent(taken -> refuse("type ids are never reused: node type id "
+        current.nodeType(type.id()).ifPresent(taken -> refuse(SchemaRule.TYPE_ID_NEVER_REUSED, "type ids are never reused: node type id "
             + type.id() + " belongs to '" + taken.name() + "'"));
       } else {
         checkNodeType(before, type);
@@ -34,7 +34,7 @@ public final class SchemaChanges {
     for (EdgeType type : proposed.edgeTypes().values()) {
       EdgeType before = current.edgeTypes().get(type.name());
       if (before == null) {
-        current.edgeType(type.id()).ifPresent(taken -> refuse("type ids are never reused: edge type id "
+        current.edgeType(type.id()).ifPresent(taken -> refuse(SchemaRule.TYPE_ID_NEVER_REUSED, "type ids are never reused: edge type id "
             + type.id() + " belongs to '" + taken.name() + "'"));
         checkFields("edge type '" + type.name() + "'", Fields.NONE, type.fields());
       } else {
@@ -42,18 +42,18 @@ public final class SchemaChanges {
       }
     }
     current.nodeTypes().keySet().stream().filter(name -> !proposed.nodeTypes().containsKey(name)).findFirst()
-        .ifPresent(name -> refuse("types are never removed: node type '" + name + "' is missing"));
+        .ifPresent(name -> refuse(SchemaRule.TYPE_NEVER_REMOVED, "types are never removed: node type '" + name + "' is missing"));
     current.edgeTypes().keySet().stream().filter(name -> !proposed.edgeTypes().containsKey(name)).findFirst()
-        .ifPresent(name -> refuse("types are never removed: edge type '" + name + "' is missing"));
+        .ifPresent(name -> refuse(SchemaRule.TYPE_NEVER_REMOVED, "types are never removed: edge type '" + name + "' is missing"));
   }
 
   private static void checkNodeType(NodeType before, NodeType after) {
     String what = "node type '" + after.name() + "'";
     if (before.id() != after.id()) {
-      refuse("type ids are immutable: " + what + " has id " + before.id() + ", not " + after.id());
+      refuse(SchemaRule.TYPE_ID_IMMUTABLE, "type ids are immutable: " + what + " has id " + before.id() + ", not " + after.id());
     }
     if (!before.strict() && after.strict()) {
-      refuse("strictness cannot be turned on: " + what + " is open, and stored data may hold any field");
+      refuse(SchemaRule.STRICTNESS_CANNOT_BE_TURNED_ON, "strictness cannot be turned on: " + what + " is open, and stored data may hold any field");
     }
     checkFields(what, before.fields(), after.fields());
   }
@@ -61,13 +61,13 @@ public final class SchemaChanges {
   private static void checkEdgeType(EdgeType before, EdgeType after) {
     String what = "edge type '" + after.name() + "'";
     if (before.id() != after.id()) {
-      refuse("type ids are immutable: " + what + " has id " + before.id() + ", not " + after.id());
+      refuse(SchemaRule.TYPE_ID_IMMUTABLE, "type ids are immutable: " + what + " has id " + before.id() + ", not " + after.id());
     }
     if (!before.from().equals(after.from()) || !before.to().equals(after.to())) {
-      refuse("an edge type's ends cannot change: " + what + " runs from " + before.from() + " to " + before.to());
+      refuse(SchemaRule.EDGE_ENDS_IMMUTABLE, "an edge type's ends cannot change: " + what + " runs from " + before.from() + " to " + before.to());
     }
     if (!java.util.Objects.equals(before.inverse(), after.inverse())) {
-      refuse("an edge type's inverse cannot change: " + what + " has inverse '" + before.inverse() + "'");
+      refuse(SchemaRule.INVERSE_IMMUTABLE, "an edge type's inverse cannot change: " + what + " has inverse '" + before.inverse() + "'");
     }
     checkFields(what, before.fields(), after.fields());
   }
@@ -78,17 +78,17 @@ public final class SchemaChanges {
       FieldDef field = entry.getValue();
       FieldDef old = before.definitions().get(name);
       if (old != null && old.type() != field.type()) {
-        refuse("a field's type cannot change: " + what + " field '" + name + "' is " + old.type().jsonName()
+        refuse(SchemaRule.FIELD_TYPE_IMMUTABLE, "a field's type cannot change: " + what + " field '" + name + "' is " + old.type().jsonName()
             + ", not " + field.type().jsonName());
       }
       boolean newlyRequired = field.required() && (old == null || !old.required());
       if (newlyRequired && !field.hasDefault()) {
-        refuse("a new required field needs a default: " + what + " field '" + name + "'");
+        refuse(SchemaRule.REQUIRED_FIELD_NEEDS_DEFAULT, "a new required field needs a default: " + what + " field '" + name + "'");
       }
     }
   }
 
-  private static void refuse(String rule) {
-    throw new SchemaException(rule);
+  private static void refuse(SchemaRule rule, String message) {
+    throw rule.refusal(message);
   }
 }

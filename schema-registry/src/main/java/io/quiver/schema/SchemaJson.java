@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -25,13 +26,13 @@ public final class SchemaJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   /** The registry as a ZooKeeper document. */
-  public static final io.quiver.zk.DocumentCodec<Schema> CODEC = new io.quiver.zk.DocumentCodec<>() {
+  public static final io.quiver.core.zk.DocumentCodec<Schema> CODEC = new io.quiver.core.zk.DocumentCodec<>() {
     @Override
     public Schema parse(byte[] bytes) {
       try {
         return read(MAPPER.readTree(bytes));
       } catch (java.io.IOException e) {
-        throw new SchemaException("schema document is not valid JSON: " + e.getMessage());
+        throw GraphException.invalid("schema document is not valid JSON: " + e.getMessage());
       }
     }
 
@@ -56,7 +57,7 @@ public final class SchemaJson {
     try {
       return read(MAPPER.readTree(json));
     } catch (JsonProcessingException e) {
-      throw new SchemaException("schema document is not valid JSON: " + e.getOriginalMessage());
+      throw GraphException.invalid("schema document is not valid JSON: " + e.getOriginalMessage());
     }
   }
 
@@ -151,8 +152,8 @@ public final class SchemaJson {
           def.path("required").asBoolean(false),
           def.get("default"),
           def.hasNonNull("nodeType") ? def.get("nodeType").asText() : null);
-    } catch (SchemaException e) {
-      throw new SchemaException("field '" + name + "': " + e.getMessage());
+    } catch (GraphException e) {
+      throw GraphException.of(e.code(), "field '" + name + "': " + e.getMessage(), e.details());
     }
   }
 
@@ -173,7 +174,7 @@ public final class SchemaJson {
 
   private static ObjectNode object(JsonNode node, String what) {
     if (node == null || !node.isObject()) {
-      throw new SchemaException(what + " must be a JSON object");
+      throw GraphException.invalid(what + " must be a JSON object");
     }
     return (ObjectNode) node;
   }
@@ -181,7 +182,7 @@ public final class SchemaJson {
   private static int requiredInt(ObjectNode node, String field, String owner) {
     JsonNode value = node.get(field);
     if (value == null || !value.canConvertToInt() || !value.isIntegralNumber()) {
-      throw new SchemaException("'" + owner + "' needs an integer '" + field + "'");
+      throw GraphException.invalid("'" + owner + "' needs an integer '" + field + "'");
     }
     return value.intValue();
   }
@@ -189,7 +190,7 @@ public final class SchemaJson {
   private static String requiredText(ObjectNode node, String field, String owner) {
     JsonNode value = node.get(field);
     if (value == null || !value.isTextual()) {
-      throw new SchemaException("'" + owner + "' needs a string '" + field + "'");
+      throw GraphException.invalid("'" + owner + "' needs a string '" + field + "'");
     }
     return value.textValue();
   }

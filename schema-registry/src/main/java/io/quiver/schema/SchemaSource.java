@@ -8,6 +8,15 @@ package io.quiver.schema;
 public interface SchemaSource {
   Schema current();
 
+  /**
+   * Waits until the source serves {@code version} or a newer one, so a caller can read its own
+   * change; a fixed source answers at once. Blocking: never call it on an event loop.
+   */
+  default Schema awaitVersion(long version, java.time.Duration timeout)
+      throws InterruptedException, java.util.concurrent.TimeoutException {
+    return current();
+  }
+
   static SchemaSource fixed(Schema schema) {
     return () -> schema;
   }

@@ -1,6 +1,6 @@
 package io.quiver.schema;
 
-import io.quiver.zk.ZkDocumentStore;
+import io.quiver.core.zk.ZkDocumentStore;
 import org.apache.curator.framework.CuratorFramework;
 
 /** The registry's document in ZooKeeper, published compare-and-set. Blocking. */

@@ -1,6 +1,6 @@
 package io.quiver.schema;
 
-import io.quiver.zk.ZkDocumentWatcher;
+import io.quiver.core.zk.ZkDocumentWatcher;
 import org.apache.curator.framework.CuratorFramework;
 
 /**

@@ -1,8 +1,10 @@
 package io.quiver.schema;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.quiver.core.GraphException;
 import org.junit.jupiter.api.Test;
 
 /** Each compatibility rule refuses a bad change, naming itself, and lets a good one through. */
@@ -34,9 +36,12 @@ class SchemaChangesTest {
   }
 
   /** Refused when the proposed schema is built (a snapshot rule) or checked against the current one. */
-  private static void refused(java.util.function.Supplier<Schema> proposed, String rule) {
+  private static void refused(java.util.function.Supplier<Schema> proposed, SchemaRule rule) {
     assertThatThrownBy(() -> SchemaChanges.check(CURRENT, proposed.get()))
-        .isInstanceOf(SchemaException.class).hasMessageContaining(rule);
+        .isInstanceOfSatisfying(GraphException.class, refusal -> {
+          assertThat(refusal.code()).isEqualTo(GraphException.Code.INCOMPATIBLE_CHANGE);
+          assertThat(SchemaRule.of(refusal)).contains(rule);
+        });
   }
 
   private static void accepted(Schema proposed) {
@@ -46,31 +51,31 @@ class SchemaChangesTest {
   @Test
   void typeIds_areImmutable() {
     refused(() -> withUser("{\"id\": 9, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true}}}"),
-        "type ids are immutable");
+        SchemaRule.TYPE_ID_IMMUTABLE);
     refused(() -> withEdge("likes", "{\"id\": 7, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"liked_by\"}"),
-        "type ids are immutable");
+        SchemaRule.TYPE_ID_IMMUTABLE);
   }
 
   @Test
   void typeIds_areNeverReused() {
-    refused(() -> CURRENT.with(SchemaJson.readNodeType("board", toTree("{\"id\": 2}")), 5), "never reused");
-    refused(() -> withEdge("follows", "{\"id\": 2, \"from\": \"user\", \"to\": \"user\"}"), "never reused");
+    refused(() -> CURRENT.with(SchemaJson.readNodeType("board", toTree("{\"id\": 2}")), 5), SchemaRule.TYPE_ID_NEVER_REUSED);
+    refused(() -> withEdge("follows", "{\"id\": 2, \"from\": \"user\", \"to\": \"user\"}"), SchemaRule.TYPE_ID_NEVER_REUSED);
     accepted(CURRENT.with(SchemaJson.readNodeType("board", toTree("{\"id\": 3}")), 5));
   }
 
   @Test
   void aFieldsType_cannotChange() {
     refused(() -> withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
-        + " \"age\": {\"type\": \"string\"}}}"), "a field's type cannot change");
+        + " \"age\": {\"type\": \"string\"}}}"), SchemaRule.FIELD_TYPE_IMMUTABLE);
   }
 
   @Test
   void aNewRequiredField_needsADefault() {
     refused(() -> withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
         + " \"age\": {\"type\": \"integer\"}, \"email\": {\"type\": \"string\", \"required\": true}}}"),
-        "a new required field needs a default");
+        SchemaRule.REQUIRED_FIELD_NEEDS_DEFAULT);
     refused(() -> withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
-        + " \"age\": {\"type\": \"integer\", \"required\": true}}}"), "a new required field needs a default");
+        + " \"age\": {\"type\": \"integer\", \"required\": true}}}"), SchemaRule.REQUIRED_FIELD_NEEDS_DEFAULT);
     accepted(withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
         + " \"age\": {\"type\": \"integer\"}, \"email\": {\"type\": \"string\", \"required\": true, \"default\": \"\"},"
         + " \"bio\": {\"type\": \"string\"}}}"));
@@ -78,12 +83,12 @@ class SchemaChangesTest {
 
   @Test
   void anEdgeTypesEndsAndInverse_cannotChange() {
-    refused(() -> withEdge("views", "{\"id\": 3, \"from\": \"pin\", \"to\": \"pin\"}"), "ends cannot change");
+    refused(() -> withEdge("views", "{\"id\": 3, \"from\": \"pin\", \"to\": \"pin\"}"), SchemaRule.EDGE_ENDS_IMMUTABLE);
     refused(() -> withEdge("likes", "{\"id\": 1, \"from\": \"pin\", \"to\": \"pin\", \"inverse\": \"liked_by\"}"),
-        "inverse of 'liked_by'");
+        SchemaRule.INVERSE_PAIR_MISMATCH);
     refused(() -> withEdge("views", "{\"id\": 3, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"viewed_by\"}"),
-        "inverse cannot change");
-    refused(() -> withEdge("likes", "{\"id\": 1, \"from\": \"user\", \"to\": \"pin\"}"), "name each other");
+        SchemaRule.INVERSE_IMMUTABLE);
+    refused(() -> withEdge("likes", "{\"id\": 1, \"from\": \"user\", \"to\": \"pin\"}"), SchemaRule.INVERSE_PAIR_MISMATCH);
     accepted(withEdge("likes", "{\"id\": 1, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"liked_by\","
         + " \"fields\": {\"at\": {\"type\": \"integer\"}}}"));
   }
@@ -91,16 +96,16 @@ class SchemaChangesTest {
   @Test
   void strictness_cannotBeTurnedOn() {
     refused(() -> withUser("{\"id\": 1, \"strict\": true, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true}}}"),
-        "strictness cannot be turned on");
+        SchemaRule.STRICTNESS_CANNOT_BE_TURNED_ON);
   }
 
   @Test
   void anInversePair_mustNameEachOther_andASymmetricTypeNamesItself() {
-    assertThatThrownBy(() -> withEdge("pinned", "{\"id\": 5, \"from\": \"pin\", \"to\": \"user\", \"inverse\": \"likes\"}"))
-        .hasMessageContaining("name each other");
-    assertThatThrownBy(() -> CURRENT.with(SchemaJson.readEdgeType("friends",
-        toTree("{\"id\": 6, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"friends\"}")), 5))
-        .hasMessageContaining("must run from");
+    refused(() -> withEdge("pinned", "{\"id\": 5, \"from\": \"pin\", \"to\": \"user\", \"inverse\": \"likes\"}"),
+        SchemaRule.INVERSE_PAIR_MISMATCH);
+    refused(() -> CURRENT.with(SchemaJson.readEdgeType("friends",
+        toTree("{\"id\": 6, \"from\": \"user\", \"to\": \"pin\", \"inverse\": \"friends\"}")), 5),
+        SchemaRule.INVERSE_PAIR_MISMATCH);
     accepted(withEdge("friends", "{\"id\": 6, \"from\": \"user\", \"to\": \"user\", \"inverse\": \"friends\"}"));
     Schema pending = withEdge("follows", "{\"id\": 7, \"from\": \"user\", \"to\": \"user\", \"inverse\": \"followed_by\"}");
     accepted(pending);
@@ -111,6 +116,6 @@ class SchemaChangesTest {
   void types_areNeverRemoved() {
     Schema without = new Schema(5, java.util.Map.of("user", CURRENT.nodeTypes().get("user"),
         "pin", CURRENT.nodeTypes().get("pin")), java.util.Map.of());
-    refused(() -> without, "never removed");
+    refused(() -> without, SchemaRule.TYPE_NEVER_REMOVED);
   }
 }

@@ -88,17 +88,20 @@ class SchemaTest {
   @Test
   void snapshot_refusesIncoherentDocuments() {
     assertThatThrownBy(() -> SchemaJson.parse(DOCUMENT.replace("\"inverse\": \"likes\"", "\"inverse\": \"friends\"")))
-        .hasMessageContaining("name each other");
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.INVERSE_PAIR_MISMATCH));
     assertThatThrownBy(() -> SchemaJson.parse(DOCUMENT.replace("\"id\": 2, \"strict\"", "\"id\": 1, \"strict\"")))
-        .hasMessageContaining("share id 1");
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.TYPE_ID_NEVER_REUSED));
     assertThatThrownBy(() -> SchemaJson.parse(DOCUMENT.replace("\"from\": \"user\", \"to\": \"pin\"", "\"from\": \"user\", \"to\": \"boat\"")))
-        .hasMessageContaining("boat");
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.UNDEFINED_NODE_TYPE));
     assertThatThrownBy(() -> SchemaJson.parse(DOCUMENT.replace("\"user\": {\"id\": 1", "\"User\": {\"id\": 1")))
-        .hasMessageContaining("must match");
+        .isInstanceOfSatisfying(io.quiver.core.GraphException.class, invalid -> assertThat(invalid.code())
+            .isEqualTo(io.quiver.core.GraphException.Code.INVALID_ARGUMENT)).hasMessageContaining("must match");
     assertThatThrownBy(() -> SchemaJson.parse(DOCUMENT.replace("\"default\": \"untitled\"", "\"default\": 7")))
-        .hasMessageContaining("not a valid string");
+        .isInstanceOfSatisfying(io.quiver.core.GraphException.class, invalid -> assertThat(invalid.code())
+            .isEqualTo(io.quiver.core.GraphException.Code.INVALID_ARGUMENT)).hasMessageContaining("not a valid string");
     assertThatThrownBy(() -> SchemaJson.parse(DOCUMENT.replace("\"id\": 1, \"fields\"", "\"id\": 1024, \"fields\"")))
-        .hasMessageContaining("1023");
+        .isInstanceOfSatisfying(io.quiver.core.GraphException.class, invalid -> assertThat(invalid.code())
+            .isEqualTo(io.quiver.core.GraphException.Code.INVALID_ARGUMENT)).hasMessageContaining("1023");
   }
 
   @Test

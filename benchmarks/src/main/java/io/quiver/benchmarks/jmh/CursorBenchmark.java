@@ -1,6 +1,6 @@
 package io.quiver.benchmarks.jmh;
 
-import io.quiver.edge.Cursor;
+import io.quiver.store.Cursor;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,6 +1,6 @@
 package io.quiver.benchmarks.jmh;
 
-import io.quiver.id.NodeId;
+import io.quiver.store.NodeId;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

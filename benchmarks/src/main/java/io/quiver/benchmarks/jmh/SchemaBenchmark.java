@@ -2,13 +2,12 @@ package io.quiver.benchmarks.jmh;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.quiver.id.NodeId;
-import io.quiver.node.TypeChecks;
 import io.quiver.schema.Fields;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.Violation;
+import io.quiver.store.NodeId;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,7 +52,7 @@ public class SchemaBenchmark {
     Schema schema = SchemaJson.parse("{\"nodeTypes\": {\"user\": {\"id\": 1}, \"pin\": {\"id\": 3, \"fields\": {"
         + fields + ", \"owner\": {\"type\": \"id\", \"nodeType\": \"user\", \"required\": true}}}}}");
     pin = schema.nodeType("pin").orElseThrow();
-    ids = TypeChecks.idTypes(schema);
+    ids = NodeId.idTypes(schema);
     ObjectMapper mapper = new ObjectMapper();
     full = (ObjectNode) mapper.readTree("{" + data + ", \"owner\": \"" + NodeId.of(5, 1, 99) + "\"}");
     stored = full.deepCopy();

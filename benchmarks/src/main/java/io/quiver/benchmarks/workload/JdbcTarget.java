@@ -2,10 +2,13 @@ package io.quiver.benchmarks.workload;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.quiver.id.NodeId;
-import io.quiver.shard.Host;
-import io.quiver.shard.ShardMap;
-import io.quiver.sql.SqlNames;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.store.NodeId;
+import io.quiver.store.TableNames;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -29,16 +32,18 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class JdbcTarget implements Target {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final int USER_TYPE = 1;
-  private static final int FOLLOWS_TYPE = 5;
 
   private final ShardMap map;
+  private final NodeType user;
+  private final EdgeType follows;
   private final Graph graph;
   private final ExecutorService workers;
   private final ThreadLocal<Map<String, Connection>> connections = ThreadLocal.withInitial(HashMap::new);
 
-  JdbcTarget(ShardMap map, Graph graph, int threads) {
+  JdbcTarget(ShardMap map, Schema schema, Graph graph, int threads) {
     this.map = map;
+    this.user = schema.nodeType("user").orElseThrow();
+    this.follows = schema.edgeType("follows").orElseThrow();
     this.graph = graph;
     this.workers = Executors.newFixedThreadPool(threads);
   }
@@ -62,19 +67,19 @@ final class JdbcTarget implements Target {
   private int run(Call call) throws SQLException {
     NodeId from = new NodeId(call.from());
     return switch (call.operation()) {
-      case GET_NODE -> query(from, "SELECT data, version, created_at, updated_at FROM " + table(from, "nodes_user")
+      case GET_NODE -> query(from, "SELECT data, version, created_at, updated_at FROM " + TableNames.nodes(from.shard(), user)
           + " WHERE local_id = ?", from.local());
-      case GET_EDGES -> query(from, "SELECT to_id, sequence, data, updated_us FROM " + table(from, "edges_follows")
+      case GET_EDGES -> query(from, "SELECT to_id, sequence, data, updated_us FROM " + TableNames.edges(from.shard(), follows)
           + " WHERE from_id = ? AND state = 1 ORDER BY sequence DESC, to_id DESC LIMIT 51", from.value());
-      case COUNT_EDGES -> query(from, "SELECT count FROM " + table(from, "edge_counts")
-          + " WHERE from_id = ? AND edge_type = " + FOLLOWS_TYPE, from.value());
-      case GET_EDGE -> query(from, "SELECT sequence, data, updated_us FROM " + table(from, "edges_follows")
+      case COUNT_EDGES -> query(from, "SELECT count FROM " + TableNames.counts(from.shard())
+          + " WHERE from_id = ? AND edge_type = " + follows.id(), from.value());
+      case GET_EDGE -> query(from, "SELECT sequence, data, updated_us FROM " + TableNames.edges(from.shard(), follows)
           + " WHERE from_id = ? AND to_id = ? AND state = 1", from.value(), call.to());
       case ADD_EDGE, UPDATE_EDGE -> addEdge(from, call);
       case REMOVE_EDGE -> removeEdge(from, call.to());
       case UPDATE_NODE -> updateNode(from, call.text());
       case ADD_NODE -> addNode(call.text());
-      case DELETE_NODE -> update(from, "DELETE FROM " + table(from, "nodes_user") + " WHERE local_id = ?", from.local())
+      case DELETE_NODE -> update(from, "DELETE FROM " + TableNames.nodes(from.shard(), user) + " WHERE local_id = ?", from.local())
           == 1 ? 204 : 404;
     };
   }
@@ -102,7 +107,7 @@ final class JdbcTarget implements Target {
   private int addEdge(NodeId from, Call call) throws SQLException {
     return inTransaction(from, connection -> {
       boolean wasActive;
-      try (PreparedStatement lock = connection.prepareStatement("SELECT state FROM " + table(from, "edges_follows")
+      try (PreparedStatement lock = connection.prepareStatement("SELECT state FROM " + TableNames.edges(from.shard(), follows)
           + " WHERE from_id = ? AND to_id = ? FOR UPDATE")) {
         lock.setLong(1, from.value());
         lock.setLong(2, call.to());
@@ -111,7 +116,7 @@ final class JdbcTarget implements Target {
         }
       }
       long now = System.currentTimeMillis() * 1000;
-      try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + table(from, "edges_follows")
+      try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + TableNames.edges(from.shard(), follows)
           + " (from_id, to_id, sequence, state, data, updated_us) VALUES (?, ?, ?, 1, ?, ?)"
           + " ON DUPLICATE KEY UPDATE sequence = VALUES(sequence), state = 1, data = VALUES(data), updated_us = VALUES(updated_us)")) {
         upsert.setLong(1, from.value());
@@ -122,8 +127,8 @@ final class JdbcTarget implements Target {
         upsert.executeUpdate();
       }
       if (!wasActive) {
-        try (PreparedStatement count = connection.prepareStatement("INSERT INTO " + table(from, "edge_counts")
-            + " (from_id, edge_type, count) VALUES (?, " + FOLLOWS_TYPE + ", 1) ON DUPLICATE KEY UPDATE count = count + 1")) {
+        try (PreparedStatement count = connection.prepareStatement("INSERT INTO " + TableNames.counts(from.shard())
+            + " (from_id, edge_type, count) VALUES (?, " + follows.id() + ", 1) ON DUPLICATE KEY UPDATE count = count + 1")) {
           count.setLong(1, from.value());
           count.executeUpdate();
         }
@@ -136,7 +141,7 @@ final class JdbcTarget implements Target {
   private int removeEdge(NodeId from, long to) throws SQLException {
     return inTransaction(from, connection -> {
       int removed;
-      try (PreparedStatement tombstone = connection.prepareStatement("UPDATE " + table(from, "edges_follows")
+      try (PreparedStatement tombstone = connection.prepareStatement("UPDATE " + TableNames.edges(from.shard(), follows)
           + " SET state = 0, updated_us = ? WHERE from_id = ? AND to_id = ? AND state = 1")) {
         tombstone.setLong(1, System.currentTimeMillis() * 1000);
         tombstone.setLong(2, from.value());
@@ -144,8 +149,8 @@ final class JdbcTarget implements Target {
         removed = tombstone.executeUpdate();
       }
       if (removed == 1) {
-        try (PreparedStatement count = connection.prepareStatement("UPDATE " + table(from, "edge_counts")
-            + " SET count = count - 1 WHERE from_id = ? AND edge_type = " + FOLLOWS_TYPE)) {
+        try (PreparedStatement count = connection.prepareStatement("UPDATE " + TableNames.counts(from.shard())
+            + " SET count = count - 1 WHERE from_id = ? AND edge_type = " + follows.id())) {
           count.setLong(1, from.value());
           count.executeUpdate();
         }
@@ -157,7 +162,7 @@ final class JdbcTarget implements Target {
   private int updateNode(NodeId id, String bio) throws SQLException {
     return inTransaction(id, connection -> {
       String data;
-      try (PreparedStatement read = connection.prepareStatement("SELECT data FROM " + table(id, "nodes_user")
+      try (PreparedStatement read = connection.prepareStatement("SELECT data FROM " + TableNames.nodes(id.shard(), user)
           + " WHERE local_id = ? FOR UPDATE")) {
         read.setLong(1, id.local());
         try (ResultSet row = read.executeQuery()) {
@@ -169,7 +174,7 @@ final class JdbcTarget implements Target {
       }
       ObjectNode merged = readObject(data);
       merged.put("bio", bio);
-      try (PreparedStatement write = connection.prepareStatement("UPDATE " + table(id, "nodes_user")
+      try (PreparedStatement write = connection.prepareStatement("UPDATE " + TableNames.nodes(id.shard(), user)
           + " SET data = ?, version = version + 1, updated_at = ? WHERE local_id = ?")) {
         write.setString(1, merged.toString());
         write.setTimestamp(2, new Timestamp(System.currentTimeMillis()));
@@ -190,14 +195,14 @@ final class JdbcTarget implements Target {
 
   private int addNode(String name) throws SQLException {
     int shard = map.allShards().get(ThreadLocalRandom.current().nextInt(map.allShards().size()));
-    NodeId anchor = NodeId.of(shard, USER_TYPE, 1);
-    try (PreparedStatement insert = connection(anchor).prepareStatement("INSERT INTO " + table(anchor, "nodes_user")
+    NodeId anchor = NodeId.of(shard, user.id(), 1);
+    try (PreparedStatement insert = connection(anchor).prepareStatement("INSERT INTO " + TableNames.nodes(anchor.shard(), user)
         + " (data, version, created_at, updated_at) VALUES (?, 1, NOW(6), NOW(6))", Statement.RETURN_GENERATED_KEYS)) {
       insert.setString(1, "{\"name\": \"" + name + "\"}");
       insert.executeUpdate();
       try (ResultSet keys = insert.getGeneratedKeys()) {
         keys.next();
-        graph.created(NodeId.of(shard, USER_TYPE, keys.getLong(1)).value());
+        graph.created(NodeId.of(shard, user.id(), keys.getLong(1)).value());
       }
     }
     return 201;
@@ -225,9 +230,6 @@ final class JdbcTarget implements Target {
     }
   }
 
-  private static String table(NodeId id, String table) {
-    return SqlNames.table(id.shard(), table);
-  }
 
   private Connection connection(NodeId routing) throws SQLException {
     Host host = map.hosts().get(map.rangeOf(routing.shard()).orElseThrow().host());

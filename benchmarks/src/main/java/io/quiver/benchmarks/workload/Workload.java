@@ -1,10 +1,10 @@
 package io.quiver.benchmarks.workload;
 
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.server.QuiverServer;
 import io.quiver.cache.CacheSettings;
-import io.quiver.config.QuiverConfig;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
-import io.quiver.server.QuiverServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -72,7 +72,7 @@ public final class Workload {
         List<Target> targets = List.of(
             new HttpTarget("quiver", vertx, quiver.port(), maxConcurrency, graph),
             new HttpTarget("quiver-nocache", vertx, quiverNoCache.port(), maxConcurrency, graph),
-            new JdbcTarget(quiver.store().shardMap(), graph, maxConcurrency),
+            new JdbcTarget(quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency),
             new BareTarget(vertx, Ports.free(), maxConcurrency));
         Driver driver = new Driver(vertx, graph);
         WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
@@ -121,7 +121,7 @@ public final class Workload {
       long pending = 0;
       int hosts = 0;
       for (QuiverServer server : servers) {
-        for (var stats : server.store().outboxStats().values()) {
+        for (var stats : server.backend().telemetry().outboxStats().values()) {
           pending += stats.pending();
           hosts++;
         }

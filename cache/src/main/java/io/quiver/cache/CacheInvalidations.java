@@ -1,0 +1,89 @@
+package io.quiver.cache;
+
+import io.quiver.cache.internal.CachePeers;
+import io.quiver.store.ChangeFeed;
+import io.quiver.store.GraphChange;
+import io.quiver.store.NodeId;
+import io.vertx.core.Vertx;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * The channel between servers' caches. Every process that writes joins it — a server with or
+ * without a cache, a command-line repair — so that no committed change goes unannounced: it
+ * subscribes to its backend's {@link ChangeFeed} and sends every change to every peer, and hands
+ * what the peers send to a {@link Receiver} (a cache drops its copy; a tool ignores them).
+ *
+ * <p>Peers find each other as ephemeral znodes under {@link CacheSettings#peersPath()}; one UDP
+ * datagram per change and peer ({@link CachePeers}).
+ */
+public final class CacheInvalidations implements AutoCloseable {
+
+  /** Told of a change another process committed. */
+  @FunctionalInterface
+  public interface Receiver {
+    void invalidate(GraphChange change);
+
+    /** For a process with nothing cached. */
+    Receiver NONE = change -> { };
+  }
+
+  private final CachePeers peers;
+  private final ChangeFeed.Subscription subscription;
+
+  private CacheInvalidations(CachePeers peers, ChangeFeed changes) {
+    this.peers = peers;
+    this.subscription = changes.subscribe(this::announce);
+  }
+
+  /**
+   * Joins the channel: listens, registers, learns the current peers, then starts announcing this
+   * process's changes. Blocks until all that is done (call it at startup, off the event loop).
+   */
+  public static CacheInvalidations join(Vertx vertx, CuratorFramework curator, CacheSettings settings,
+      ChangeFeed changes, Receiver receiver) {
+    CachePeers peers = new CachePeers(vertx, curator, settings.peersPath(), settings.advertiseHost(),
+        new CachePeers.Receiver() {
+          @Override
+          public void nodeChanged(NodeId id) {
+            receiver.invalidate(new GraphChange.NodeChanged(id, null));
+          }
+
+          @Override
+          public void edgesChanged(NodeId from, String edgeType) {
+            receiver.invalidate(new GraphChange.EdgeListChanged(from, edgeType));
+          }
+        });
+    peers.start();
+    return new CacheInvalidations(peers, changes);
+  }
+
+  private void announce(GraphChange change) {
+    if (change instanceof GraphChange.NodeChanged node) {
+      peers.nodeChanged(node.id());
+    } else if (change instanceof GraphChange.EdgeListChanged list) {
+      peers.edgesChanged(list.from(), list.edgeType());
+    }
+  }
+
+  /** Datagrams sent to peers since start. */
+  public long sent() {
+    return peers.sent();
+  }
+
+  /** Datagrams received from peers since start. */
+  public long received() {
+    return peers.received();
+  }
+
+  /** How many other processes this one tells of its changes. */
+  public int peerCount() {
+    return peers.peerCount();
+  }
+
+  /** Stops announcing, lets the datagrams already sent leave, and leaves the channel. */
+  @Override
+  public void close() {
+    subscription.close();
+    peers.close();
+  }
+}

@@ -1,0 +1,170 @@
+package io.quiver.cache.internal;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import com.github.benmanes.caffeine.cache.Ticker;
+import io.quiver.cache.CacheFigures;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiPredicate;
+import java.util.function.ToIntFunction;
+
+/**
+ * A bounded cache whose entries can only move forward in time.
+ *
+ * <h2>The rule</h2>
+ * MySQL first, then the cache. Every change to a key — a local write, a removal, an invalidation
+ * from another server — takes a stamp from one counter and leaves an entry carrying it: the new
+ * value, or a marker when there is no value to keep. A fill from the database takes its stamp
+ * when its read begins, and lands only if no entry stamped later is there: a read that began
+ * before a write can never put the older value over the newer one, even if it finishes after it.
+ * Where values carry their own versions (nodes), a value also never replaces a newer version.
+ * Markers expire quickly; after that, a key is simply absent. Failures are never cached.
+ *
+ * <h2>Markers</h2>
+ * An <em>absent</em> marker says the key is known not to exist (a negative entry, short-lived);
+ * an <em>invalidated</em> marker says only that anything older than it is stale.
+ */
+public final class GuardedCache<K, V> {
+  /** What a key holds. */
+  public sealed interface Slot<V> permits Present, Marker {
+    long stamp();
+  }
+
+  public record Present<V>(V value, long stamp) implements Slot<V> {}
+
+  public record Marker<V>(boolean absent, long stamp) implements Slot<V> {}
+
+  private final Cache<K, Slot<V>> cache;
+  private final AtomicLong clock = new AtomicLong();
+  /** Fills that began at or before this stamp are refused: everything was cleared after them. */
+  private volatile long floor;
+  private final BiPredicate<V, V> newer;
+  private final LongAdder hits = new LongAdder();
+  private final LongAdder misses = new LongAdder();
+
+  /**
+   * @param maxWeight the bound, in the weigher's units (bytes)
+   * @param weigher the weight of a value
+   * @param newer whether the first value may replace the second (by version, where there is one)
+   * @param valueTtl a safety net for values: a change another server failed to announce is
+   *     forgotten after this long
+   * @param absentTtl how long a key is known to be absent
+   * @param invalidatedTtl how long an invalidation fences off older fills
+   */
+  public GuardedCache(long maxWeight, ToIntFunction<V> weigher, BiPredicate<V, V> newer, Duration valueTtl,
+      Duration absentTtl, Duration invalidatedTtl, Ticker ticker) {
+    this.newer = newer;
+    this.cache = Caffeine.newBuilder()
+        .maximumWeight(maxWeight)
+        .<K, Slot<V>>weigher((key, slot) -> slot instanceof Present<V> present ? weigher.applyAsInt(present.value()) : 16)
+        .expireAfter(new Expiry<K, Slot<V>>() {
+          @Override
+          public long expireAfterCreate(K key, Slot<V> slot, long now) {
+            return ttl(slot);
+          }
+
+          @Override
+          public long expireAfterUpdate(K key, Slot<V> slot, long now, long remaining) {
+            return ttl(slot);
+          }
+
+          @Override
+          public long expireAfterRead(K key, Slot<V> slot, long now, long remaining) {
+            return remaining;
+          }
+
+          private long ttl(Slot<V> slot) {
+            if (slot instanceof Marker<V> marker) {
+              return (marker.absent() ? absentTtl : invalidatedTtl).toNanos();
+            }
+            return valueTtl.toNanos();
+          }
+        })
+        .ticker(ticker)
+        .recordStats()
+        .build();
+  }
+
+  /** The stamp a fill takes before it reads the database. */
+  public long begin() {
+    return clock.incrementAndGet();
+  }
+
+  /** The value if present; counts a hit or a miss. An absent marker is a hit (the answer is known). */
+  public Slot<V> lookup(K key) {
+    Slot<V> slot = cache.getIfPresent(key);
+    if (slot instanceof Present<V> || (slot instanceof Marker<V> marker && marker.absent())) {
+      hits.increment();
+      return slot;
+    }
+    misses.increment();
+    return null;
+  }
+
+  /** A value read from the database by a read that began at {@code begun}. */
+  public void fill(K key, long begun, V value) {
+    if (begun <= floor) {
+      return;
+    }
+    cache.asMap().compute(key, (k, old) -> {
+      if (old != null && old.stamp() > begun) {
+        return old;
+      }
+      if (old instanceof Present<V> present && !newer.test(value, present.value())) {
+        return old;
+      }
+      return new Present<>(value, begun);
+    });
+  }
+
+  /** The key was found absent by a read that began at {@code begun}. */
+  public void fillAbsent(K key, long begun) {
+    if (begun <= floor) {
+      return;
+    }
+    cache.asMap().compute(key, (k, old) -> old != null && old.stamp() > begun ? old : new Marker<>(true, begun));
+  }
+
+  /** A value this process has just committed. */
+  public void write(K key, V value) {
+    long stamp = clock.incrementAndGet();
+    cache.asMap().compute(key, (k, old) ->
+        old instanceof Present<V> present && !newer.test(value, present.value()) ? old : new Present<>(value, stamp));
+  }
+
+  /** The key was removed by a commit of this process. */
+  public void writeAbsent(K key) {
+    cache.put(key, new Marker<>(true, clock.incrementAndGet()));
+  }
+
+  /** Whatever is cached for the key is stale: forget it, and refuse fills that began before now. */
+  public void invalidate(K key) {
+    cache.put(key, new Marker<>(false, clock.incrementAndGet()));
+  }
+
+  /** Forgets everything, and refuses every fill that began before now. */
+  /** The values held now (not the markers), for a check against the database. */
+  public java.util.Map<K, V> values() {
+    java.util.Map<K, V> values = new java.util.HashMap<>();
+    cache.asMap().forEach((key, slot) -> {
+      if (slot instanceof Present<V> present) {
+        values.put(key, present.value());
+      }
+    });
+    return values;
+  }
+
+  public void clear() {
+    floor = clock.incrementAndGet();
+    cache.invalidateAll();
+  }
+
+  public CacheFigures figures(String name, long invalidationsSent, long invalidationsReceived) {
+    return new CacheFigures(name, hits.sum(), misses.sum(), cache.stats().evictionCount(),
+        cache.policy().eviction().map(eviction -> eviction.weightedSize().orElse(0)).orElse(0L),
+        cache.estimatedSize(), invalidationsSent, invalidationsReceived);
+  }
+}

@@ -1,2 +1,0 @@
-/** Runnable examples of the Java client against a running Quiver ({@code ./quiver dev}). */
-package io.quiver.example;

@@ -1,0 +1,200 @@
+package io.quiver.dev;
+
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.cache.CacheSettings;
+import io.quiver.embedded.EmbeddedMariaDb;
+import io.quiver.embedded.EmbeddedZooKeeper;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaSource;
+import io.quiver.schema.SchemaStore;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import io.quiver.store.PoolSettings;
+import io.quiver.store.ProvisionReport;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapSource;
+import io.quiver.store.shard.ShardMapStore;
+import io.quiver.store.shard.ShardRange;
+import io.quiver.store.shard.ShardSpan;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded default behind {@code ./quiver dev}: a ZooKeeper server and two MariaDB hosts,
+ * all with their data under one directory ({@code ./var}) so that it survives restarts, eight
+ * shards over the two hosts (so routing across hosts is real from the first day) and the
+ * example schema.
+ *
+ * <p>The hosts take free ports at every start; when they differ from the stored shard map's,
+ * the map is republished with the new addresses, as an operator would after moving a host.
+ */
+public final class DevStack implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DevStack.class);
+  public static final int SHARDS = 8;
+  public static final String USER = "root";
+  public static final String PASSWORD = "";
+
+  private final EmbeddedZooKeeper zooKeeper;
+  private final List<EmbeddedMariaDb> hosts;
+  private final Schema schema;
+  private final String adminToken = newAdminToken();
+
+  private DevStack(EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts, Schema schema) {
+    this.zooKeeper = zooKeeper;
+    this.hosts = hosts;
+    this.schema = schema;
+  }
+
+  private static String newAdminToken() {
+    byte[] bytes = new byte[24];
+    new java.security.SecureRandom().nextBytes(bytes);
+    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  /** The admin token of this run, made anew at every start. */
+  public String adminToken() {
+    return adminToken;
+  }
+
+  public static DevStack start(Path dataDir) throws Exception {
+    log.info("starting the embedded stack with its data in {}", dataDir.toAbsolutePath());
+    EmbeddedMariaDb.requireDurable(dataDir);
+    List<AutoCloseable> started = new ArrayList<>();
+    try {
+      EmbeddedZooKeeper zooKeeper = remember(started, EmbeddedZooKeeper.start(dataDir.resolve("zookeeper"), 0));
+      List<EmbeddedMariaDb> hosts = List.of(
+          remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h1"), 0)),
+          remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h2"), 0)));
+      DevStack stack = new DevStack(zooKeeper, hosts, exampleSchema());
+      stack.publishAndProvision();
+      return stack;
+    } catch (Exception | Error e) {
+      // Whatever did start must stop, or its threads and processes outlive the failed start.
+      for (int i = started.size() - 1; i >= 0; i--) {
+        closeQuietly(started.get(i), e);
+      }
+      throw e;
+    }
+  }
+
+  private static <T extends AutoCloseable> T remember(List<AutoCloseable> started, T part) {
+    started.add(part);
+    return part;
+  }
+
+  private static void closeQuietly(AutoCloseable part, Throwable failure) {
+    try {
+      part.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  public static Schema exampleSchema() {
+    try (InputStream in = DevStack.class.getResourceAsStream("example-schema.json")) {
+      return SchemaJson.parse(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The example schema; the server defines it through the registry, as an admin call would. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The configuration of a server over this stack. */
+  public QuiverConfig config(int httpPort) {
+    return new QuiverConfig(
+        new QuiverConfig.Http(httpPort, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES),
+        new QuiverConfig.ZooKeeper(zooKeeper.connectString(), ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH,
+            QuiverConfig.DEFAULT_ZK_SESSION_TIMEOUT),
+        PoolSettings.defaults(USER, PASSWORD),
+        ApplierSettings.defaults(),
+        CacheSettings.defaults(),
+        null,
+        adminToken);
+  }
+
+  private void publishAndProvision() throws Exception {
+    try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
+        zooKeeper.connectString(), new ExponentialBackoffRetry(100, 5))) {
+      curator.start();
+      curator.blockUntilConnected();
+      ShardMapStore store = new ShardMapStore(curator, ShardMapStore.DEFAULT_PATH);
+      ShardMap map = currentMap(store.read());
+      store.read().filter(map::equals).ifPresentOrElse(
+          unchanged -> log.info("shard map version {} is current", unchanged.version()),
+          () -> publish(store, map));
+      // Every shard database and table of the stored schema, created or brought up to date before
+      // any server drains an outbox: the same admin service the command line's provision uses.
+      ProvisionReport report = provision(curator, map);
+      log.info("{} shards ready ({} databases and {} tables created now)",
+          report.shards(), report.databasesCreated(), report.tablesCreated());
+    }
+  }
+
+  private static ProvisionReport provision(CuratorFramework curator, ShardMap map) {
+    Vertx vertx = Vertx.vertx();
+    GraphBackend backend = GraphStore.builder(vertx)
+        .pools(PoolSettings.defaults(USER, PASSWORD))
+        .shardMaps(ShardMapSource.fixed(map))
+        .schemas(SchemaSource.fixed(Schema.empty()))
+        .registry(curator, ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH)
+        .build();
+    try {
+      return backend.admin().provision().await();
+    } finally {
+      backend.close().await();
+      vertx.close().await();
+    }
+  }
+
+  /** The stored map with today's host addresses, or a first map: shards 0–3 on h1, 4–7 on h2. */
+  private ShardMap currentMap(Optional<ShardMap> stored) {
+    if (stored.isEmpty()) {
+      return new ShardMap(1,
+          Map.of("h1", new Host("h1", hosts.get(0).address(), List.of()),
+              "h2", new Host("h2", hosts.get(1).address(), List.of())),
+          List.of(new ShardRange(0, SHARDS / 2 - 1, "h1"), new ShardRange(SHARDS / 2, SHARDS - 1, "h2")),
+          List.of(new ShardSpan(0, SHARDS - 1)),
+          Map.of());
+    }
+    ShardMap map = stored.get();
+    ShardMap moved = map
+        .withHost(new Host("h1", hosts.get(0).address(), List.of()))
+        .withHost(new Host("h2", hosts.get(1).address(), List.of()));
+    return moved.equals(map) ? map : moved.withVersion(map.version() + 1);
+  }
+
+  private static void publish(ShardMapStore store, ShardMap map) {
+    try {
+      store.publish(map);
+      log.info("published shard map version {}", map.version());
+    } catch (Exception e) {
+      throw new IllegalStateException("could not publish the shard map", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    hosts.forEach(EmbeddedMariaDb::close);
+    zooKeeper.close();
+  }
+}

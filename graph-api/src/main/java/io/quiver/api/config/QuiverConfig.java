@@ -1,0 +1,143 @@
+package io.quiver.api.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.cache.CacheSettings;
+import io.quiver.schema.SchemaStore;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.PoolSettings;
+import io.quiver.store.shard.ShardMapStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything a Quiver server is told. Defaults are constants with their units; a bad value fails
+ * at start with a message naming it.
+ *
+ * <pre>{@code
+ * {"http":      {"port": 8080, "bodyLimitBytes": 1048576},
+ *  "zooKeeper": {"connect": "zk1:2181,zk2:2181", "shardMapPath": "/quiver/shard-map"},
+ *  "mysql":     {"user": "quiver", "password": "…", "poolSize": 16, "waitQueue": 256,
+ *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000},
+ *  "outbox":    {"tombstoneGraceSeconds": 604800, "maxAttempts": 10},
+ *  "cache":     {"enabled": true, "nodeMaxBytes": 268435456, "edgeWindow": 100, "advertiseHost": "10.0.0.5"},
+ *  "admin":     {"token": "…at least 16 characters…"},
+ *  "schemaFile": "/etc/quiver/schema.json"}
+ * }</pre>
+ */
+public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
+    CacheSettings cache, Path schemaFile, String adminToken) {
+  public static final int DEFAULT_PORT = 8080;
+  /** 1 MiB, as the API promises. */
+  public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
+  public static final Duration DEFAULT_ZK_SESSION_TIMEOUT = Duration.ofSeconds(15);
+
+  public QuiverConfig {
+    Objects.requireNonNull(http, "http");
+    Objects.requireNonNull(zooKeeper, "zooKeeper");
+    Objects.requireNonNull(mysql, "mysql");
+    Objects.requireNonNull(outbox, "outbox");
+    Objects.requireNonNull(cache, "cache");
+    if (adminToken != null && adminToken.length() < 16) {
+      throw new IllegalArgumentException("adminToken must be at least 16 characters");
+    }
+  }
+
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * @param port the HTTP port; 0 picks a free one
+   * @param requestTimeout a request not answered by then gets 503
+   */
+  public record Http(int port, long bodyLimitBytes, Duration requestTimeout) {
+    public Http(int port, long bodyLimitBytes) {
+      this(port, bodyLimitBytes, DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    public Http {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("http.port must be within 0..65535, got " + port);
+      }
+      if (bodyLimitBytes < 1024) {
+        throw new IllegalArgumentException("http.bodyLimitBytes must be at least 1024, got " + bodyLimitBytes);
+      }
+      if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
+        throw new IllegalArgumentException("http.requestTimeoutMs must be positive, got " + requestTimeout);
+      }
+    }
+  }
+
+  public record ZooKeeper(String connect, String shardMapPath, String schemaPath, Duration sessionTimeout) {
+    public ZooKeeper {
+      if (connect == null || connect.isBlank()) {
+        throw new IllegalArgumentException("zooKeeper.connect must name at least one host:port");
+      }
+      if (shardMapPath == null || !shardMapPath.startsWith("/")) {
+        throw new IllegalArgumentException("zooKeeper.shardMapPath must be an absolute znode path, got " + shardMapPath);
+      }
+      if (schemaPath == null || !schemaPath.startsWith("/")) {
+        throw new IllegalArgumentException("zooKeeper.schemaPath must be an absolute znode path, got " + schemaPath);
+      }
+      Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+    }
+  }
+
+  public QuiverConfig withPort(int port) {
+    return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout()), zooKeeper, mysql, outbox,
+        cache, schemaFile, adminToken);
+  }
+
+  public static QuiverConfig load(Path file) {
+    try {
+      return parse(new ObjectMapper().readTree(Files.readAllBytes(file)));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot read configuration " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  public static QuiverConfig parse(JsonNode root) {
+    JsonNode http = root.path("http");
+    JsonNode zk = root.path("zooKeeper");
+    JsonNode mysql = root.path("mysql");
+    JsonNode outbox = root.path("outbox");
+    ApplierSettings defaults = ApplierSettings.defaults();
+    JsonNode cache = root.path("cache");
+    CacheSettings cacheDefaults = CacheSettings.defaults();
+    return new QuiverConfig(
+        new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES),
+            Duration.ofMillis(http.path("requestTimeoutMs").asLong(DEFAULT_REQUEST_TIMEOUT.toMillis()))),
+        new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
+            zk.path("schemaPath").asText(SchemaStore.DEFAULT_PATH),
+            Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis()))),
+        new PoolSettings(
+            mysql.path("user").asText("root"),
+            mysql.path("password").asText(""),
+            mysql.path("poolSize").asInt(PoolSettings.DEFAULT_MAX_SIZE),
+            mysql.path("waitQueue").asInt(PoolSettings.DEFAULT_MAX_WAIT_QUEUE),
+            Duration.ofMillis(mysql.path("connectTimeoutMs").asLong(PoolSettings.DEFAULT_CONNECT_TIMEOUT.toMillis())),
+            Duration.ofMillis(mysql.path("acquireTimeoutMs").asLong(PoolSettings.DEFAULT_ACQUIRE_TIMEOUT.toMillis())),
+            mysql.path("statementCacheSize").asInt(PoolSettings.DEFAULT_STATEMENT_CACHE_SIZE),
+            mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT)),
+        new ApplierSettings(
+            outbox.path("leasePath").asText(defaults.leasePath()),
+            outbox.path("batchSize").asInt(defaults.batchSize()),
+            Duration.ofMillis(outbox.path("idleDelayMs").asLong(defaults.idleDelay().toMillis())),
+            outbox.path("maxAttempts").asInt(defaults.maxAttempts()),
+            Duration.ofMillis(outbox.path("maxBackoffMs").asLong(defaults.maxBackoff().toMillis())),
+            Duration.ofSeconds(outbox.path("tombstoneGraceSeconds").asLong(defaults.tombstoneGrace().toSeconds())),
+            Duration.ofSeconds(outbox.path("gcIntervalSeconds").asLong(defaults.gcInterval().toSeconds()))),
+        new CacheSettings(
+            cache.path("enabled").asBoolean(true),
+            cache.path("nodeMaxBytes").asLong(cacheDefaults.nodeMaxBytes()),
+            cache.path("edgeWindow").asInt(cacheDefaults.edgeWindow()),
+            cache.path("edgeMaxBytes").asLong(cacheDefaults.edgeMaxBytes()),
+            Duration.ofSeconds(cache.path("valueTtlSeconds").asLong(cacheDefaults.valueTtl().toSeconds())),
+            cache.path("peersPath").asText(cacheDefaults.peersPath()),
+            cache.path("advertiseHost").asText(cacheDefaults.advertiseHost())),
+        root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
+        root.path("admin").path("token").asText(null));
+  }
+}

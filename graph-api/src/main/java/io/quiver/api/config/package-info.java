@@ -1,0 +1,2 @@
+/** Quiver's configuration: one typed, validated object, read from a JSON file. */
+package io.quiver.api.config;

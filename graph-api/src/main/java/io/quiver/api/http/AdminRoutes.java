@@ -1,0 +1,147 @@
+package io.quiver.api.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.Futures;
+import io.quiver.core.GraphException.Code;
+import io.quiver.core.GraphException;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaJson;
+import io.quiver.store.AdminService;
+import io.quiver.store.shard.ShardMapJson;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * The admin calls, behind a bearer token: {@code Authorization: Bearer <token>}. No token
+ * answers 401, a wrong one 403, and either changes nothing. Each call parses its request on the
+ * event loop (a malformed one is a 400 before any work) and hands the work to the
+ * {@link AdminService} — the same service the command line uses — which checks, provisions and
+ * publishes a schema change, and answers once this server serves it.
+ */
+public final class AdminRoutes {
+  private final AdminService admin;
+  private final byte[] token;
+
+  /** @param token the admin token; null disables the admin calls (every one answers 403) */
+  public AdminRoutes(AdminService admin, String token) {
+    this.admin = admin;
+    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+  }
+
+  public void mount(Router router) {
+    RequestObserver.operation(router.put("/v1/schema/node-types/:name"), "defineNodeType")
+        .respond(ctx -> define(ctx, Kind.NODE));
+    RequestObserver.operation(router.put("/v1/schema/edge-types/:name"), "defineEdgeType")
+        .respond(ctx -> define(ctx, Kind.EDGE));
+    RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair").handler(this::repair);
+    RequestObserver.operation(router.get("/v1/admin/shard-map"), "getShardMap").respond(this::shardMap);
+  }
+
+  /** The shard map as ZooKeeper holds it: hosts, ranges, open spans and shard states. */
+  private Future<Buffer> shardMap(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          authorize(ctx);
+          return ctx;
+        })
+        .compose(authorized -> admin.shardMap())
+        .map(map -> {
+          ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+          return ApiJson.buffer(ShardMapJson.write(map));
+        });
+  }
+
+  /**
+   * FriendFeed's Cleaner over one edge type and its inverse. The answer streams one JSON line per
+   * shard scanned ({@code application/x-ndjson}) and ends with {@code {"summary": {...}}}; a
+   * request refused before the scan starts gets an ordinary JSON error.
+   */
+  private void repair(RoutingContext ctx) {
+    try {
+      authorize(ctx);
+    } catch (GraphException refused) {
+      ctx.fail(refused);
+      return;
+    }
+    HttpServerResponse response = ctx.response();
+    admin.repair(ctx.pathParam("edgeType"), line -> {
+          synchronized (response) {
+            if (!response.headWritten()) {
+              response.setChunked(true).putHeader("Content-Type", "application/x-ndjson");
+            }
+            response.write(ApiJson.buffer(ApiJson.object().put("progress", line)).appendString("\n"));
+          }
+        })
+        .onSuccess(report -> {
+          ObjectNode summary = ApiJson.object();
+          summary.set("summary", ApiJson.MAPPER.valueToTree(report));
+          synchronized (response) {
+            if (!response.headWritten()) {
+              response.putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+            }
+            response.end(ApiJson.buffer(summary).appendString("\n"));
+          }
+        })
+        .onFailure(failure -> {
+          if (response.headWritten()) {
+            response.end(ApiJson.buffer(ApiJson.object().put("error", String.valueOf(failure.getMessage())))
+                .appendString("\n"));
+          } else {
+            ctx.fail(failure);
+          }
+        });
+  }
+
+  private enum Kind { NODE, EDGE }
+
+  private Future<Buffer> define(RoutingContext ctx, Kind kind) {
+    return Futures.attempt(() -> {
+          authorize(ctx);
+          return readDefinition(ctx, kind);
+        })
+        .compose(this::publish)
+        .map(schema -> {
+          ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+          return ApiJson.buffer(SchemaJson.write(schema));
+        });
+  }
+
+  private void authorize(RoutingContext ctx) {
+    if (token == null) {
+      throw GraphException.of(Code.PERMISSION_DENIED, "the admin API is disabled: this server has no admin token");
+    }
+    String header = ctx.request().getHeader("Authorization");
+    if (header == null || !header.startsWith("Bearer ")) {
+      throw GraphException.of(Code.UNAUTHENTICATED, "admin calls need 'Authorization: Bearer <admin token>'");
+    }
+    byte[] given = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
+    if (!MessageDigest.isEqual(given, token)) {
+      throw GraphException.of(Code.PERMISSION_DENIED, "the admin token is not valid");
+    }
+  }
+
+  /** A parsed definition: exactly one of the two types is set. */
+  private record Definition(NodeType nodeType, EdgeType edgeType) {}
+
+  /** Parsed on the event loop, so a malformed definition is a 400 before any work is done. */
+  private static Definition readDefinition(RoutingContext ctx, Kind kind) {
+    JsonNode body = Requests.body(ctx, java.util.Set.of("id", "strict", "from", "to", "inverse", "fields"));
+    String name = ctx.pathParam("name");
+    return kind == Kind.NODE
+        ? new Definition(SchemaJson.readNodeType(name, body), null)
+        : new Definition(null, SchemaJson.readEdgeType(name, body));
+  }
+
+  private Future<Schema> publish(Definition definition) {
+    return definition.nodeType() != null
+        ? admin.defineNodeType(definition.nodeType())
+        : admin.defineEdgeType(definition.edgeType());
+  }
+}

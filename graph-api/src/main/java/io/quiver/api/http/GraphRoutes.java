@@ -1,0 +1,227 @@
+package io.quiver.api.http;
+
+import static io.quiver.api.http.RequestObserver.operation;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.Futures;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.EdgePage;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeResult;
+import io.quiver.store.GraphQueries;
+import io.quiver.store.GraphStore;
+import io.quiver.store.HydratedPage;
+import io.quiver.store.InverseWait;
+import io.quiver.store.Node;
+import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeId;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Set;
+
+/**
+ * The graph calls of API v1. Each handler is one flat chain: read the request (refusing bad
+ * input before anything is touched), call the store, render the answer. Failures go to
+ * {@link ApiErrors}.
+ */
+public final class GraphRoutes {
+  private static final Set<String> NODE_BODY = Set.of("data");
+  private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
+  private static final Set<String> EDGE_BODY = Set.of("sequence", "data");
+
+  private final GraphStore store;
+  private final GraphQueries queries;
+  private final SchemaSource schemas;
+
+  public GraphRoutes(GraphStore store, SchemaSource schemas) {
+    this.store = store;
+    this.queries = GraphQueries.over(store);
+    this.schemas = schemas;
+  }
+
+  public void mount(Router router) {
+    operation(router.post("/v1/nodes/:type"), "createNode").respond(this::createNode);
+    operation(router.get("/v1/nodes"), "getNodes").respond(this::getNodes);
+    operation(router.get("/v1/nodes/:id"), "getNode").respond(this::getNode);
+    operation(router.patch("/v1/nodes/:id"), "updateNode").respond(this::updateNode);
+    operation(router.put("/v1/nodes/:id"), "replaceNode").respond(this::replaceNode);
+    operation(router.delete("/v1/nodes/:id"), "deleteNode").respond(this::deleteNode);
+    // Registered before the edge routes so that 'count' is never taken for a node ID.
+    operation(router.get("/v1/nodes/:from/edges/:edgeType/count"), "countEdges").respond(this::countEdges);
+    operation(router.put("/v1/nodes/:from/edges/:edgeType/:to"), "addEdge").respond(this::addEdge);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType/:to"), "getEdge").respond(this::getEdge);
+    operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").respond(this::removeEdge);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").respond(this::getEdges);
+    operation(router.get("/v1/schema"), "getSchema").respond(this::getSchema);
+  }
+
+  // ---- nodes ----
+
+  private record Creation(String type, ObjectNode data, NodeId colocateWith) {}
+
+  private Future<Buffer> createNode(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          ObjectNode body = Requests.body(ctx, CREATE_BODY);
+          return new Creation(Requests.pathName(ctx, "type"), Requests.data(body, true),
+              Requests.idMember(body, "colocateWith"));
+        })
+        .compose(creation -> store.createNode(creation.type(), creation.data(), creation.colocateWith()))
+        .map(node -> {
+          ctx.response().setStatusCode(201).putHeader("Location", "/v1/nodes/" + node.id());
+          return nodeAnswer(ctx, node);
+        });
+  }
+
+  private Future<Buffer> getNode(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.pathId(ctx, "id"))
+        .compose(store::getNode)
+        .map(node -> nodeAnswer(ctx, node));
+  }
+
+  private Future<Buffer> getNodes(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.idList(ctx))
+        .compose(store::getNodes)
+        .map(batch -> json(ctx, batchJson(batch)));
+  }
+
+  private record Rewrite(NodeId id, ObjectNode data, long expectedVersion) {}
+
+  private Future<Rewrite> readRewrite(RoutingContext ctx) {
+    return Futures.attempt(() -> new Rewrite(Requests.pathId(ctx, "id"),
+        Requests.data(Requests.body(ctx, NODE_BODY), true), Requests.ifMatch(ctx)));
+  }
+
+  private Future<Buffer> updateNode(RoutingContext ctx) {
+    return readRewrite(ctx)
+        .compose(rewrite -> store.updateNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
+        .map(node -> nodeAnswer(ctx, node));
+  }
+
+  private Future<Buffer> replaceNode(RoutingContext ctx) {
+    return readRewrite(ctx)
+        .compose(rewrite -> store.replaceNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
+        .map(node -> nodeAnswer(ctx, node));
+  }
+
+  private record Deletion(NodeId id, GraphStore.Cascade cascade) {}
+
+  private Future<Void> deleteNode(RoutingContext ctx) {
+    return Futures.attempt(() -> new Deletion(Requests.pathId(ctx, "id"),
+            Requests.flag(ctx, "cascade") ? GraphStore.Cascade.EDGES : GraphStore.Cascade.NONE))
+        .compose(deletion -> store.deleteNode(deletion.id(), deletion.cascade()));
+  }
+
+  // ---- edges ----
+
+  private record EdgeKey(NodeId from, String type, NodeId to) {}
+
+  private EdgeKey edgeKey(RoutingContext ctx) {
+    return new EdgeKey(Requests.pathId(ctx, "from"), Requests.pathName(ctx, "edgeType"),
+        ctx.pathParam("to") == null ? null : Requests.pathId(ctx, "to"));
+  }
+
+  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data, InverseWait inverseWait) {}
+
+  private Future<Buffer> addEdge(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          ObjectNode body = Requests.body(ctx, EDGE_BODY);
+          return new EdgeWrite(edgeKey(ctx), Requests.longMember(body, "sequence"), Requests.data(body, false),
+              inverseWait(ctx));
+        })
+        .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
+            write.sequence(), write.data(), write.inverseWait()))
+        .map(result -> json(ctx, ApiJson.edge(reportInverse(ctx, result).edge())));
+  }
+
+  /** {@code ?waitForInverse=true} answers after the inverse copy is written too, when its host is up. */
+  private static InverseWait inverseWait(RoutingContext ctx) {
+    return Requests.flag(ctx, "waitForInverse") ? InverseWait.APPLIED : InverseWait.ASYNC;
+  }
+
+  /** Every edge write says where its inverse stands: {@code Quiver-Inverse: none | pending | applied}. */
+  private static EdgeResult reportInverse(RoutingContext ctx, EdgeResult result) {
+    ctx.response().putHeader("Quiver-Inverse", result.inverse().name().toLowerCase(java.util.Locale.ROOT));
+    return result;
+  }
+
+  private Future<Buffer> getEdge(RoutingContext ctx) {
+    return Futures.attempt(() -> edgeKey(ctx))
+        .compose(key -> store.getEdge(key.from(), key.type(), key.to()))
+        .map(edge -> json(ctx, ApiJson.edge(edge)));
+  }
+
+  private Future<Void> removeEdge(RoutingContext ctx) {
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, inverseWait(ctx)))
+        .compose(write -> store.removeEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
+        .map(result -> {
+          reportInverse(ctx, result);
+          return null;
+        });
+  }
+
+  private Future<Buffer> countEdges(RoutingContext ctx) {
+    return Futures.attempt(() -> edgeKey(ctx))
+        .compose(key -> store.countEdges(key.from(), key.type()))
+        .map(count -> json(ctx, ApiJson.object().put("count", count)));
+  }
+
+  private record PageRequest(EdgeKey key, EdgeQuery query, boolean hydrate) {}
+
+  private Future<Buffer> getEdges(RoutingContext ctx) {
+    return Futures.attempt(() -> new PageRequest(edgeKey(ctx), Requests.edgeQuery(ctx), Requests.flag(ctx, "hydrate")))
+        .compose(request -> request.hydrate()
+            ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(GraphRoutes::hydratedJson)
+            : store.getEdges(request.key().from(), request.key().type(), request.query()).map(GraphRoutes::pageJson))
+        .map(json -> json(ctx, json));
+  }
+
+  /** Each edge with its target as {@code node}, and the targets gone as {@code missing}. */
+  private static ObjectNode hydratedJson(HydratedPage page) {
+    ObjectNode json = ApiJson.object();
+    ArrayNode edges = json.putArray("edges");
+    page.edges().forEach(entry -> edges.add(ApiJson.edge(entry.edge()).set("node", ApiJson.node(entry.node()))));
+    json.put("next", page.next() == null ? null : page.next().encode());
+    ArrayNode missing = json.putArray("missing");
+    page.missing().forEach(id -> missing.add(id.toString()));
+    return json;
+  }
+
+  // ---- schema ----
+
+  private Future<Buffer> getSchema(RoutingContext ctx) {
+    return Futures.attempt(() -> json(ctx, SchemaJson.write(schemas.current())));
+  }
+
+  // ---- rendering ----
+
+  private static ObjectNode pageJson(EdgePage page) {
+    ObjectNode json = ApiJson.object();
+    ArrayNode edges = json.putArray("edges");
+    page.edges().forEach(edge -> edges.add(ApiJson.edge(edge)));
+    json.put("next", page.next() == null ? null : page.next().encode());
+    return json;
+  }
+
+  private static ObjectNode batchJson(NodeBatch batch) {
+    ObjectNode json = ApiJson.object();
+    ArrayNode nodes = json.putArray("nodes");
+    batch.nodes().forEach(node -> nodes.add(ApiJson.node(node)));
+    ArrayNode missing = json.putArray("missing");
+    batch.missing().forEach(id -> missing.add(id.toString()));
+    return json;
+  }
+
+  private static Buffer nodeAnswer(RoutingContext ctx, Node node) {
+    ctx.response().putHeader("ETag", "\"" + node.version() + "\"");
+    return json(ctx, ApiJson.node(node));
+  }
+
+  private static Buffer json(RoutingContext ctx, com.fasterxml.jackson.databind.JsonNode json) {
+    ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+    return ApiJson.buffer(json);
+  }
+}

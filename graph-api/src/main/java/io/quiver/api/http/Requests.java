@@ -1,0 +1,192 @@
+package io.quiver.api.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
+import io.quiver.schema.Ids;
+import io.quiver.store.Cursor;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.GraphStore;
+import io.quiver.store.NodeId;
+import io.quiver.store.Order;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Reads what a request says, refusing anything malformed with INVALID_ARGUMENT and a sentence
+ * naming the bad part. Nothing here touches storage, so a refused request changes nothing.
+ */
+final class Requests {
+  static final int MAX_IDS_PER_GET = 500;
+
+  private Requests() {}
+
+  static NodeId pathId(RoutingContext ctx, String param) {
+    String text = ctx.pathParam(param);
+    return NodeId.parse(text).orElseThrow(() -> GraphException.invalid("'" + text + "' is not a node ID"));
+  }
+
+  static String pathName(RoutingContext ctx, String param) {
+    return ctx.pathParam(param);
+  }
+
+  /** The body as a JSON object; an empty body is an empty object. */
+  static ObjectNode body(RoutingContext ctx, Set<String> allowedMembers) {
+    Buffer buffer = ctx.body().buffer();
+    if (buffer == null || buffer.length() == 0) {
+      return ApiJson.object();
+    }
+    JsonNode json;
+    try {
+      json = ApiJson.MAPPER.readTree(buffer.getBytes());
+    } catch (JsonProcessingException e) {
+      throw GraphException.invalid("the body is not valid JSON: " + e.getOriginalMessage());
+    } catch (java.io.IOException e) {
+      throw GraphException.invalid("the body could not be read");
+    }
+    if (!(json instanceof ObjectNode object)) {
+      throw GraphException.invalid("the body must be a JSON object");
+    }
+    for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!allowedMembers.contains(name)) {
+        throw GraphException.invalid("unknown member '" + name + "' in the body; expected " + allowedMembers);
+      }
+    }
+    return object;
+  }
+
+  /** The body's {@code data} object, if present. */
+  static ObjectNode data(ObjectNode body, boolean required) {
+    JsonNode data = body.get("data");
+    if (data == null || data.isNull()) {
+      if (required) {
+        throw GraphException.invalid("the body needs a 'data' object");
+      }
+      return null;
+    }
+    if (!(data instanceof ObjectNode object)) {
+      throw GraphException.invalid("'data' must be a JSON object");
+    }
+    return object;
+  }
+
+  static NodeId idMember(ObjectNode body, String member) {
+    JsonNode value = body.get(member);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    return NodeId.fromLong(Ids.parse(value))
+        .orElseThrow(() -> GraphException.invalid("'" + member + "' is not a node ID: " + value));
+  }
+
+  static Long longMember(ObjectNode body, String member) {
+    JsonNode value = body.get(member);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+      throw GraphException.invalid("'" + member + "' must be a 64-bit integer, got " + value);
+    }
+    return value.longValue();
+  }
+
+  /** The IDs of {@code ?ids=a,b,c}: at least one, at most {@value #MAX_IDS_PER_GET}. */
+  static List<NodeId> idList(RoutingContext ctx) {
+    String text = ctx.queryParams().get("ids");
+    if (text == null || text.isBlank()) {
+      throw GraphException.invalid("'ids' must list at least one node ID");
+    }
+    String[] parts = text.split(",", -1);
+    if (parts.length > MAX_IDS_PER_GET) {
+      throw GraphException.invalid("'ids' lists " + parts.length + " IDs; at most " + MAX_IDS_PER_GET + " are allowed");
+    }
+    List<NodeId> ids = new ArrayList<>(parts.length);
+    for (String part : parts) {
+      String trimmed = part.trim();
+      ids.add(NodeId.parse(trimmed).orElseThrow(() -> GraphException.invalid("'" + trimmed + "' is not a node ID")));
+    }
+    return ids;
+  }
+
+  /** The version of {@code If-Match: "3"}; {@link GraphStore#ANY_VERSION} when absent or {@code *}. */
+  static long ifMatch(RoutingContext ctx) {
+    String header = ctx.request().getHeader("If-Match");
+    if (header == null || header.isBlank() || header.trim().equals("*")) {
+      return GraphStore.ANY_VERSION;
+    }
+    String tag = header.trim();
+    if (tag.length() >= 2 && tag.startsWith("\"") && tag.endsWith("\"")) {
+      tag = tag.substring(1, tag.length() - 1);
+    }
+    long version = Ids.parse(tag);
+    if (version < 0) {
+      throw GraphException.invalid("If-Match must be a version in quotes, such as \"3\"; got " + header);
+    }
+    return version;
+  }
+
+  /** The page a query string asks for; {@link EdgeQuery} itself refuses values out of range. */
+  static EdgeQuery edgeQuery(RoutingContext ctx) {
+    int limit = intParam(ctx, "limit", EdgeQuery.DEFAULT_LIMIT);
+    int offset = intParam(ctx, "offset", 0);
+    String after = ctx.queryParams().get("after");
+    Cursor cursor = after == null || after.isEmpty() ? null
+        : Cursor.decode(after).orElseThrow(() -> GraphException.invalid("'after' is not a cursor this API returned"));
+    return new EdgeQuery(limit, cursor, offset, order(ctx), optionalLongParam(ctx, "minSeq"),
+        optionalLongParam(ctx, "maxSeq"));
+  }
+
+  static boolean flag(RoutingContext ctx, String name) {
+    String value = ctx.queryParams().get(name);
+    if (value == null || value.isEmpty() || value.equals("false")) {
+      return false;
+    }
+    if (value.equals("true")) {
+      return true;
+    }
+    throw GraphException.invalid("'" + name + "' must be true or false, got '" + value + "'");
+  }
+
+  private static Order order(RoutingContext ctx) {
+    String value = ctx.queryParams().get("order");
+    if (value == null || value.isEmpty()) {
+      return Order.DESC;
+    }
+    return switch (value.toLowerCase(Locale.ROOT)) {
+      case "desc" -> Order.DESC;
+      case "asc" -> Order.ASC;
+      default -> throw GraphException.invalid("'order' must be asc or desc, got '" + value + "'");
+    };
+  }
+
+  /** An integer parameter; one beyond the int range is refused as it is, not wrapped. */
+  private static int intParam(RoutingContext ctx, String name, int fallback) {
+    Long value = optionalLongParam(ctx, name);
+    if (value == null) {
+      return fallback;
+    }
+    if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE) {
+      throw GraphException.invalid("'" + name + "' is out of range, got " + value);
+    }
+    return value.intValue();
+  }
+
+  private static Long optionalLongParam(RoutingContext ctx, String name) {
+    String text = ctx.queryParams().get(name);
+    if (text == null || text.isEmpty()) {
+      return null;
+    }
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw GraphException.invalid("'" + name + "' must be an integer, got '" + text + "'");
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.quiver.api.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.quiver.cache.CacheFigures;
+import io.quiver.cache.CachingGraphStore;
+import io.quiver.store.OutboxStats;
+import io.quiver.store.StoreTelemetry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * One server's meters. Outbox figures are reported per host by the server that drains it (the
+ * holder of the host's lease), so summing a metric over all servers counts each host once.
+ */
+public final class QuiverMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final StoreTelemetry telemetry;
+  private final MultiGauge pending;
+  private final MultiGauge parked;
+  private final MultiGauge oldestAge;
+  private final MultiGauge poolSize;
+
+  /** @param cache the server's cache; null when it runs without one */
+  public QuiverMetrics(StoreTelemetry telemetry, CachingGraphStore cache) {
+    this.telemetry = telemetry;
+    this.pending = MultiGauge.builder("quiver.outbox.pending")
+        .description("inverse operations waiting in the outboxes of a host's shards").register(registry);
+    this.parked = MultiGauge.builder("quiver.outbox.parked")
+        .description("outbox entries set aside after repeated failures").register(registry);
+    this.oldestAge = MultiGauge.builder("quiver.outbox.oldest.pending.age").baseUnit("seconds")
+        .description("age of the oldest pending outbox entry of a host").register(registry);
+    this.poolSize = MultiGauge.builder("quiver.pool.connections")
+        .description("connections open in a host's pool").register(registry);
+    FunctionCounter.builder("quiver.node.read.queries", telemetry, StoreTelemetry::nodeReadQueries)
+        .description("node read statements sent to MySQL").register(registry);
+    if (cache != null) {
+      registerCacheMeters(cache);
+    }
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+  }
+
+  private void registerCacheMeters(CachingGraphStore caching) {
+    for (CacheFigures figures : caching.figures()) {
+      String name = figures.cache();
+      Tags tags = Tags.of("cache", name);
+      ToDoubleFunction<CachingGraphStore> hits = c -> figuresOf(c, name).hits();
+      FunctionCounter.builder("quiver.cache.hits", caching, hits).tags(tags).register(registry);
+      FunctionCounter.builder("quiver.cache.misses", caching, c -> figuresOf(c, name).misses()).tags(tags).register(registry);
+      FunctionCounter.builder("quiver.cache.evictions", caching, c -> figuresOf(c, name).evictions()).tags(tags)
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder("quiver.cache.hit.ratio", caching, c -> figuresOf(c, name).hitRatio())
+          .tags(tags).register(registry);
+      io.micrometer.core.instrument.Gauge.builder("quiver.cache.weight", caching, c -> figuresOf(c, name).weightBytes())
+          .baseUnit("bytes").tags(tags).register(registry);
+    }
+    FunctionCounter.builder("quiver.cache.invalidations.sent", caching, c -> c.figures().get(0).invalidationsSent())
+        .register(registry);
+    FunctionCounter.builder("quiver.cache.invalidations.received", caching,
+        c -> c.figures().get(0).invalidationsReceived()).register(registry);
+  }
+
+  private static CacheFigures figuresOf(CachingGraphStore caching, String name) {
+    return caching.figures().stream().filter(f -> f.cache().equals(name)).findFirst().orElseThrow();
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** The Prometheus text exposition, with the outbox figures refreshed. */
+  public String scrape() {
+    Map<String, OutboxStats> stats = telemetry.outboxStats();
+    pending.register(rows(stats, OutboxStats::pending), true);
+    parked.register(rows(stats, OutboxStats::parked), true);
+    oldestAge.register(rows(stats, s -> s.oldestPendingAgeMillis() / 1000.0), true);
+    List<MultiGauge.Row<?>> pools = new ArrayList<>();
+    telemetry.poolSizes().forEach((host, size) -> pools.add(MultiGauge.Row.of(Tags.of("host", host), size)));
+    poolSize.register(pools, true);
+    return registry.scrape();
+  }
+
+  private static List<MultiGauge.Row<?>> rows(Map<String, OutboxStats> stats, ToDoubleFunction<OutboxStats> value) {
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    stats.forEach((host, figures) -> rows.add(MultiGauge.Row.of(Tags.of("host", host), value.applyAsDouble(figures))));
+    return rows;
+  }
+}

@@ -1,0 +1,50 @@
+package io.quiver.api.server;
+
+import io.quiver.api.http.AdminRoutes;
+import io.quiver.api.http.ApiErrors;
+import io.quiver.api.http.GraphRoutes;
+import io.quiver.api.http.HealthRoute;
+import io.quiver.api.http.OperationsRoutes;
+import io.quiver.api.http.RequestObserver;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.TimeoutHandler;
+
+/**
+ * One HTTP server on one event loop; the server deploys one per event loop, all on the same
+ * port, so requests spread over every core.
+ */
+final class ApiVerticle extends VerticleBase {
+  private final Services services;
+  private final int port;
+  private final java.util.concurrent.atomic.AtomicInteger bound;
+
+  /** @param bound told the port this server listens on (the one the system picked, for port 0) */
+  ApiVerticle(Services services, int port, java.util.concurrent.atomic.AtomicInteger bound) {
+    this.services = services;
+    this.port = port;
+    this.bound = bound;
+  }
+
+  @Override
+  public Future<?> start() {
+    Router router = Router.router(vertx);
+    router.route().handler(new RequestObserver(services.metrics().registry()));
+    router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
+    router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
+    new GraphRoutes(services.store(), services.schemas()).mount(router);
+    new AdminRoutes(services.backend().admin(), services.config().adminToken()).mount(router);
+    new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
+    new OperationsRoutes(services.metrics()).mount(router);
+    router.route().failureHandler(ApiErrors::handle);
+    router.errorHandler(404, ApiErrors::handle);
+    router.errorHandler(405, ApiErrors::handle);
+    return vertx.createHttpServer(new HttpServerOptions().setPort(port).setHost("0.0.0.0"))
+        .requestHandler(router)
+        .listen()
+        .onSuccess(server -> bound.set(server.actualPort()));
+  }
+}

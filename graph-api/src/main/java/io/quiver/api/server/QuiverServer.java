@@ -1,0 +1,176 @@
+package io.quiver.api.server;
+
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.metrics.QuiverMetrics;
+import io.quiver.cache.CacheInvalidations;
+import io.quiver.cache.CachingGraphStore;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaWatcher;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import io.quiver.store.shard.ShardMapWatcher;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running Quiver server. {@link #start} connects to ZooKeeper, waits for the shard map and the
+ * schema, opens the backend (one pool per MySQL host), puts the cache in front of it, joins the
+ * invalidation channel between servers, and serves HTTP on one event loop per core;
+ * {@link #close} undoes it in reverse order. A start that fails part-way closes what it had
+ * started, as {@code DevStack} does.
+ *
+ * <p>Starting blocks the calling thread (it waits for ZooKeeper); call it from a main or
+ * worker thread, never from an event loop.
+ */
+public final class QuiverServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(QuiverServer.class);
+  /** How long start waits for ZooKeeper and the first shard map. */
+  public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** What a server started, in order; closed in reverse. */
+  private final List<AutoCloseable> started;
+  private final GraphBackend backend;
+  private final CachingGraphStore cache;
+  private final int port;
+
+  private QuiverServer(List<AutoCloseable> started, GraphBackend backend, CachingGraphStore cache, int port) {
+    this.started = started;
+    this.backend = backend;
+    this.cache = cache;
+    this.port = port;
+  }
+
+  /**
+   * Starts a server.
+   *
+   * @param seed types to define through the registry before serving (a schema file, or the dev
+   *     stack's example); null to serve the registry as ZooKeeper holds it
+   */
+  public static QuiverServer start(QuiverConfig config, Schema seed) throws Exception {
+    List<AutoCloseable> started = new ArrayList<>();
+    try {
+      return start(config, seed, started);
+    } catch (Exception | Error e) {
+      closeAll(started, e);
+      throw e;
+    }
+  }
+
+  private static QuiverServer start(QuiverConfig config, Schema seed, List<AutoCloseable> started) throws Exception {
+    CuratorFramework curator = CuratorFrameworkFactory.builder()
+        .connectString(config.zooKeeper().connect())
+        .sessionTimeoutMs((int) config.zooKeeper().sessionTimeout().toMillis())
+        .retryPolicy(new ExponentialBackoffRetry(200, 10, 5_000))
+        .build();
+    curator.start();
+    started.add(curator);
+    ShardMapWatcher watcher = new ShardMapWatcher(curator, config.zooKeeper().shardMapPath());
+    started.add(watcher);
+    watcher.start();
+    watcher.awaitFirst(STARTUP_TIMEOUT);
+    SchemaWatcher schemas = new SchemaWatcher(curator, config.zooKeeper().schemaPath());
+    started.add(schemas);
+    schemas.start();
+    schemas.awaitInitialized(STARTUP_TIMEOUT);
+
+    int cores = Runtime.getRuntime().availableProcessors();
+    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores));
+    started.add(() -> vertx.close().await());
+    GraphBackend backend = GraphStore.builder(vertx)
+        .pools(config.mysql())
+        .shardMaps(watcher)
+        .schemas(schemas)
+        .drainOutboxes(curator, config.outbox())
+        .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
+        .clock(Clock.systemUTC())
+        .build();
+    // The backend closes before Vert.x: its leases and pools go while the event loops still run.
+    started.add(() -> backend.close().otherwiseEmpty().await());
+
+    CachingGraphStore cache = null;
+    GraphStore store = backend.store();
+    if (config.cache().enabled()) {
+      cache = CachingGraphStore.builder(backend.store(), backend.changes(), schemas)
+          .settings(config.cache())
+          .invalidationsBetweenServers(vertx, curator)
+          .build();
+      started.add(cache);
+      store = cache;
+    } else {
+      // Without a cache this server still tells the others what it changed.
+      started.add(CacheInvalidations.join(vertx, curator, config.cache(), backend.changes(),
+          CacheInvalidations.Receiver.NONE));
+    }
+
+    if (seed != null) {
+      backend.admin().applySchema(seed).await();
+    }
+    Services services = new Services(config, store, backend, schemas, new QuiverMetrics(backend.telemetry(), cache),
+        () -> curator.getZookeeperClient().isConnected());
+    int port = deploy(vertx, services, config.http().port(), cores);
+    log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
+        watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());
+    return new QuiverServer(started, backend, cache, port);
+  }
+
+  /**
+   * One HTTP server per event loop, all on one port. Port 0 asks for a free port the system
+   * picks: Vert.x binds a negative port once, to a random port that every instance shares.
+   */
+  private static int deploy(Vertx vertx, Services services, int configured, int instances) {
+    AtomicInteger bound = new AtomicInteger();
+    int listenOn = configured == 0 ? -1 : configured;
+    vertx.deployVerticle(() -> new ApiVerticle(services, listenOn, bound),
+        new DeploymentOptions().setInstances(instances)).await();
+    return bound.get();
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** The graph operations this server serves (through its cache, when it has one). */
+  public GraphStore store() {
+    return cache != null ? cache : backend.store();
+  }
+
+  /** The server's cache; empty when it runs without one. */
+  public java.util.Optional<CachingGraphStore> cache() {
+    return java.util.Optional.ofNullable(cache);
+  }
+
+  public GraphBackend backend() {
+    return backend;
+  }
+
+  @Override
+  public void close() {
+    closeAll(started, null);
+  }
+
+  private static void closeAll(List<AutoCloseable> started, Throwable failure) {
+    for (int i = started.size() - 1; i >= 0; i--) {
+      try {
+        started.get(i).close();
+      } catch (Exception e) {
+        if (failure != null) {
+          failure.addSuppressed(e);
+        } else {
+          log.warn("stopping the server", e);
+        }
+      }
+    }
+    started.clear();
+  }
+}

@@ -1,0 +1,19 @@
+package io.quiver.api.server;
+
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.metrics.QuiverMetrics;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What the HTTP layer is given: the graph operations (cached or not), the backend's admin and
+ * telemetry beside them, the schema, the configuration, and ZooKeeper's health.
+ */
+record Services(QuiverConfig config, GraphStore store, GraphBackend backend, SchemaSource schemas,
+    QuiverMetrics metrics, BooleanSupplier zooKeeper) {
+  boolean zooKeeperConnected() {
+    return zooKeeper.getAsBoolean();
+  }
+}

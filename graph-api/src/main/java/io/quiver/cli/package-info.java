@@ -1,2 +1,0 @@
-/** The {@code quiver} command line: {@code dev}, {@code serve}, {@code provision}. */
-package io.quiver.cli;

@@ -1,2 +1,0 @@
-/** Quiver's configuration: one typed, validated object, read from a JSON file. */
-package io.quiver.config;

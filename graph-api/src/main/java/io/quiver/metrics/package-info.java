@@ -1,2 +1,0 @@
-/** What a server measures, in Prometheus form at {@code GET /metrics} (Micrometer). */
-package io.quiver.metrics;

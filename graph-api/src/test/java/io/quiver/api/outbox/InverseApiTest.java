@@ -1,0 +1,105 @@
+package io.quiver.api.outbox;
+
+import static io.vertx.core.http.HttpMethod.GET;
+import static io.vertx.core.http.HttpMethod.POST;
+import static io.vertx.core.http.HttpMethod.PUT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.api.testing.ApiClient.Answer;
+import io.quiver.api.testing.ApiFixture;
+import io.quiver.store.testing.GraphInvariants;
+import io.quiver.store.testing.TestBackend;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Inverse edges as a product team sees them over HTTP. */
+@ExtendWith(GraphInvariants.class)
+class InverseApiTest {
+  private static ApiFixture api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    api = new ApiFixture();
+  }
+
+  @AfterAll
+  static void stop() {
+    api.close();
+  }
+
+  private static String create(String type, String data) {
+    return api.call(POST, "/v1/nodes/" + type, "{\"data\": " + data + "}").id();
+  }
+
+  @Test
+  void addEdge_waitingForTheInverse_isReadableThroughTheInverseAtOnce() {
+    String board = create("board", "{\"title\": \"t\"}");
+    String pin = create("pin", "{\"link\": \"l\"}");
+
+    Answer added = api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "?waitForInverse=true");
+    Answer inverse = api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/" + board);
+    Answer removed = api.call(io.vertx.core.http.HttpMethod.DELETE,
+        "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "?waitForInverse=true");
+
+    assertThat(added.headers().get("Quiver-Inverse")).isEqualTo("applied");
+    assertThat(inverse.status()).isEqualTo(200);
+    assertThat(inverse.body().get("sequence").asLong()).isEqualTo(added.body().get("sequence").asLong());
+    assertThat(removed.status()).isEqualTo(204);
+    assertThat(removed.headers().get("Quiver-Inverse")).isEqualTo("applied");
+    assertThat(api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/" + board).status()).isEqualTo(404);
+  }
+
+  @Test
+  void edgeWrites_sayWhereTheirInverseStands() {
+    String user = create("user", "{\"name\": \"me\"}");
+    String other = create("user", "{\"name\": \"you\"}");
+
+    assertThat(api.call(PUT, "/v1/nodes/" + user + "/edges/follows/" + other).headers().get("Quiver-Inverse"))
+        .isEqualTo("pending");
+    assertThat(api.call(PUT, "/v1/nodes/" + user + "/edges/friends/" + user).headers().get("Quiver-Inverse"))
+        .as("a symmetric self-loop is its own inverse").isEqualTo("none");
+  }
+
+  @Test
+  void repairEndpoint_needsTheAdminToken_streamsProgress_andEndsWithASummary() throws Exception {
+    assertThat(api.call(POST, "/v1/admin/repair/follows").status()).isEqualTo(401);
+    Map<String, String> admin = Map.of("Authorization", "Bearer " + TestBackend.ADMIN_TOKEN);
+    assertThat(api.call(POST, "/v1/admin/repair/nope", null, admin).status()).isEqualTo(404);
+
+    Answer repaired = api.call(POST, "/v1/admin/repair/follows", null, admin);
+
+    assertThat(repaired.status()).isEqualTo(200);
+    assertThat(repaired.headers().get("Content-Type")).isEqualTo("application/x-ndjson");
+    List<String> lines = repaired.text().lines().toList();
+    ObjectMapper mapper = new ObjectMapper();
+    assertThat(lines).hasSizeGreaterThan(TestBackend.SHARDS);
+    assertThat(mapper.readTree(lines.get(0)).get("progress").asText()).contains("shard");
+    JsonNode summary = mapper.readTree(lines.get(lines.size() - 1)).get("summary");
+    assertThat(summary.get("edgeType").asText()).isEqualTo("follows");
+    assertThat(summary.get("scanned").asLong()).isNotNegative();
+  }
+
+  @Test
+  void metrics_showOutboxDepthAndAgePerHost() throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    String text;
+    do {
+      Answer scraped = api.call(GET, "/metrics");
+      assertThat(scraped.status()).as("%s %s", scraped.headers(), scraped.text()).isEqualTo(200);
+      text = scraped.text() == null ? "" : scraped.text();
+      Thread.sleep(50);
+    } while (!(text.contains("quiver_outbox_pending{host=\"h1\"}") && text.contains("quiver_outbox_pending{host=\"h2\"}"))
+        && System.nanoTime() < deadline);
+
+    assertThat(text).contains("quiver_outbox_pending{host=\"h1\"}").contains("quiver_outbox_pending{host=\"h2\"}");
+    assertThat(text).contains("quiver_outbox_oldest_pending_age_seconds{host=\"h1\"}");
+    assertThat(text).contains("quiver_outbox_parked{host=\"h2\"}");
+  }
+}

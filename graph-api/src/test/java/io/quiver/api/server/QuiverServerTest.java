@@ -1,0 +1,72 @@
+package io.quiver.api.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.cache.CacheSettings;
+import io.quiver.core.GraphException;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaRule;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.testing.TestBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+
+/** Starting and stopping a server in order, and cleaning up after a start that fails part-way. */
+class QuiverServerTest {
+  private static final String LEASES = "/quiver-test/failed-start/leases";
+  private static final String PEERS = "/quiver-test/failed-start/peers";
+
+  @Test
+  void start_failingAfterItJoinedZooKeeper_closesWhatItStarted_andLeavesNoLeaseOrPeerBehind() throws Exception {
+    TestBackend backend = TestBackend.get();
+    // A seed the registry refuses: 'user' under another type id. It is applied after the server
+    // has joined its outbox leases and the cache peers, so a start that left them open would show.
+    Schema refused = SchemaJson.parse("""
+        {"version": 1, "nodeTypes": {"user": {"id": 99, "fields": {}}}, "edgeTypes": {}}""");
+
+    assertThatThrownBy(() -> QuiverServer.start(config(backend), refused))
+        .isInstanceOfSatisfying(GraphException.class,
+            refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.TYPE_ID_IMMUTABLE));
+
+    assertThat(everythingUnder(backend.curator(), LEASES)).as("outbox lease participants").isEmpty();
+    assertThat(everythingUnder(backend.curator(), PEERS)).as("cache peer registrations").isEmpty();
+  }
+
+  private static QuiverConfig config(TestBackend backend) {
+    ApplierSettings outbox = TestBackend.applierSettings();
+    return new QuiverConfig(
+        new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES),
+        new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
+            TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
+        backend.poolSettings(),
+        new ApplierSettings(LEASES, outbox.batchSize(), outbox.idleDelay(), outbox.maxAttempts(), outbox.maxBackoff(),
+            outbox.tombstoneGrace(), outbox.gcInterval()),
+        CacheSettings.defaults().withPeersPath(PEERS),
+        null,
+        TestBackend.ADMIN_TOKEN);
+  }
+
+  /** Every znode below {@code path} that is not itself a parent: ephemeral registrations. */
+  private static List<String> everythingUnder(CuratorFramework curator, String path) throws Exception {
+    List<String> leaves = new ArrayList<>();
+    if (curator.checkExists().forPath(path) == null) {
+      return leaves;
+    }
+    for (String child : curator.getChildren().forPath(path)) {
+      String childPath = path + "/" + child;
+      List<String> below = everythingUnder(curator, childPath);
+      if (curator.getChildren().forPath(childPath).isEmpty()
+          && curator.checkExists().forPath(childPath).getEphemeralOwner() != 0) {
+        leaves.add(childPath);
+      }
+      leaves.addAll(below);
+    }
+    return leaves;
+  }
+}

@@ -1,0 +1,109 @@
+package io.quiver.api.testing;
+
+import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.server.QuiverServer;
+import io.quiver.api.testing.ApiClient.Answer;
+import io.quiver.store.GraphStore;
+import io.quiver.store.testing.GraphInvariants;
+import io.quiver.store.testing.ShardTables;
+import io.quiver.store.testing.TestBackend;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import java.time.Duration;
+import java.util.Map;
+
+/** A real Quiver server over the test backend, and a plain HTTP client to call it. */
+public final class ApiFixture implements AutoCloseable {
+  /** Where the test servers' caches find each other. */
+  public static final String CACHE_PEERS_PATH = "/quiver-test/cache-peers";
+
+  public final TestBackend backend = TestBackend.get();
+  private final ShardTables tables = new ShardTables(backend);
+  public final QuiverServer server;
+  private final ApiClient client;
+  private final AutoCloseable cacheWatch;
+
+  public ApiFixture() throws Exception {
+    this(TestBackend.get().poolSettings(), QuiverConfig.DEFAULT_REQUEST_TIMEOUT);
+  }
+
+  /** A server with its own pool sizes and request timeout, for the protection tests. */
+  public ApiFixture(io.quiver.store.PoolSettings pools, Duration requestTimeout) throws Exception {
+    this(pools, requestTimeout, io.quiver.cache.CacheSettings.defaults().withPeersPath(CACHE_PEERS_PATH));
+  }
+
+  /** A server with its own pools, request timeout and cache settings. */
+  public ApiFixture(io.quiver.store.PoolSettings pools, Duration requestTimeout, io.quiver.cache.CacheSettings cache)
+      throws Exception {
+    QuiverConfig config = new QuiverConfig(
+        new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES, requestTimeout),
+        new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
+            TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
+        pools,
+        TestBackend.applierSettings(),
+        cache,
+        null,
+        TestBackend.ADMIN_TOKEN);
+    server = QuiverServer.start(config, null);
+    client = new ApiClient(server.port());
+    GraphStore truth = server.backend().store();
+    cacheWatch = server.cache()
+        .map(cached -> GraphInvariants.watchCache(() -> cached.differencesFrom(truth)))
+        .orElse(() -> { });
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  public ApiClient client() {
+    return client;
+  }
+
+  public Answer call(HttpMethod method, String path) {
+    return client.call(method, path);
+  }
+
+  public Answer call(HttpMethod method, String path, String body) {
+    return client.call(method, path, body);
+  }
+
+  public Answer call(HttpMethod method, String path, String body, Map<String, String> headers) {
+    return client.call(method, path, body, headers);
+  }
+
+  public Answer send(HttpMethod method, String path, Buffer body, Map<String, String> headers) {
+    return client.send(method, path, body, headers);
+  }
+
+  /** Rows of a node type's table across every shard, read straight from the hosts: what a request left behind. */
+  public long nodeRows(String nodeType) throws Exception {
+    return tables.rows(tables.nodesTable(nodeType));
+  }
+
+  /** Rows of an edge type's table across every shard, tombstones included. */
+  public long edgeRows(String edgeType) throws Exception {
+    return tables.rows(tables.edgesTable(edgeType));
+  }
+
+  /** A node's data exactly as stored in its type's table, read straight from its host. */
+  public String storedData(String nodeType, io.quiver.store.NodeId id) throws Exception {
+    return tables.storedData(nodeType, id);
+  }
+
+  /** The host holding a shard in the test map. */
+  public String hostOf(int shard) {
+    return backend.shardMap().rangeOf(shard).orElseThrow().host();
+  }
+
+  @Override
+  public void close() {
+    try {
+      cacheWatch.close();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    client.close();
+    server.close();
+  }
+}

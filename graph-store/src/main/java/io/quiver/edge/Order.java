@@ -1,8 +1,0 @@
-package io.quiver.edge;
-
-/** The direction of an edge list by sequence. */
-public enum Order {
-  /** Newest (highest sequence) first; the default. */
-  DESC,
-  ASC
-}

@@ -1,7 +1,0 @@
-package io.quiver.sql;
-
-/** What a request intends to do on a shard, which decides whether its state allows it. */
-public enum Access {
-  READ,
-  WRITE
-}

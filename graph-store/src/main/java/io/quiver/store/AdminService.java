@@ -1,0 +1,48 @@
+package io.quiver.store;
+
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.store.shard.ShardMap;
+import io.vertx.core.Future;
+import java.util.function.Consumer;
+
+/**
+ * The one way to administer a fleet, used alike by the HTTP admin routes and the command line:
+ * define types, provision shards, repair inverse edges, read and publish the shard map. Every
+ * call returns a Future completed on the caller's context; the blocking work behind it
+ * (ZooKeeper, JDBC, a repair's scan) runs on admin threads of its own, never on an event loop.
+ *
+ * <p>Refusals are {@link io.quiver.core.GraphException}s: INVALID_ARGUMENT for a definition that
+ * is malformed, INCOMPATIBLE_CHANGE naming the broken {@link io.quiver.schema.SchemaRule} for one
+ * the compatibility rules refuse, UNAVAILABLE when ZooKeeper or a host cannot be reached.
+ */
+public interface AdminService {
+
+  /**
+   * Checks, provisions on every shard and publishes a node type; answers once this process serves
+   * the new schema, so the caller reads its own change.
+   */
+  Future<Schema> defineNodeType(NodeType type);
+
+  /** As {@link #defineNodeType}, for an edge type. */
+  Future<Schema> defineEdgeType(EdgeType type);
+
+  /** Defines every type of a schema document that is not already defined as it is there. */
+  Future<Schema> applySchema(Schema document);
+
+  /** Creates every missing shard database and table of the stored shard map and schema. */
+  Future<ProvisionReport> provision();
+
+  /** Scans an edge type and its inverse, fixing every pair whose copies differ, reporting progress as it goes. */
+  Future<RepairReport> repair(String edgeType, Consumer<String> progress);
+
+  /** The shard map as ZooKeeper holds it now. */
+  Future<ShardMap> shardMap();
+
+  /**
+   * Publishes a new shard map, compare-and-set: its version must be the stored one plus one.
+   * Every shard database it names is provisioned first.
+   */
+  Future<ShardMap> publishShardMap(ShardMap next);
+}

@@ -1,0 +1,53 @@
+package io.quiver.store;
+
+import io.quiver.core.GraphException;
+import java.time.Duration;
+
+/**
+ * How the inverse applier drains outboxes.
+ *
+ * @param leasePath the ZooKeeper path under which servers hold one lease per host
+ * @param batchSize entries read from one shard's outbox per pass
+ * @param idleDelay pause between passes that found nothing to do
+ * @param maxAttempts failures (other than an unavailable host) before an entry is parked
+ * @param maxBackoff the longest wait before retrying an entry
+ * @param tombstoneGrace how long a tombstone is kept; it must outlast the longest time an
+ *     operation can wait in an outbox, or a late add could resurrect a removed edge
+ * @param gcInterval how often tombstones past their grace are collected
+ */
+public record ApplierSettings(
+    String leasePath,
+    int batchSize,
+    Duration idleDelay,
+    int maxAttempts,
+    Duration maxBackoff,
+    Duration tombstoneGrace,
+    Duration gcInterval) {
+
+  public static final String DEFAULT_LEASE_PATH = "/quiver/outbox-leases";
+  public static final int DEFAULT_BATCH_SIZE = 200;
+  public static final Duration DEFAULT_IDLE_DELAY = Duration.ofMillis(20);
+  public static final int DEFAULT_MAX_ATTEMPTS = 10;
+  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(7);
+  public static final Duration DEFAULT_GC_INTERVAL = Duration.ofMinutes(5);
+
+  public ApplierSettings {
+    if (leasePath == null || !leasePath.startsWith("/")) {
+      throw GraphException.invalid("leasePath must be an absolute znode path, got " + leasePath);
+    }
+    if (batchSize < 1 || maxAttempts < 1) {
+      throw GraphException.invalid("batchSize and maxAttempts must be positive");
+    }
+    for (Duration d : new Duration[] {idleDelay, maxBackoff, tombstoneGrace, gcInterval}) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw GraphException.invalid("applier durations must be positive, got " + d);
+      }
+    }
+  }
+
+  public static ApplierSettings defaults() {
+    return new ApplierSettings(DEFAULT_LEASE_PATH, DEFAULT_BATCH_SIZE, DEFAULT_IDLE_DELAY, DEFAULT_MAX_ATTEMPTS,
+        DEFAULT_MAX_BACKOFF, DEFAULT_TOMBSTONE_GRACE, DEFAULT_GC_INTERVAL);
+  }
+}

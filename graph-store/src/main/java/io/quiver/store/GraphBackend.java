@@ -1,0 +1,30 @@
+package io.quiver.store;
+
+import io.quiver.store.shard.ShardMap;
+import io.vertx.core.Future;
+
+/**
+ * What one process holds open to reach the fleet — a reactive pool per host, the routing from
+ * shards to pools, the outbox drainer — and the faces it offers: the graph operations
+ * ({@link #store()}), the change feed, telemetry, and the admin service. Built by
+ * {@link GraphStore#builder}; closed once, by whoever built it.
+ */
+public interface GraphBackend {
+
+  /** The graph operations, uncached. */
+  GraphStore store();
+
+  /** Every change committed through this backend. */
+  ChangeFeed changes();
+
+  StoreTelemetry telemetry();
+
+  /** Schema, provisioning, repair and shard-map administration. */
+  AdminService admin();
+
+  /** The shard map this backend routes by now. */
+  ShardMap shardMap();
+
+  /** Stops draining, then closes the pools. */
+  Future<Void> close();
+}

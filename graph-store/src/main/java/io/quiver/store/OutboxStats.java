@@ -1,0 +1,10 @@
+package io.quiver.store;
+
+/**
+ * A host's outboxes as last measured by the server draining them.
+ *
+ * @param pending entries waiting to be applied
+ * @param parked entries set aside after repeated failures, each with its error
+ * @param oldestPendingAgeMillis age of the oldest pending entry; 0 when none is pending
+ */
+public record OutboxStats(long pending, long parked, long oldestPendingAgeMillis) {}

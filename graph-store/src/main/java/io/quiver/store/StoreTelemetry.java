@@ -1,0 +1,26 @@
+package io.quiver.store;
+
+import io.vertx.core.Future;
+import java.util.Map;
+
+/**
+ * What a {@link GraphBackend} reports about itself, beside the graph operations (as Caffeine puts
+ * {@code stats()} beside {@code Cache}): statement counters, pools, outboxes and host health.
+ */
+public interface StoreTelemetry {
+
+  /** Node read statements issued since start (one per getNode, one per shard of a getNodes). */
+  long nodeReadQueries();
+
+  /** Edge-list and count read statements issued since start. */
+  long edgeReadQueries();
+
+  /** Connections open in each host's request pool. */
+  Map<String, Integer> poolSizes();
+
+  /** The outbox figures of each host whose outboxes this process drains. */
+  Map<String, OutboxStats> outboxStats();
+
+  /** Each host's name and whether it answered a trivial query. */
+  Future<Map<String, Boolean>> checkHosts();
+}

@@ -1,0 +1,168 @@
+package io.quiver.store.internal;
+
+import io.quiver.core.GraphException;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaRegistry;
+import io.quiver.schema.SchemaSource;
+import io.quiver.schema.SchemaStore;
+import io.quiver.store.AdminService;
+import io.quiver.store.GraphStoreBuilder.RegistryPaths;
+import io.quiver.store.ProvisionReport;
+import io.quiver.store.RepairReport;
+import io.quiver.store.internal.outbox.InverseRepair;
+import io.quiver.store.internal.table.ShardProvisioner;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapSource;
+import io.quiver.store.shard.ShardMapStore;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
+
+/**
+ * The admin service over one backend. Each call runs its blocking work (ZooKeeper, JDBC, a
+ * repair's scan, which awaits the reactive client batch by batch) on an admin thread of the
+ * backend's — not a Vert.x worker: Vert.x 5 refuses {@code Future.await()} on its own threads —
+ * and completes on the caller's context. Failures leave as {@link GraphException}s.
+ */
+final class DefaultAdminService implements AdminService {
+  /** How long a schema change waits to be served by this process after it is published. */
+  static final Duration OWN_CHANGE_TIMEOUT = Duration.ofSeconds(10);
+
+  private final Vertx vertx;
+  private final ExecutorService jobs;
+  private final SchemaSource schemas;
+  private final ShardMapSource shardMaps;
+  private final InverseRepair repair;
+  private final ShardProvisioner provisioner;
+  private final SchemaRegistry registry;
+  private final ShardMapStore mapStore;
+  private final SchemaStore schemaStore;
+
+  /** @param paths where the documents live; null leaves this service able to repair only */
+  DefaultAdminService(Vertx vertx, ExecutorService jobs, SchemaSource schemas, ShardMapSource shardMaps,
+      InverseRepair repair, ShardProvisioner provisioner, RegistryPaths paths) {
+    this.vertx = vertx;
+    this.jobs = jobs;
+    this.schemas = schemas;
+    this.shardMaps = shardMaps;
+    this.repair = repair;
+    this.provisioner = provisioner;
+    this.schemaStore = paths == null ? null : new SchemaStore(paths.curator(), paths.schemaPath());
+    this.mapStore = paths == null ? null : new ShardMapStore(paths.curator(), paths.shardMapPath());
+    this.registry = paths == null ? null
+        : new SchemaRegistry(schemaStore, schema -> provisioner.provision(shardMaps.current(), schema));
+  }
+
+  @Override
+  public Future<Schema> defineNodeType(NodeType type) {
+    return run(() -> served(registry().defineNodeType(type)));
+  }
+
+  @Override
+  public Future<Schema> defineEdgeType(EdgeType type) {
+    return run(() -> served(registry().defineEdgeType(type)));
+  }
+
+  @Override
+  public Future<Schema> applySchema(Schema document) {
+    return run(() -> served(registry().apply(document)));
+  }
+
+  /** Waits until this process serves the published version, so the caller reads its own change. */
+  private Schema served(Schema published) throws Exception {
+    return schemas.awaitVersion(published.version(), OWN_CHANGE_TIMEOUT);
+  }
+
+  @Override
+  public Future<ProvisionReport> provision() {
+    return run(() -> provisioner.provision(storedMap(), schemaStore().read().orElse(Schema.empty())));
+  }
+
+  @Override
+  public Future<RepairReport> repair(String edgeType, Consumer<String> progress) {
+    return run(() -> repair.run(edgeType, progress));
+  }
+
+  @Override
+  public Future<ShardMap> shardMap() {
+    return run(this::storedMap);
+  }
+
+  @Override
+  public Future<ShardMap> publishShardMap(ShardMap next) {
+    return run(() -> {
+      provisioner.provision(next, schemas.current());
+      mapStore().publish(next);
+      return next;
+    });
+  }
+
+  private ShardMap storedMap() throws Exception {
+    return mapStore().read().orElseThrow(() -> GraphException.notFound("no shard map at " + mapStore().path()));
+  }
+
+  private SchemaRegistry registry() {
+    requireRegistry();
+    return registry;
+  }
+
+  private ShardMapStore mapStore() {
+    requireRegistry();
+    return mapStore;
+  }
+
+  private SchemaStore schemaStore() {
+    requireRegistry();
+    return schemaStore;
+  }
+
+  private void requireRegistry() {
+    if (registry == null) {
+      throw GraphException.of(GraphException.Code.INTERNAL,
+          "this backend was built without the registry's ZooKeeper paths (GraphStoreBuilder.registry)");
+    }
+  }
+
+  /** Runs blocking admin work on an admin thread and completes on the caller's context. */
+  private <T> Future<T> run(Callable<T> work) {
+    Context caller = vertx.getOrCreateContext();
+    CompletableFuture<T> done = CompletableFuture.supplyAsync(() -> {
+      try {
+        return work.call();
+      } catch (Exception e) {
+        throw new CompletionException(e);
+      }
+    }, jobs);
+    return Future.fromCompletionStage(done, caller).recover(failure -> Future.failedFuture(classify(failure)));
+  }
+
+  private static GraphException classify(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException wrapped && wrapped.getCause() != null
+        ? wrapped.getCause() : failure;
+    if (cause instanceof GraphException graph) {
+      return graph;
+    }
+    if (cause instanceof ConcurrentModificationException raced) {
+      return GraphException.of(GraphException.Code.VERSION_CONFLICT, raced.getMessage());
+    }
+    if (cause instanceof SQLException provisioning) {
+      return GraphException.of(GraphException.Code.UNAVAILABLE,
+          "could not create the tables on every shard: " + provisioning.getMessage(), provisioning);
+    }
+    if (cause instanceof java.util.concurrent.TimeoutException late) {
+      return GraphException.of(GraphException.Code.UNAVAILABLE, "the change was published but is not yet served here: "
+          + late.getMessage(), late);
+    }
+    return GraphException.of(GraphException.Code.INTERNAL, "admin work failed: " + cause.getMessage(), cause);
+  }
+}

@@ -1,0 +1,181 @@
+package io.quiver.store.internal;
+
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.AdminService;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.ChangeFeed;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import io.quiver.store.GraphStoreBuilder.RegistryPaths;
+import io.quiver.store.OutboxStats;
+import io.quiver.store.PoolSettings;
+import io.quiver.store.StoreTelemetry;
+import io.quiver.store.internal.outbox.CascadeDelete;
+import io.quiver.store.internal.outbox.InverseRepair;
+import io.quiver.store.internal.outbox.InverseWriter;
+import io.quiver.store.internal.outbox.OutboxDrain;
+import io.quiver.store.internal.outbox.OutboxHandlers;
+import io.quiver.store.internal.sql.HostPools;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.table.ShardProvisioner;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapSource;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * A backend, wired: two sets of per-host pools (requests, and background work — the drainer,
+ * cascades, repair — so that a burst of background work never takes a request's connection),
+ * a router for each that follows the shard map, the request-path store, the background store
+ * that cascades remove edges through, the outbox drain, the admin service, and one change feed
+ * that every writer among them announces on.
+ */
+public final class DefaultBackend implements GraphBackend {
+
+  /** What the builder gathered; {@code drainCoordination} and {@code registry} may be null. */
+  public record Settings(PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas,
+      CuratorFramework drainCoordination, ApplierSettings applier, RegistryPaths registry, Clock clock,
+      String serverId) {}
+
+  private final HostPools requestPools;
+  private final HostPools backgroundPools;
+  private final ShardRouter router;
+  private final ShardRouter backgroundRouter;
+  private final Changes changes = new Changes();
+  private final DefaultGraphStore store;
+  private final OutboxDrain drain;
+  private final AdminService admin;
+  private final StoreTelemetry telemetry;
+  /** Admin jobs await the reactive client batch by batch: daemon threads of their own. */
+  private final ExecutorService adminJobs = Executors.newCachedThreadPool(runnable -> {
+    Thread thread = new Thread(runnable, "quiver-admin-job");
+    thread.setDaemon(true);
+    return thread;
+  });
+
+  public DefaultBackend(Vertx vertx, Settings settings) {
+    ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
+    SchemaSource schemas = settings.schemas();
+    Clock clock = settings.clock();
+    ShardClient client = new ShardClient(vertx);
+    this.requestPools = new HostPools(vertx, settings.pools());
+    this.router = new ShardRouter(requestPools, initial);
+    this.backgroundPools = new HostPools(vertx, settings.pools().forBackground());
+    this.backgroundRouter = new ShardRouter(backgroundPools, initial);
+
+    NodeStore nodes = new NodeStore(router, client, schemas, changes, clock);
+    InverseNow inverseNow = new InverseNow(router, new InverseWriter(router, client, schemas, changes));
+    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, nodes, changes, clock),
+        inverseNow, clock);
+
+    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, clock);
+    GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes,
+        new EdgeStore(backgroundRouter, client, schemas, backgroundNodes, changes, clock), null, clock);
+    InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
+    this.drain = settings.drainCoordination() == null ? null
+        : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
+            new OutboxHandlers(writer, new CascadeDelete(backgroundStore, schemas)), settings.applier(), clock,
+            settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
+    this.admin = new DefaultAdminService(vertx, adminJobs, schemas, settings.shardMaps(),
+        new InverseRepair(backgroundRouter, client, schemas, writer),
+        new ShardProvisioner(settings.pools().user(), settings.pools().password()), settings.registry());
+    this.telemetry = new Telemetry();
+
+    settings.shardMaps().onChange(this::follow);
+    if (drain != null) {
+      drain.follow(initial);
+    }
+  }
+
+  private void follow(ShardMap map) {
+    router.apply(map);
+    backgroundRouter.apply(map);
+    if (drain != null) {
+      drain.follow(map);
+    }
+  }
+
+  @Override
+  public GraphStore store() {
+    return store;
+  }
+
+  @Override
+  public ChangeFeed changes() {
+    return changes;
+  }
+
+  @Override
+  public StoreTelemetry telemetry() {
+    return telemetry;
+  }
+
+  @Override
+  public AdminService admin() {
+    return admin;
+  }
+
+  @Override
+  public ShardMap shardMap() {
+    return router.shardMap();
+  }
+
+  @Override
+  public Future<Void> close() {
+    adminJobs.shutdownNow();
+    Future<Void> drained = drain == null ? Future.succeededFuture() : drain.close();
+    return drained.compose(stopped -> Future.join(requestPools.close(), backgroundPools.close())).mapEmpty();
+  }
+
+  private final class Telemetry implements StoreTelemetry {
+    @Override
+    public long nodeReadQueries() {
+      return store.nodes().readQueries();
+    }
+
+    @Override
+    public long edgeReadQueries() {
+      return store.edges().readQueries();
+    }
+
+    @Override
+    public Map<String, Integer> poolSizes() {
+      Map<String, Integer> sizes = new LinkedHashMap<>();
+      router.pools().forEach((host, pool) -> sizes.put(host, pool.size()));
+      return sizes;
+    }
+
+    @Override
+    public Map<String, OutboxStats> outboxStats() {
+      return drain == null ? Map.of() : drain.stats();
+    }
+
+    @Override
+    public Future<Map<String, Boolean>> checkHosts() {
+      Map<String, Pool> pools = router.pools();
+      List<String> names = new ArrayList<>(pools.keySet());
+      List<Future<Boolean>> checks = new ArrayList<>();
+      for (String name : names) {
+        checks.add(pools.get(name).query("SELECT 1").execute().map(rows -> true).otherwise(false));
+      }
+      return Future.join(checks).map(done -> {
+        Map<String, Boolean> result = new LinkedHashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+          result.put(names.get(i), checks.get(i).result());
+        }
+        return result;
+      });
+    }
+  }
+}

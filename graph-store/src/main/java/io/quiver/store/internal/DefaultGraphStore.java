@@ -1,0 +1,120 @@
+package io.quiver.store.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgePage;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeResult;
+import io.quiver.store.GraphStore;
+import io.quiver.store.InverseWait;
+import io.quiver.store.Node;
+import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.outbox.CascadeOp;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.OutboxTable;
+import io.vertx.core.Future;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * The graph operations over one set of pools: nodes ({@link NodeStore}) and edges
+ * ({@link EdgeStore}). A backend has two — one on the request pools, whose inverse writes a
+ * waiting request applies at once ({@link InverseNow}), and one on the background pools for
+ * cascades — so background work never takes a request's connection.
+ */
+final class DefaultGraphStore implements GraphStore {
+  private final NodeStore nodes;
+  private final EdgeStore edges;
+  private final InverseNow inverses;
+  private final Clock clock;
+
+  /** @param inverses applies an inverse for a request that waits for it; null where none waits */
+  DefaultGraphStore(NodeStore nodes, EdgeStore edges, InverseNow inverses, Clock clock) {
+    this.nodes = nodes;
+    this.edges = edges;
+    this.inverses = inverses;
+    this.clock = clock;
+  }
+
+  NodeStore nodes() {
+    return nodes;
+  }
+
+  EdgeStore edges() {
+    return edges;
+  }
+
+  @Override
+  public Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith) {
+    return nodes.create(type, data, colocateWith);
+  }
+
+  @Override
+  public Future<Node> getNode(NodeId id) {
+    return nodes.get(id);
+  }
+
+  @Override
+  public Future<NodeBatch> getNodes(List<NodeId> ids) {
+    return nodes.getMany(ids);
+  }
+
+  @Override
+  public Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
+    return nodes.update(id, patch, expectedVersion);
+  }
+
+  @Override
+  public Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
+    return nodes.replace(id, data, expectedVersion);
+  }
+
+  /** A cascade is an outbox entry committed with the deletion; the drainer removes the edges. */
+  @Override
+  public Future<Void> deleteNode(NodeId id, Cascade cascade) {
+    if (cascade == Cascade.NONE) {
+      return nodes.delete(id, NodeStore.AlsoInTransaction.NOTHING);
+    }
+    return nodes.delete(id, (connection, route) ->
+        OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id), SqlValues.nowMicros(clock)));
+  }
+
+  @Override
+  public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
+      InverseWait wait) {
+    return edges.add(from, type, to, sequence, data).compose(write -> settle(write, wait));
+  }
+
+  @Override
+  public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
+    return edges.get(from, type, to);
+  }
+
+  @Override
+  public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return edges.remove(from, type, to).compose(write -> settle(write, wait));
+  }
+
+  /** The forward write has committed: whatever happens next, the answer is a success. */
+  private Future<EdgeResult> settle(EdgeWrite write, InverseWait wait) {
+    if (write.inverse() == null) {
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE));
+    }
+    if (wait == InverseWait.ASYNC || inverses == null) {
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING));
+    }
+    return inverses.apply(write.inverse()).map(applied ->
+        new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING));
+  }
+
+  @Override
+  public Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query) {
+    return edges.list(from, type, query);
+  }
+
+  @Override
+  public Future<Long> countEdges(NodeId from, String type) {
+    return edges.count(from, type);
+  }
+}

@@ -1,0 +1,252 @@
+package io.quiver.store.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.Futures;
+import io.quiver.core.GraphException;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.Cursor;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgePage;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.GraphChange;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.outbox.InverseOp;
+import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.CountsTable;
+import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.OutboxTable;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Edges on the FROM node's shard, in their type's {@link EdgesTable}.
+ *
+ * <h2>Consistency</h2>
+ * An edge write and its change to {@link CountsTable edge_counts} commit in one transaction, so
+ * the count always equals the number of active rows. Two concurrent adds of one edge serialize on
+ * its row ({@link EdgesTable#lock}), and the second sees the first's result: the count moves
+ * once.
+ *
+ * <p>Removal keeps the row as a tombstone: its write time lets copies of an edge written in
+ * different orders converge on the newest operation ({@link EdgeRow}). When the edge type has an
+ * inverse, the operation's {@link OutboxTable outbox} entry commits in the same transaction, so
+ * the inverse is never lost.
+ *
+ * <h2>Write time</h2>
+ * Every write stamps {@code updated_us}, and a client's write on the forward copy always lands:
+ * its stamp is the later of now and the stored stamp plus one, so clock skew between servers
+ * cannot make a newer request lose to an older one.
+ */
+final class EdgeStore {
+  private final ShardRouter router;
+  private final ShardClient client;
+  private final SchemaSource schemas;
+  private final NodeStore nodes;
+  private final Changes changes;
+  private final Clock clock;
+  private final LongAdder readQueries = new LongAdder();
+
+  EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes, Changes changes,
+      Clock clock) {
+    this.router = router;
+    this.client = client;
+    this.schemas = schemas;
+    this.nodes = nodes;
+    this.changes = changes;
+    this.clock = clock;
+  }
+
+  /** List and count statements issued since start. */
+  long readQueries() {
+    return readQueries.sum();
+  }
+
+  /** One edge operation's resolved types and route; {@code inverse} is null when none is defined. */
+  private record Target(EdgesTable table, NodeType fromType, ShardRoute route, EdgeType inverse) {
+    EdgeType type() {
+      return table.type();
+    }
+  }
+
+  // ---- add ----
+
+  /**
+   * Adds the edge, or updates it if present (adding twice keeps one edge). A null sequence keeps
+   * an active edge's sequence and gives a new one the write time; null data keeps an active
+   * edge's data. The inverse's outbox entry commits in the same transaction.
+   */
+  Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data) {
+    return Futures.attempt(() -> planWrite(from, typeName, to, data))
+        .compose(target -> client.inTransaction(target.route(),
+            connection -> addLocked(connection, target, from, to, sequence, data)))
+        .onSuccess(written -> changes.announce(new GraphChange.EdgeListChanged(from, typeName)));
+  }
+
+  private Future<EdgeWrite> addLocked(
+      SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data) {
+    return nodes.existsLocked(connection, target.route(), target.fromType(), from)
+        .compose(exists -> exists
+            ? target.table().lock(connection, target.route(), from.value(), to.value())
+            : Future.failedFuture(GraphException.notFound("no node " + from)))
+        .compose(stored -> {
+          EdgeRow added = new EdgeRow(
+              sequence != null ? sequence : stored.active() ? stored.sequence() : nowUs(),
+              EdgeRow.ACTIVE,
+              data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null,
+              nextWriteTime(stored));
+          return record(connection, target, from, to, stored, added)
+              .map(inverse -> new EdgeWrite(toEdge(target.type(), from, to, added), inverse));
+        });
+  }
+
+  // ---- remove ----
+
+  /**
+   * Removes the edge, leaving a tombstone. Removing an absent edge of a type with an inverse still
+   * records a tombstone and tells the inverse: the other copy may hold an add that this removal
+   * is newer than. Without an inverse there is nothing to tell, and nothing is written.
+   */
+  Future<EdgeWrite> remove(NodeId from, String typeName, NodeId to) {
+    return Futures.attempt(() -> planWrite(from, typeName, to, null))
+        .compose(target -> client.inTransaction(target.route(),
+            connection -> removeLocked(connection, target, from, to)))
+        .onSuccess(written -> changes.announce(new GraphChange.EdgeListChanged(from, typeName)));
+  }
+
+  private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
+    if (target.inverse() == null) {
+      return target.table().readLocked(connection, target.route(), from.value(), to.value())
+          .compose(stored -> stored == null || !stored.active()
+              ? Future.succeededFuture(new EdgeWrite(null, null))
+              : tombstone(connection, target, from, to, stored));
+    }
+    return target.table().lock(connection, target.route(), from.value(), to.value())
+        .compose(stored -> tombstone(connection, target, from, to, stored));
+  }
+
+  private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgeRow stored) {
+    EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(), nextWriteTime(stored));
+    return record(connection, target, from, to, stored, removed).map(inverse -> new EdgeWrite(null, inverse));
+  }
+
+  /** Writes the forward row, then the inverse's outbox entry, in the caller's transaction. */
+  private Future<EdgeWrite.PendingInverse> record(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgeRow stored, EdgeRow written) {
+    Future<Void> forward = target.table().write(connection, target.route(), from.value(), to.value(), stored, written);
+    boolean selfInverse = target.inverse() != null && target.type().symmetric() && from.equals(to);
+    if (target.inverse() == null || selfInverse) {
+      return forward.map(done -> null);
+    }
+    InverseOp inverse = new InverseOp(target.inverse().id(), to, from, written);
+    return forward
+        .compose(done -> OutboxTable.INSTANCE.append(connection, target.route(), inverse, nowUs()))
+        .map(entry -> new EdgeWrite.PendingInverse(target.route().shard(), entry));
+  }
+
+  /** A client's write always lands on the copy it writes: later than now, and than what is stored. */
+  private long nextWriteTime(EdgeRow stored) {
+    return Math.max(nowUs(), stored.updatedUs() + 1);
+  }
+
+  private long nowUs() {
+    return SqlValues.nowMicros(clock);
+  }
+
+  // ---- read ----
+
+  Future<Edge> get(NodeId from, String typeName, NodeId to) {
+    return Futures.attempt(() -> planRead(from, typeName, to))
+        .compose(target -> client.read(target.route(),
+                sql -> target.table().getActive(sql, target.route(), from.value(), to.value()))
+            .map(row -> {
+              if (row == null) {
+                throw GraphException.notFound("no " + typeName + " edge from " + from + " to " + to);
+              }
+              return toEdge(target.type(), from, to, row);
+            }));
+  }
+
+  /** One page of the active edges from a node, in the query's order ({@link EdgesTable#page}). */
+  Future<EdgePage> list(NodeId from, String typeName, EdgeQuery query) {
+    return Futures.attempt(() -> planRead(from, typeName, null))
+        .compose(target -> {
+          readQueries.increment();
+          return client.read(target.route(), sql -> target.table().page(sql, target.route(), from.value(), query))
+              .map(rows -> page(target.type(), from, query, rows));
+        });
+  }
+
+  private static EdgePage page(EdgeType type, NodeId from, EdgeQuery query, List<EdgesTable.Listed> rows) {
+    List<Edge> edges = new ArrayList<>();
+    for (EdgesTable.Listed row : rows) {
+      if (edges.size() == query.limit()) {
+        Edge last = edges.get(edges.size() - 1);
+        return new EdgePage(edges, new Cursor(last.sequence(), last.to().value()));
+      }
+      edges.add(toEdge(type, from, row.to(), row.row()));
+    }
+    return new EdgePage(edges, null);
+  }
+
+  Future<Long> count(NodeId from, String typeName) {
+    return Futures.attempt(() -> planRead(from, typeName, null))
+        .compose(target -> {
+          readQueries.increment();
+          return client.read(target.route(),
+              sql -> CountsTable.INSTANCE.read(sql, target.route(), target.type().id(), from.value()));
+        });
+  }
+
+  // ---- planning ----
+
+  private Target planWrite(NodeId from, String typeName, NodeId to, ObjectNode data) {
+    Schema schema = schemas.current();
+    Target target = resolve(schema, from, typeName, to, Access.WRITE);
+    if (data != null) {
+      TypeChecks.requireValid("edge data", target.type().validate(data, TypeChecks.idTypes(schema)));
+    }
+    return target;
+  }
+
+  private Target planRead(NodeId from, String typeName, NodeId to) {
+    return resolve(schemas.current(), from, typeName, to, Access.READ);
+  }
+
+  /** Checks both ends against the edge type; an ID of the wrong node type is an invalid argument. */
+  private Target resolve(Schema schema, NodeId from, String typeName, NodeId to, Access access) {
+    EdgeType type = TypeChecks.edgeType(schema, typeName);
+    NodeType fromType = TypeChecks.nodeType(schema, from);
+    requireEnd(type, "from", type.from(), fromType, from);
+    if (to != null) {
+      requireEnd(type, "to", type.to(), TypeChecks.nodeType(schema, to), to);
+    }
+    EdgeType inverse = type.inverse() == null ? null : schema.edgeType(type.inverse()).orElse(null);
+    return new Target(new EdgesTable(type), fromType, router.route(from.shard(), access), inverse);
+  }
+
+  private static void requireEnd(EdgeType type, String end, String expected, NodeType actual, NodeId id) {
+    if (!actual.name().equals(expected)) {
+      throw GraphException.invalid("edge type '" + type.name() + "' runs from " + type.from() + " to "
+          + type.to() + ", but the " + end + " ID " + id + " is a " + actual.name());
+    }
+  }
+
+  static Edge toEdge(EdgeType type, NodeId from, NodeId to, EdgeRow row) {
+    ObjectNode stored = row.data() == null ? SqlValues.emptyObject() : SqlValues.parseObject(row.data());
+    return new Edge(from, type.name(), to, row.sequence(), type.withDefaults(stored),
+        SqlValues.fromMicros(row.updatedUs()));
+  }
+}

@@ -1,0 +1,16 @@
+package io.quiver.store.internal;
+
+import io.quiver.store.Edge;
+
+/**
+ * What a client edge write did.
+ *
+ * @param edge the edge as written; null for a removal
+ * @param inverse the outbox entry that will write the inverse copy; null when the edge type has
+ *     no inverse (or the edge is a symmetric self-loop, its own inverse)
+ */
+record EdgeWrite(Edge edge, PendingInverse inverse) {
+
+  /** An outbox entry: on which shard, with which id. */
+  record PendingInverse(int shard, long entryId) {}
+}

@@ -1,0 +1,42 @@
+package io.quiver.store.internal;
+
+import io.quiver.core.GraphException;
+import io.quiver.store.internal.outbox.InverseOp;
+import io.quiver.store.internal.outbox.InverseWriter;
+import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.table.OutboxTable;
+import io.vertx.core.Future;
+
+/**
+ * Applies a just-written outbox entry at once, for a request that waits to read its own inverse
+ * ({@code waitForInverse}). Request work, so it runs on the request pools: the background pools
+ * belong to the drainer. If the entry cannot be applied now, it stays for the drainer.
+ */
+final class InverseNow {
+  private final ShardRouter router;
+  private final InverseWriter writer;
+
+  InverseNow(ShardRouter router, InverseWriter writer) {
+    this.router = router;
+    this.writer = writer;
+  }
+
+  /** Answers whether the inverse is written (by this call, or already by the drainer). */
+  Future<Boolean> apply(EdgeWrite.PendingInverse pending) {
+    ShardRoute route;
+    try {
+      route = router.route(pending.shard(), Access.WRITE);
+    } catch (GraphException readOnlyOrOffline) {
+      return Future.succeededFuture(false);
+    }
+    return OutboxTable.INSTANCE.get(route.pool(), route, pending.entryId())
+        .compose(entry -> entry == null
+            ? Future.succeededFuture(true)
+            : writer.apply((InverseOp) entry.op())
+                .compose(changed -> OutboxTable.INSTANCE.delete(route.pool(), route, entry.id()))
+                .map(true))
+        .otherwise(false);
+  }
+}

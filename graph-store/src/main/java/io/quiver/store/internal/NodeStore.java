@@ -1,0 +1,263 @@
+package io.quiver.store.internal;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.Futures;
+import io.quiver.core.GraphException;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.GraphChange;
+import io.quiver.store.GraphStore;
+import io.quiver.store.Node;
+import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardResolver;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.NodesTable;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Nodes on the reactive MySQL client, in their type's {@link NodesTable} on the shard their ID
+ * names.
+ *
+ * <p>Updates are read-modify-write under {@code SELECT … FOR UPDATE} in one transaction: a plain
+ * read followed by a write would lose concurrent updates. Every operation takes one schema
+ * snapshot when it starts and uses it throughout. Every committed write is announced on the
+ * change feed.
+ */
+final class NodeStore {
+  private final ShardRouter router;
+  private final ShardClient client;
+  private final SchemaSource schemas;
+  private final Changes changes;
+  private final Clock clock;
+  /** Node read statements issued: one per getNode, one per shard of a getNodes. */
+  private final LongAdder readQueries = new LongAdder();
+
+  NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock) {
+    this.router = router;
+    this.client = client;
+    this.schemas = schemas;
+    this.changes = changes;
+    this.clock = clock;
+  }
+
+  // ---- create ----
+
+  private record Creation(NodesTable table, ShardRoute route, ObjectNode data, Instant now) {}
+
+  /** Creates a node on {@code colocateWith}'s shard if given, else on a random open, writable shard. */
+  Future<Node> create(String typeName, ObjectNode data, NodeId colocateWith) {
+    return Futures.attempt(() -> planCreation(typeName, data, colocateWith))
+        .compose(this::insert)
+        .onSuccess(this::announce);
+  }
+
+  private Creation planCreation(String typeName, ObjectNode data, NodeId colocateWith) {
+    Schema schema = schemas.current();
+    NodeType type = TypeChecks.nodeType(schema, typeName);
+    TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(schema)));
+    int shard = colocateWith != null ? colocateWith.shard() : pickShard();
+    return new Creation(new NodesTable(type), router.route(shard, Access.WRITE), data, SqlValues.now(clock));
+  }
+
+  private int pickShard() {
+    return router.shardMap().pickShardForNewNode(ThreadLocalRandom.current())
+        .orElseThrow(() -> GraphException.unavailable("no open shard accepts new nodes"));
+  }
+
+  private Future<Node> insert(Creation creation) {
+    NodeType type = creation.table().type();
+    return client.inTransaction(creation.route(), connection -> creation.table()
+            .insert(connection, creation.route(), creation.data(), creation.now())
+            .compose(NodeStore::requireLocalIdInRange))
+        .map(local -> new Node(NodeId.of(creation.route().shard(), type.id(), local), type.name(),
+            type.withDefaults(creation.data()), 1, creation.now(), creation.now()));
+  }
+
+  /** A local ID of 2^36 or more cannot be encoded; failing here rolls the insert back. */
+  private static Future<Long> requireLocalIdInRange(Long local) {
+    if (local == null || local <= 0 || local > NodeId.MAX_LOCAL) {
+      return Future.failedFuture(GraphException.of(GraphException.Code.INTERNAL,
+          "local ID " + local + " does not fit in " + NodeId.LOCAL_BITS + " bits; the shard's table is full"));
+    }
+    return Future.succeededFuture(local);
+  }
+
+  // ---- read ----
+
+  private record Lookup(NodesTable table, ShardRoute route) {}
+
+  Future<Node> get(NodeId id) {
+    return Futures.attempt(() -> lookup(id, Access.READ))
+        .compose(lookup -> {
+          readQueries.increment();
+          return client.read(lookup.route(), sql -> lookup.table().select(sql, lookup.route(), id, NodesTable.Lock.NONE))
+              .map(row -> lookup.table().node(id, found(row, id)));
+        });
+  }
+
+  /**
+   * The nodes with these IDs, with one query per shard however many types and IDs it holds
+   * ({@link NodesTable#selectMany}).
+   */
+  Future<NodeBatch> getMany(List<NodeId> ids) {
+    return Futures.attempt(() -> planMultiGet(ids))
+        .compose(this::fetchAll)
+        .map(found -> NodeBatch.of(ids, found));
+  }
+
+  private record ShardFetch(ShardRoute route, Map<NodesTable, List<NodeId>> byTable) {}
+
+  private List<ShardFetch> planMultiGet(List<NodeId> ids) {
+    Schema schema = schemas.current();
+    List<ShardFetch> fetches = new ArrayList<>();
+    ShardResolver.groupByShard(ids).forEach((shard, onShard) -> {
+      Map<Integer, NodesTable> tables = new HashMap<>();
+      Map<NodesTable, List<NodeId>> byTable = new LinkedHashMap<>();
+      for (NodeId id : onShard) {
+        NodesTable table = tables.computeIfAbsent(id.type(), typeId -> new NodesTable(TypeChecks.nodeType(schema, id)));
+        byTable.computeIfAbsent(table, t -> new ArrayList<>()).add(id);
+      }
+      fetches.add(new ShardFetch(router.route(shard, Access.READ), byTable));
+    });
+    return fetches;
+  }
+
+  private Future<Map<NodeId, Node>> fetchAll(List<ShardFetch> fetches) {
+    List<Future<List<Node>>> pending = new ArrayList<>();
+    for (ShardFetch fetch : fetches) {
+      readQueries.increment();
+      pending.add(client.read(fetch.route(), sql -> NodesTable.selectMany(sql, fetch.route(), fetch.byTable())));
+    }
+    return Future.all(pending).map(done -> {
+      Map<NodeId, Node> found = new HashMap<>();
+      for (Future<List<Node>> shard : pending) {
+        shard.result().forEach(node -> found.put(node.id(), node));
+      }
+      return found;
+    });
+  }
+
+
+  // ---- update, replace ----
+
+  /** Applies a JSON merge patch to the stored data. */
+  Future<Node> update(NodeId id, ObjectNode patch, long expectedVersion) {
+    return rewrite(id, expectedVersion, stored -> MergePatch.apply(stored, patch));
+  }
+
+  /** Replaces the stored data whole. */
+  Future<Node> replace(NodeId id, ObjectNode data, long expectedVersion) {
+    return rewrite(id, expectedVersion, stored -> data.deepCopy());
+  }
+
+  private interface Rewrite {
+    ObjectNode apply(ObjectNode stored);
+  }
+
+  private record Rewriting(Schema schema, Lookup lookup) {}
+
+  private Future<Node> rewrite(NodeId id, long expectedVersion, Rewrite rewrite) {
+    return Futures.attempt(() -> {
+          Schema schema = schemas.current();
+          return new Rewriting(schema, lookup(schema, id, Access.WRITE));
+        })
+        .compose(rewriting -> client.inTransaction(rewriting.lookup().route(),
+            connection -> rewriteLocked(connection, rewriting, id, expectedVersion, rewrite)))
+        .onSuccess(this::announce);
+  }
+
+  private Future<Node> rewriteLocked(
+      SqlConnection connection, Rewriting rewriting, NodeId id, long expectedVersion, Rewrite rewrite) {
+    Lookup lookup = rewriting.lookup();
+    return lookup.table().select(connection, lookup.route(), id, NodesTable.Lock.FOR_UPDATE)
+        .compose(row -> Futures.attempt(() -> nextVersion(rewriting, id, found(row, id), expectedVersion, rewrite)))
+        .compose(next -> lookup.table().update(connection, lookup.route(), next)
+            .map(written -> new Node(next.id(), next.type(), lookup.table().type().withDefaults(next.data()),
+                next.version(), next.createdAt(), next.updatedAt())));
+  }
+
+  /** The next version as stored: the rewritten data, without defaults. */
+  private Node nextVersion(Rewriting rewriting, NodeId id, Row row, long expectedVersion, Rewrite rewrite) {
+    long stored = row.getLong("version");
+    if (expectedVersion != GraphStore.ANY_VERSION && expectedVersion != stored) {
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
+          "node " + id + " is at version " + stored + ", not " + expectedVersion,
+          Map.of("currentVersion", stored));
+    }
+    NodeType type = rewriting.lookup().table().type();
+    ObjectNode data = rewrite.apply(NodesTable.storedData(row));
+    TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(rewriting.schema())));
+    return new Node(id, type.name(), data, stored + 1,
+        SqlValues.fromDateTime(row.getLocalDateTime("created_at")), SqlValues.now(clock));
+  }
+
+  // ---- delete ----
+
+  /** A further statement that must commit or roll back with a node's deletion. */
+  @FunctionalInterface
+  interface AlsoInTransaction {
+    Future<?> run(SqlConnection connection, ShardRoute route);
+
+    AlsoInTransaction NOTHING = (connection, route) -> Future.succeededFuture();
+  }
+
+  /** Deletes the node's row, and runs {@code also} in the same transaction. */
+  Future<Void> delete(NodeId id, AlsoInTransaction also) {
+    return Futures.attempt(() -> lookup(id, Access.WRITE))
+        .compose(lookup -> client.inTransaction(lookup.route(), connection -> lookup.table()
+            .delete(connection, lookup.route(), id)
+            .compose(deleted -> deleted
+                ? also.run(connection, lookup.route())
+                : Future.failedFuture(GraphException.notFound("no node " + id)))))
+        .onSuccess(done -> changes.announce(new GraphChange.NodeChanged(id, null)))
+        .mapEmpty();
+  }
+
+  /** Whether the node exists, locking its row against deletion until the transaction ends. */
+  Future<Boolean> existsLocked(SqlConnection connection, ShardRoute route, NodeType type, NodeId id) {
+    return new NodesTable(type).existsLocked(connection, route, id);
+  }
+
+  // ---- shared ----
+
+  /** Node read statements issued since start. */
+  long readQueries() {
+    return readQueries.sum();
+  }
+
+  private void announce(Node node) {
+    changes.announce(new GraphChange.NodeChanged(node.id(), node));
+  }
+
+  private Lookup lookup(NodeId id, Access access) {
+    return lookup(schemas.current(), id, access);
+  }
+
+  private Lookup lookup(Schema schema, NodeId id, Access access) {
+    return new Lookup(new NodesTable(TypeChecks.nodeType(schema, id)), router.route(id.shard(), access));
+  }
+
+  private static Row found(Row row, NodeId id) {
+    if (row == null) {
+      throw GraphException.notFound("no node " + id);
+    }
+    return row;
+  }
+}

@@ -1,0 +1,153 @@
+package io.quiver.store.internal.outbox;
+
+import io.quiver.core.GraphException;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.RepairReport;
+import io.quiver.store.internal.TypeChecks;
+import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.EdgesTable.Stored;
+import io.quiver.store.internal.table.EdgesTable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * FriendFeed's Cleaner for inverse edges: scans both tables of an edge type's pair, shard by
+ * shard in primary-key order, finds copies that are missing or differ, and makes each pair
+ * equal by applying the higher-ranked copy to the other ({@link EdgeRow}), exactly as the
+ * applier would. Running it while clients write is safe: a fix never overwrites a newer write.
+ *
+ * <p>Blocking (it awaits each batch): run it on a worker thread or from the command line.
+ */
+public final class InverseRepair {
+  private static final int BATCH = 500;
+
+  private final ShardRouter router;
+  private final ShardClient client;
+  private final SchemaSource schemas;
+  private final InverseWriter writer;
+
+  public InverseRepair(ShardRouter router, ShardClient client, SchemaSource schemas, InverseWriter writer) {
+    this.router = router;
+    this.client = client;
+    this.schemas = schemas;
+    this.writer = writer;
+  }
+
+  private enum Side { FORWARD, INVERSE }
+
+  private static final class Tally {
+    long scanned;
+    long missing;
+    long differing;
+    long orphaned;
+    long fixed;
+  }
+
+  public RepairReport run(String edgeTypeName, Consumer<String> progress) {
+    Schema schema = schemas.current();
+    EdgeType type = TypeChecks.edgeType(schema, edgeTypeName);
+    if (type.inverse() == null) {
+      throw GraphException.invalid("edge type '" + edgeTypeName + "' has no inverse to repair");
+    }
+    EdgeType inverse = schema.edgeType(type.inverse()).orElseThrow(() -> GraphException.invalid(
+        "the inverse '" + type.inverse() + "' of '" + edgeTypeName + "' is not defined yet"));
+    Tally tally = new Tally();
+    scan(type, inverse, Side.FORWARD, tally, progress);
+    if (!type.symmetric()) {
+      scan(inverse, type, Side.INVERSE, tally, progress);
+    }
+    RepairReport report = new RepairReport(edgeTypeName, tally.scanned, tally.missing, tally.differing,
+        tally.orphaned, tally.fixed);
+    progress.accept("done: " + report);
+    return report;
+  }
+
+  /** Every row of {@code table}'s type, each checked against its mirror in {@code mirror}'s type. */
+  private void scan(EdgeType table, EdgeType mirror, Side side, Tally tally, Consumer<String> progress) {
+    EdgesTable rows = new EdgesTable(table);
+    for (int shard : router.shardMap().allShards()) {
+      ShardRoute route = router.route(shard, Access.READ);
+      long fromAfter = 0;
+      long toAfter = 0;
+      long before = tally.scanned;
+      while (true) {
+        long from = fromAfter;
+        long to = toAfter;
+        List<Stored> page = client.read(route, sql -> rows.scan(sql, route, from, to, BATCH)).await();
+        if (page.isEmpty()) {
+          break;
+        }
+        Map<List<Long>, EdgeRow> mirrors = mirrorsOf(page, new EdgesTable(mirror));
+        for (Stored stored : page) {
+          check(stored, mirrors.get(List.of(stored.to().value(), stored.from().value())), table, mirror, side, tally);
+        }
+        tally.scanned += page.size();
+        Stored last = page.get(page.size() - 1);
+        fromAfter = last.from().value();
+        toAfter = last.to().value();
+      }
+      progress.accept(String.format("%s shard %d: %d rows scanned; so far %d missing, %d differing, %d orphaned, %d fixed",
+          table.name(), shard, tally.scanned - before, tally.missing, tally.differing, tally.orphaned, tally.fixed));
+    }
+  }
+
+  private void check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side, Tally tally) {
+    if (mirror == null) {
+      if (stored.row().active()) {
+        if (side == Side.FORWARD) {
+          tally.missing++;
+        } else {
+          tally.orphaned++;
+        }
+        fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally);
+      }
+      return;
+    }
+    if (stored.row().sameAs(mirror)) {
+      return;
+    }
+    tally.differing++;
+    if (stored.row().outranks(mirror)) {
+      fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally);
+    } else {
+      fix(new InverseOp(table.id(), stored.from(), stored.to(), mirror), tally);
+    }
+  }
+
+  private void fix(InverseOp op, Tally tally) {
+    if (writer.apply(op).await()) {
+      tally.fixed++;
+    }
+  }
+
+  /** The mirror rows of a page, keyed by (from, to), fetched with one query per mirror shard. */
+  private Map<List<Long>, EdgeRow> mirrorsOf(List<Stored> rows, EdgesTable mirror) {
+    Map<Integer, List<Stored>> byShard = new HashMap<>();
+    rows.forEach(row -> byShard.computeIfAbsent(row.to().shard(), shard -> new ArrayList<>()).add(row));
+    Map<List<Long>, EdgeRow> mirrors = new HashMap<>();
+    byShard.forEach((shard, onShard) -> {
+      ShardRoute route = router.route(shard, Access.READ);
+      Set<Long> froms = new LinkedHashSet<>();
+      Set<Long> tos = new LinkedHashSet<>();
+      onShard.forEach(row -> {
+        froms.add(row.to().value());
+        tos.add(row.from().value());
+      });
+      for (Stored found : client.read(route, sql -> mirror.among(sql, route, froms, tos)).await()) {
+        mirrors.put(List.of(found.from().value(), found.to().value()), found.row());
+      }
+    });
+    return mirrors;
+  }
+}

@@ -1,0 +1,101 @@
+package io.quiver.store.internal.outbox;
+
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.OutboxStats;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.shard.ShardMap;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * This server's part in draining outboxes: it holds a lease per host ({@link HostLeases}), runs
+ * an {@link OutboxDrainer} for each host whose lease it holds, and follows the shard map as
+ * hosts come and go.
+ *
+ * <h2>Why nothing is lost</h2>
+ * Entries are deleted only after their handler succeeded, and a server that dies loses its
+ * leases to the others, which find every entry still there. A brief overlap of two drainers at a
+ * handover only runs some entries twice, which the handlers make harmless. Forward writes never
+ * wait on any of this.
+ */
+public final class OutboxDrain {
+  private final OutboxDrainer.Parts parts;
+  private final SchemaSource schemas;
+  private final ApplierSettings settings;
+  private final HostLeases leases;
+  private final Map<String, OutboxDrainer> drainers = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  /**
+   * @param router the background pools' router
+   * @param parallelism entries handled at once per host: no more than the background pool's connections
+   */
+  public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, SchemaSource schemas,
+      OutboxHandlers handlers, ApplierSettings settings, Clock clock, String serverId, int parallelism) {
+    this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, handlers,
+        new RetryPolicy(settings), new OutboxFigures(), settings.batchSize(), settings.idleDelay().toMillis(),
+        parallelism, clock);
+    this.schemas = schemas;
+    this.settings = settings;
+    this.leases = new HostLeases(curator, settings.leasePath(), serverId, new HostLeases.Holder() {
+      @Override
+      public void gained(String host) {
+        startDraining(host);
+      }
+
+      @Override
+      public void lost(String host) {
+        stopDraining(host);
+      }
+    });
+  }
+
+  /** Joins the lease of every host in the map, and leaves those of hosts gone from it. */
+  public void follow(ShardMap map) {
+    if (!closed) {
+      leases.follow(map.hosts().keySet());
+    }
+  }
+
+  /** Each host this server drains, with its outbox figures. */
+  public Map<String, OutboxStats> stats() {
+    return parts.figures().snapshot();
+  }
+
+  private void startDraining(String host) {
+    if (closed) {
+      return;
+    }
+    OutboxDrainer drainer =
+        new OutboxDrainer(host, parts, new TombstoneCollector(schemas, settings, parts.clock()));
+    OutboxDrainer previous = drainers.put(host, drainer);
+    if (previous != null) {
+      previous.stop();
+    }
+    drainer.start();
+  }
+
+  private void stopDraining(String host) {
+    OutboxDrainer drainer = drainers.remove(host);
+    if (drainer != null) {
+      drainer.stop();
+    }
+  }
+
+  /** Leaves every lease and stops every drainer; the answer waits for the passes under way. */
+  public Future<Void> close() {
+    closed = true;
+    leases.close();
+    List<Future<Void>> stopping = new ArrayList<>();
+    drainers.values().forEach(drainer -> stopping.add(drainer.stop()));
+    drainers.clear();
+    return Future.join(stopping).mapEmpty();
+  }
+}

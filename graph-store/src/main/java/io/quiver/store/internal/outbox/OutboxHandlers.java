@@ -1,0 +1,14 @@
+package io.quiver.store.internal.outbox;
+
+import io.vertx.core.Future;
+
+/** One handler per kind of outbox work; a new kind adds a component and a branch here. */
+public record OutboxHandlers(OutboxHandler<InverseOp> inverses, OutboxHandler<CascadeOp> cascades) {
+
+  public Future<?> apply(OutboxOp op) {
+    if (op instanceof InverseOp inverse) {
+      return inverses.apply(inverse);
+    }
+    return cascades.apply((CascadeOp) op);
+  }
+}

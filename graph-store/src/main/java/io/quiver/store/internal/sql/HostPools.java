@@ -1,0 +1,133 @@
+package io.quiver.store.internal.sql;
+
+import io.quiver.store.PoolSettings;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.mysqlclient.MySQLBuilder;
+import io.vertx.mysqlclient.MySQLConnectOptions;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One reactive MySQL pool per host, shared by every shard on it, created and retired as the
+ * shard map's hosts come, go or change address.
+ *
+ * <p>A retired pool is closed only after a grace period: requests that started on the previous
+ * shard map still hold it, and must be allowed to finish there.
+ */
+public final class HostPools {
+  private static final Logger log = LoggerFactory.getLogger(HostPools.class);
+  /** How long a retired pool stays open for the requests still using it. */
+  public static final Duration RETIRE_GRACE = Duration.ofSeconds(30);
+
+  private final Vertx vertx;
+  private final PoolSettings settings;
+  private final Map<String, Entry> pools = new HashMap<>();
+  private boolean closed;
+
+  private record Entry(Host host, Pool pool) {}
+
+  public HostPools(Vertx vertx, PoolSettings settings) {
+    this.vertx = vertx;
+    this.settings = settings;
+  }
+
+  /**
+   * Brings the pools in line with the map's hosts and answers the pool of each host. Pools of
+   * hosts that left the map, or whose primary moved, are retired.
+   */
+  public synchronized Map<String, Pool> apply(ShardMap map) {
+    if (closed) {
+      throw new IllegalStateException("host pools are closed");
+    }
+    for (Host host : map.hosts().values()) {
+      Entry current = pools.get(host.name());
+      if (current == null || !current.host().primary().equals(host.primary())) {
+        pools.put(host.name(), new Entry(host, create(host)));
+        if (current != null) {
+          log.info("host {} moved from {} to {}", host.name(), current.host().primary(), host.primary());
+          retire(current);
+        }
+      }
+    }
+    List<String> gone = new ArrayList<>(pools.keySet());
+    gone.removeAll(map.hosts().keySet());
+    for (String name : gone) {
+      log.info("host {} left the shard map", name);
+      retire(pools.remove(name));
+    }
+    Map<String, Pool> snapshot = new HashMap<>();
+    pools.forEach((name, entry) -> snapshot.put(name, entry.pool()));
+    return Map.copyOf(snapshot);
+  }
+
+  public synchronized Future<Void> close() {
+    closed = true;
+    List<Future<Void>> closing = new ArrayList<>();
+    pools.values().forEach(entry -> closing.add(entry.pool().close()));
+    pools.clear();
+    return Future.join(closing).mapEmpty();
+  }
+
+  private Pool create(Host host) {
+    MySQLConnectOptions connect = new MySQLConnectOptions()
+        .setHost(host.primaryHost())
+        .setPort(host.primaryPort())
+        .setUser(settings.user())
+        .setPassword(settings.password())
+        .setCharset("utf8mb4")
+        .setCollation("utf8mb4_bin")
+        // Code that branches on row counts after an upsert needs changed rows, not found rows.
+        .setUseAffectedRows(true)
+        .setCachePreparedStatements(true)
+        .setPreparedStatementCacheMaxSize(settings.statementCacheSize())
+        .setPipeliningLimit(settings.pipeliningLimit());
+    PoolOptions pool = new PoolOptions()
+        .setName("quiver-" + host.name())
+        .setMaxSize(settings.maxSize())
+        .setMaxWaitQueueSize(settings.maxWaitQueue())
+        .setConnectionTimeout((int) settings.acquireTimeout().toMillis())
+        .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
+        .setIdleTimeout(60)
+        .setIdleTimeoutUnit(TimeUnit.SECONDS);
+    NetClientOptions net = new NetClientOptions()
+        .setConnectTimeout((int) settings.connectTimeout().toMillis())
+        .setTcpNoDelay(true)
+        .setTcpKeepAlive(true);
+    return MySQLBuilder.pool()
+        .with(pool)
+        .with(net)
+        .connectingTo(connect)
+        .withConnectHandler(HostPools::prepareSession)
+        .using(vertx)
+        .build();
+  }
+
+  /**
+   * Every pooled session runs at READ COMMITTED. Under REPEATABLE READ a locking read of a
+   * missing row takes a gap lock, and two writers adding different edges into the same gap
+   * deadlock each other; the store serializes on row locks instead (see EdgeStore).
+   */
+  private static void prepareSession(SqlConnection connection) {
+    connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").execute()
+        .compose(done -> connection.query("SET time_zone = '+00:00'").execute())
+        .onFailure(failure -> log.warn("could not prepare a MySQL session", failure))
+        .eventually(connection::close);
+  }
+
+  private void retire(Entry entry) {
+    vertx.setTimer(RETIRE_GRACE.toMillis(), timer -> entry.pool().close());
+  }
+}

@@ -1,0 +1,66 @@
+package io.quiver.store.internal.sql;
+
+import io.quiver.core.GraphException;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardRange;
+import io.quiver.store.shard.ShardState;
+import io.vertx.sqlclient.Pool;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Routes a shard to its host's pool through one immutable snapshot of the shard map and the
+ * pools built for it. A new map is swapped in atomically; a request that already took a route
+ * finishes on the old one.
+ */
+public final class ShardRouter implements ShardResolver {
+  private record Topology(ShardMap map, Map<String, Pool> pools) {}
+
+  private final HostPools hostPools;
+  private final AtomicReference<Topology> topology = new AtomicReference<>();
+
+  public ShardRouter(HostPools hostPools, ShardMap initial) {
+    this.hostPools = hostPools;
+    apply(initial);
+  }
+
+  /** Swaps in a newer shard map; an older or equal version is ignored. */
+  public synchronized void apply(ShardMap map) {
+    Topology current = topology.get();
+    if (current != null && map.version() <= current.map().version()) {
+      return;
+    }
+    topology.set(new Topology(map, hostPools.apply(map)));
+  }
+
+  @Override
+  public ShardMap shardMap() {
+    return topology.get().map();
+  }
+
+  /**
+   * The route to a shard for the given access.
+   *
+   * @throws GraphException INVALID_ARGUMENT when the shard is not in the map (no ID this
+   *     cluster issued can point there); UNAVAILABLE when the shard is offline, or read-only
+   *     and the access is a write
+   */
+  public ShardRoute route(int shard, Access access) {
+    Topology current = topology.get();
+    ShardRange range = current.map().rangeOf(shard)
+        .orElseThrow(() -> GraphException.invalid("shard " + shard + " is not in the shard map"));
+    ShardState state = current.map().stateOf(shard);
+    if (!state.readable()) {
+      throw GraphException.unavailable("shard " + shard + " is offline");
+    }
+    if (access == Access.WRITE && !state.writable()) {
+      throw GraphException.unavailable("shard " + shard + " is read-only");
+    }
+    return new ShardRoute(shard, range.host(), current.pools().get(range.host()));
+  }
+
+  /** Every host's pool, for health checks. */
+  public Map<String, Pool> pools() {
+    return topology.get().pools();
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * How the graph store talks to MySQL on the serving path: one reactive pool per host
+ * ({@link io.quiver.store.internal.sql.HostPools}), routing from a shard to its pool through one
+ * snapshot of the shard map ({@link io.quiver.store.internal.sql.ShardRouter}), transactions lent
+ * out and retried in one place ({@link io.quiver.store.internal.sql.ShardClient#inTransaction}),
+ * database errors classified by MySQL error number ({@link io.quiver.store.internal.sql.SqlErrors})
+ * and identifiers checked before they reach SQL ({@link io.quiver.store.internal.sql.SqlNames}).
+ */
+package io.quiver.store.internal.sql;

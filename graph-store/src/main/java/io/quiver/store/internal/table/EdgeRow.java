@@ -1,0 +1,45 @@
+package io.quiver.store.internal.table;
+
+import java.util.Comparator;
+import java.util.Objects;
+
+/**
+ * One copy of an edge as stored, active or not, and the order in which two versions of a copy
+ * are ranked.
+ *
+ * <h2>Convergence</h2>
+ * Both directions of an edge may be written by clients, so the forward and the inverse copy can
+ * receive the same operations in different orders, or twice. A copy only ever changes to a
+ * version that ranks above the one it holds, and versions are ranked by write time, then state
+ * (a delete wins a tie), then sequence, then data: a total order, so the copy that has seen a
+ * set of operations holds the greatest of them, whatever the order of delivery. Deletes leave
+ * tombstones, so a late add cannot resurrect a newer delete (FlockDB's rule).
+ */
+public record EdgeRow(long sequence, int state, String data, long updatedUs) {
+  public static final int ACTIVE = 1;
+  public static final int DELETED = 0;
+
+  /** What a copy holds before its first real write: ranks below every operation. */
+  public static final EdgeRow ABSENT = new EdgeRow(0, DELETED, null, 0);
+
+  private static final Comparator<EdgeRow> RANK = Comparator
+      .comparingLong(EdgeRow::updatedUs)
+      .thenComparing(row -> row.state() == DELETED ? 1 : 0)
+      .thenComparingLong(EdgeRow::sequence)
+      .thenComparing(EdgeRow::data, Comparator.nullsFirst(Comparator.naturalOrder()));
+
+  public boolean active() {
+    return state == ACTIVE;
+  }
+
+  /** Whether this version would replace {@code stored}. */
+  public boolean outranks(EdgeRow stored) {
+    return RANK.compare(this, stored) > 0;
+  }
+
+  /** Same state, sequence, data and write time. */
+  public boolean sameAs(EdgeRow other) {
+    return sequence == other.sequence && state == other.state && updatedUs == other.updatedUs
+        && Objects.equals(data, other.data);
+  }
+}

@@ -1,0 +1,218 @@
+package io.quiver.store.internal.table;
+
+import io.quiver.schema.EdgeType;
+import io.quiver.store.Cursor;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.NodeId;
+import io.quiver.store.Order;
+import io.quiver.store.internal.sql.InLists;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code edges_<type>}: one edge type's mapping table on a FROM node's shard, one row per (from,
+ * to), tombstones included. Every statement that touches it is here: the locked write path
+ * shared by client writes and the inverse applier, the page and point reads, the key-order scan
+ * and mirror lookup of repair, and the collection of old tombstones.
+ *
+ * <h2>Locking at READ COMMITTED</h2>
+ * A locking read of a missing row locks nothing at READ COMMITTED, so a write first makes sure
+ * its row exists with an upsert that changes nothing (a placeholder tombstone ranked below every
+ * operation), which locks it either way ({@link #lock}). Two writers of one edge serialize on
+ * its row; writers of different edges never meet on a gap lock.
+ */
+public final class EdgesTable implements ShardTable {
+  private static final List<String> COLUMNS = List.of("from_id", "to_id", "sequence", "state", "data", "updated_us");
+  private static final String ROW = "sequence, state, data, updated_us";
+
+  private final EdgeType type;
+
+  public EdgesTable(EdgeType type) {
+    this.type = type;
+  }
+
+  public EdgeType type() {
+    return type;
+  }
+
+  @Override
+  public String name() {
+    return type.tableName();
+  }
+
+  @Override
+  public List<String> columns() {
+    return COLUMNS;
+  }
+
+  @Override
+  public List<String> key() {
+    return List.of("from_id", "to_id");
+  }
+
+  @Override
+  public String ddl(int shard) {
+    return "CREATE TABLE IF NOT EXISTS " + on(shard) + " ("
+        + " from_id BIGINT UNSIGNED NOT NULL,"
+        + " to_id BIGINT UNSIGNED NOT NULL,"
+        + " sequence BIGINT NOT NULL,"
+        + " state TINYINT NOT NULL,"
+        + " data JSON NULL,"
+        + " updated_us BIGINT NOT NULL,"
+        + " PRIMARY KEY (from_id, to_id),"
+        + " KEY by_sequence (from_id, state, sequence, to_id),"
+        // For collecting tombstones past their grace period without a full scan.
+        + " KEY tombstones (state, updated_us)"
+        + ") ENGINE=InnoDB";
+  }
+
+  // ---- the write path, inside a transaction ----
+
+  /**
+   * Locks the edge's row and reads it; a missing row is first created as a placeholder tombstone
+   * ({@link EdgeRow#ABSENT}) so that there is a row to lock.
+   */
+  public Future<EdgeRow> lock(SqlConnection connection, ShardRoute route, long from, long to) {
+    String ensure = "INSERT INTO " + on(route.shard()) + " (" + String.join(", ", COLUMNS) + ")"
+        + " VALUES (?, ?, 0, " + EdgeRow.DELETED + ", NULL, 0) ON DUPLICATE KEY UPDATE updated_us = updated_us";
+    return connection.preparedQuery(ensure).execute(Tuple.of(from, to))
+        .compose(locked -> readLocked(connection, route, from, to));
+  }
+
+  /** The row, locked if it exists; null when there is none (which, at READ COMMITTED, locks nothing). */
+  public Future<EdgeRow> readLocked(SqlConnection connection, ShardRoute route, long from, long to) {
+    String read = "SELECT " + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
+    return connection.preparedQuery(read).execute(Tuple.of(from, to))
+        .map(rows -> rows.size() == 0 ? null : row(rows.iterator().next()));
+  }
+
+  /** Writes a locked row, and moves the FROM node's count if the edge became active or inactive. */
+  public Future<Void> write(SqlConnection connection, ShardRoute route, long from, long to, EdgeRow before,
+      EdgeRow after) {
+    String sql = "UPDATE " + on(route.shard()) + " SET sequence = ?, state = ?, data = ?, updated_us = ?"
+        + " WHERE from_id = ? AND to_id = ?";
+    Future<Void> written = connection.preparedQuery(sql)
+        .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from, to))
+        .mapEmpty();
+    if (before.active() == after.active()) {
+      return written;
+    }
+    return written.compose(done ->
+        CountsTable.INSTANCE.adjust(connection, route, type.id(), from, after.active() ? 1 : -1));
+  }
+
+  // ---- reads ----
+
+  /** The active edge (from, to), or null. */
+  public Future<EdgeRow> getActive(SqlClient client, ShardRoute route, long from, long to) {
+    return client.preparedQuery("SELECT " + ROW + " FROM " + on(route.shard())
+            + " WHERE from_id = ? AND to_id = ? AND state = " + EdgeRow.ACTIVE)
+        .execute(Tuple.of(from, to))
+        .map(rows -> rows.size() == 0 ? null : row(rows.iterator().next()));
+  }
+
+  /** An active edge as a page returns it: its target and its row. */
+  public record Listed(NodeId to, EdgeRow row) {}
+
+  /**
+   * One page of the active edges from a node, by (sequence, to) in the query's order: one range
+   * scan of {@code by_sequence}. One row more than the page is read, to know whether another follows.
+   */
+  public Future<List<Listed>> page(SqlClient client, ShardRoute route, long from, EdgeQuery query) {
+    boolean descending = query.order() == Order.DESC;
+    List<Object> arguments = new ArrayList<>();
+    StringBuilder sql = new StringBuilder("SELECT to_id, ").append(ROW).append(" FROM ").append(on(route.shard()))
+        .append(" WHERE from_id = ? AND state = ").append(EdgeRow.ACTIVE);
+    arguments.add(from);
+    if (query.minSequence() != null) {
+      sql.append(" AND sequence >= ?");
+      arguments.add(query.minSequence());
+    }
+    if (query.maxSequence() != null) {
+      sql.append(" AND sequence <= ?");
+      arguments.add(query.maxSequence());
+    }
+    Cursor after = query.after();
+    if (after != null) {
+      String beyond = descending ? "<" : ">";
+      sql.append(" AND (sequence ").append(beyond).append(" ? OR (sequence = ? AND to_id ").append(beyond).append(" ?))");
+      arguments.add(after.sequence());
+      arguments.add(after.sequence());
+      arguments.add(after.to());
+    }
+    String direction = descending ? " DESC" : " ASC";
+    sql.append(" ORDER BY sequence").append(direction).append(", to_id").append(direction).append(" LIMIT ? OFFSET ?");
+    arguments.add(query.limit() + 1);
+    arguments.add(query.offset());
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+      List<Listed> listed = new ArrayList<>();
+      rows.forEach(row -> listed.add(new Listed(new NodeId(row.getLong("to_id")), row(row))));
+      return listed;
+    });
+  }
+
+  // ---- scans, for repair ----
+
+  /** A row with its key, tombstones included. */
+  public record Stored(NodeId from, NodeId to, EdgeRow row) {}
+
+  /** At most {@code limit} rows after (fromAfter, toAfter) in primary-key order. */
+  public Future<List<Stored>> scan(SqlClient client, ShardRoute route, long fromAfter, long toAfter, int limit) {
+    String sql = "SELECT " + String.join(", ", COLUMNS) + " FROM " + on(route.shard())
+        + " WHERE from_id > ? OR (from_id = ? AND to_id > ?) ORDER BY from_id, to_id LIMIT ?";
+    return client.preparedQuery(sql).execute(Tuple.of(fromAfter, fromAfter, toAfter, limit)).map(EdgesTable::stored);
+  }
+
+  /** The rows among (froms × tos): one statement, for a page's mirrors on one shard. */
+  public Future<List<Stored>> among(SqlClient client, ShardRoute route, Set<Long> froms, Set<Long> tos) {
+    List<Object> arguments = new ArrayList<>();
+    String sql = "SELECT " + String.join(", ", COLUMNS) + " FROM " + on(route.shard())
+        + " WHERE from_id IN (" + InLists.pad(List.copyOf(froms), arguments) + ") AND to_id IN ("
+        + InLists.pad(List.copyOf(tos), arguments) + ")";
+    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(EdgesTable::stored);
+  }
+
+  // ---- tombstones ----
+
+  /** Removes at most {@code limit} tombstones written before {@code cutoffUs}. */
+  public Future<Integer> collectTombstones(SqlClient client, ShardRoute route, long cutoffUs, int limit) {
+    return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE state = " + EdgeRow.DELETED
+            + " AND updated_us < ? LIMIT ?")
+        .execute(Tuple.of(cutoffUs, limit))
+        .map(rows -> rows.rowCount());
+  }
+
+  // ---- for JDBC readers (tests, tools) ----
+
+  /** Every row of the table on a shard, tombstones included. */
+  public String selectAllSql(int shard) {
+    return "SELECT " + String.join(", ", COLUMNS) + " FROM " + on(shard);
+  }
+
+  /** (from_id, active rows) for every FROM node with active edges on a shard. */
+  public String activeCountsSql(int shard) {
+    return "SELECT from_id, COUNT(*) FROM " + on(shard) + " WHERE state = " + EdgeRow.ACTIVE + " GROUP BY from_id";
+  }
+
+  // ---- rows ----
+
+  private static List<Stored> stored(Iterable<Row> rows) {
+    List<Stored> stored = new ArrayList<>();
+    rows.forEach(row -> stored.add(new Stored(new NodeId(row.getLong("from_id")), new NodeId(row.getLong("to_id")),
+        row(row))));
+    return stored;
+  }
+
+  /** The ranked part of a row. */
+  public static EdgeRow row(Row row) {
+    return new EdgeRow(row.getLong("sequence"), row.getInteger("state"), row.getString("data"),
+        row.getLong("updated_us"));
+  }
+}

@@ -1,0 +1,181 @@
+package io.quiver.store.internal.table;
+
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.outbox.CascadeOp;
+import io.quiver.store.internal.outbox.InverseOp;
+import io.quiver.store.internal.outbox.OutboxEntry;
+import io.quiver.store.internal.outbox.OutboxOp;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.vertx.core.Future;
+import io.vertx.mysqlclient.MySQLClient;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code outbox}: the work each shard's writes leave for after commit, appended in the write's
+ * own transaction so it is never lost. Typed columns rather than a JSON payload, since the
+ * drainer reads them on every pass; each entry says its {@link OutboxOp.Kind kind}.
+ *
+ * <p>Entries are read in the order of the {@code due} index, {@code (parked, next_attempt_us,
+ * id)}, never through a cursor over "the highest id seen": an entry whose transaction commits
+ * late has a lower id than ones already seen, and such a cursor would skip it for ever. Applied
+ * entries are deleted, so reading from the start each time costs only what is pending.
+ */
+public final class OutboxTable implements ShardTable {
+  public static final OutboxTable INSTANCE = new OutboxTable();
+  private static final List<String> COLUMNS = List.of("id", "kind", "edge_type", "from_id", "to_id", "state",
+      "sequence", "data", "updated_us", "created_us", "attempts", "next_attempt_us", "parked", "last_error");
+  private static final String ENTRY = "id, kind, edge_type, from_id, to_id, state, sequence, data, updated_us, attempts";
+
+  private OutboxTable() {}
+
+  @Override
+  public String name() {
+    return "outbox";
+  }
+
+  @Override
+  public List<String> columns() {
+    return COLUMNS;
+  }
+
+  @Override
+  public List<String> key() {
+    return List.of("id");
+  }
+
+  @Override
+  public String ddl(int shard) {
+    return "CREATE TABLE IF NOT EXISTS " + on(shard) + " ("
+        + " id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+        + " kind TINYINT UNSIGNED NOT NULL,"
+        + " edge_type SMALLINT UNSIGNED NOT NULL,"
+        + " from_id BIGINT UNSIGNED NOT NULL,"
+        + " to_id BIGINT UNSIGNED NOT NULL,"
+        + " state TINYINT NOT NULL,"
+        + " sequence BIGINT NOT NULL,"
+        + " data JSON NULL,"
+        + " updated_us BIGINT NOT NULL,"
+        + " created_us BIGINT NOT NULL,"
+        + " attempts INT NOT NULL DEFAULT 0,"
+        + " next_attempt_us BIGINT NOT NULL DEFAULT 0,"
+        + " parked TINYINT NOT NULL DEFAULT 0,"
+        + " last_error VARCHAR(1000) NULL,"
+        + " KEY due (parked, next_attempt_us, id)"
+        + ") ENGINE=InnoDB";
+  }
+
+  /**
+   * Brings an outbox created before entries carried their kind up to date: the column is added,
+   * and the cascade entries of that layout (edge type 0) are marked as such.
+   */
+  @Override
+  public List<String> upgrades(int shard, Set<String> existingColumns) {
+    if (existingColumns.contains("kind")) {
+      return List.of();
+    }
+    return List.of(
+        "ALTER TABLE " + on(shard) + " ADD COLUMN kind TINYINT UNSIGNED NOT NULL DEFAULT "
+            + OutboxOp.Kind.INVERSE_EDGE.code() + " AFTER id",
+        "UPDATE " + on(shard) + " SET kind = " + OutboxOp.Kind.CASCADE_DELETE.code() + " WHERE edge_type = 0");
+  }
+
+  /** Appends an entry inside the transaction of the write that needs it; answers its id. */
+  public Future<Long> append(SqlClient client, ShardRoute route, OutboxOp op, long nowUs) {
+    String sql = appendSql(route.shard());
+    Tuple arguments;
+    if (op instanceof InverseOp inverse) {
+      EdgeRow row = inverse.row();
+      arguments = Tuple.of(op.kind().code(), inverse.edgeTypeId(), inverse.from().value(), inverse.to().value(),
+          row.state(), row.sequence(), row.data(), row.updatedUs(), nowUs);
+    } else {
+      CascadeOp cascade = (CascadeOp) op;
+      arguments = Tuple.of(op.kind().code(), 0, cascade.node().value(), cascade.node().value(), 0, 0L, null, 0L,
+          nowUs);
+    }
+    return client.preparedQuery(sql).execute(arguments).map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
+  }
+
+  /** Entries due now, at most {@code limit}, in due order. */
+  public Future<List<OutboxEntry>> due(SqlClient client, ShardRoute route, long nowUs, int limit) {
+    String sql = "SELECT " + ENTRY + " FROM " + on(route.shard())
+        + " WHERE parked = 0 AND next_attempt_us <= ? ORDER BY next_attempt_us, id LIMIT ?";
+    return client.preparedQuery(sql).execute(Tuple.of(nowUs, limit)).map(rows -> {
+      List<OutboxEntry> entries = new ArrayList<>();
+      rows.forEach(row -> entries.add(entry(route.shard(), row)));
+      return entries;
+    });
+  }
+
+  /** One entry, if it is still there. */
+  public Future<OutboxEntry> get(SqlClient client, ShardRoute route, long id) {
+    return client.preparedQuery("SELECT " + ENTRY + " FROM " + on(route.shard()) + " WHERE id = ?")
+        .execute(Tuple.of(id))
+        .map(rows -> rows.size() == 0 ? null : entry(route.shard(), rows.iterator().next()));
+  }
+
+  /** Retires an entry whose work is done. */
+  public Future<Void> delete(SqlClient client, ShardRoute route, long id) {
+    return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE id = ?").execute(Tuple.of(id))
+        .mapEmpty();
+  }
+
+  /** Tries the entry again later; {@code counted} attempts count toward parking it. */
+  public Future<Void> reschedule(SqlClient client, ShardRoute route, long id, int counted, long nextAttemptUs,
+      boolean park, String error) {
+    String sql = "UPDATE " + on(route.shard())
+        + " SET attempts = attempts + ?, next_attempt_us = ?, parked = ?, last_error = ? WHERE id = ?";
+    String trimmed = error == null ? null : error.substring(0, Math.min(error.length(), 1000));
+    return client.preparedQuery(sql).execute(Tuple.of(counted, nextAttemptUs, park ? 1 : 0, trimmed, id))
+        .mapEmpty();
+  }
+
+  /**
+   * Pending and parked entries of a shard, and the creation time of the oldest pending one.
+   *
+   * @param oldestCreatedUs null when nothing is pending
+   */
+  public record Depth(long pending, long parked, Long oldestCreatedUs) {}
+
+  public Future<Depth> depth(SqlClient client, ShardRoute route) {
+    String sql = "SELECT SUM(parked = 0) AS pending, SUM(parked = 1) AS parked,"
+        + " MIN(CASE WHEN parked = 0 THEN created_us END) AS oldest FROM " + on(route.shard());
+    return client.query(sql).execute().map(rows -> {
+      Row row = rows.iterator().next();
+      Number pending = row.getNumeric("pending");
+      Number parked = row.getNumeric("parked");
+      return new Depth(pending == null ? 0 : pending.longValue(), parked == null ? 0 : parked.longValue(),
+          row.getLong("oldest"));
+    });
+  }
+
+  /**
+   * The append statement: kind, edge type, from, to, state, sequence, data, write time and
+   * creation time, in that order; due at once.
+   */
+  public String appendSql(int shard) {
+    return "INSERT INTO " + on(shard)
+        + " (kind, edge_type, from_id, to_id, state, sequence, data, updated_us, created_us, next_attempt_us)"
+        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)";
+  }
+
+  /** For JDBC readers: the number of pending ({@code parked = 0}) or parked ({@code 1}) entries. */
+  public String countSql(int shard) {
+    return "SELECT COUNT(*) FROM " + on(shard) + " WHERE parked = ?";
+  }
+
+  private static OutboxEntry entry(int shard, Row row) {
+    OutboxOp.Kind kind = OutboxOp.Kind.of(row.getInteger("kind"));
+    NodeId from = new NodeId(row.getLong("from_id"));
+    OutboxOp op = switch (kind) {
+      case INVERSE_EDGE -> new InverseOp(row.getInteger("edge_type"), from, new NodeId(row.getLong("to_id")),
+          EdgesTable.row(row));
+      case CASCADE_DELETE -> new CascadeOp(from);
+    };
+    return new OutboxEntry(row.getLong("id"), shard, op, row.getInteger("attempts"));
+  }
+}

@@ -1,0 +1,121 @@
+package io.quiver.store.internal.table;
+
+import io.quiver.schema.Schema;
+import io.quiver.store.ProvisionReport;
+import io.quiver.store.internal.sql.SqlNames;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates every shard database of a shard map and, in each, the tables of every type of a
+ * schema. It reads what exists first and creates only what is missing, so a second run changes
+ * nothing and says so.
+ *
+ * <p>Blocking JDBC: call it from a worker thread, never from an event loop.
+ */
+public final class ShardProvisioner {
+  private static final Logger log = LoggerFactory.getLogger(ShardProvisioner.class);
+
+  private final String user;
+  private final String password;
+
+  public ShardProvisioner(String user, String password) {
+    this.user = user;
+    this.password = password == null ? "" : password;
+  }
+
+  public ProvisionReport provision(ShardMap map, Schema schema) throws SQLException {
+    List<ShardTable> tables = ShardTables.of(schema);
+    int shards = 0;
+    int databases = 0;
+    int created = 0;
+    for (Host host : map.hosts().values()) {
+      List<Integer> onHost = map.shardsOn(host.name());
+      if (onHost.isEmpty()) {
+        continue;
+      }
+      try (Connection connection = connect(host)) {
+        Map<String, Set<String>> existing = existingColumns(connection);
+        for (int shard : onHost) {
+          shards++;
+          String database = SqlNames.database(shard);
+          if (!existing.containsKey(database)) {
+            execute(connection, "CREATE DATABASE IF NOT EXISTS `" + database + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+            databases++;
+          }
+          for (ShardTable table : tables) {
+            Set<String> columns = existing.get(database + "." + table.name());
+            if (columns == null) {
+              execute(connection, table.ddl(shard));
+              created++;
+            } else {
+              for (String upgrade : table.upgrades(shard, columns)) {
+                log.info("upgrading {}: {}", table.on(shard), upgrade);
+                execute(connection, upgrade);
+              }
+            }
+          }
+        }
+      }
+    }
+    ProvisionReport report = new ProvisionReport(shards, databases, created);
+    log.info("provisioned {} shards: {} databases and {} tables created", shards, databases, created);
+    return report;
+  }
+
+  /**
+   * Every shard database as {@code dbNNNNN} (with no columns), and every table in one as
+   * {@code dbNNNNN.table} with its columns.
+   */
+  private static Map<String, Set<String>> existingColumns(Connection connection) throws SQLException {
+    Map<String, Set<String>> existing = new HashMap<>();
+    try (PreparedStatement schemata = connection.prepareStatement(
+            "SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE ?");
+        PreparedStatement columns = connection.prepareStatement(
+            "SELECT table_schema, table_name, column_name FROM information_schema.columns WHERE table_schema LIKE ?")) {
+      schemata.setString(1, "db%");
+      try (ResultSet rows = schemata.executeQuery()) {
+        while (rows.next()) {
+          existing.put(rows.getString(1), Set.of());
+        }
+      }
+      columns.setString(1, "db%");
+      try (ResultSet rows = columns.executeQuery()) {
+        while (rows.next()) {
+          existing.computeIfAbsent(rows.getString(1) + "." + rows.getString(2), table -> new HashSet<>())
+              .add(rows.getString(3));
+        }
+      }
+    }
+    return existing;
+  }
+
+  private Connection connect(Host host) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", user);
+    properties.setProperty("password", password);
+    properties.setProperty("connectTimeout", "5000");
+    properties.setProperty("allowPublicKeyRetrieval", "true");
+    return DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/", properties);
+  }
+
+  private static void execute(Connection connection, String ddl) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(ddl);
+    }
+  }
+}

@@ -1,0 +1,25 @@
+package io.quiver.store.internal.table;
+
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Every table a shard holds under a schema: one per node type, one per edge type, counts and the outbox. */
+public final class ShardTables {
+  private ShardTables() {}
+
+  public static List<ShardTable> of(Schema schema) {
+    List<ShardTable> tables = new ArrayList<>();
+    for (NodeType type : schema.nodeTypes().values()) {
+      tables.add(new NodesTable(type));
+    }
+    for (EdgeType type : schema.edgeTypes().values()) {
+      tables.add(new EdgesTable(type));
+    }
+    tables.add(CountsTable.INSTANCE);
+    tables.add(OutboxTable.INSTANCE);
+    return tables;
+  }
+}

@@ -1,0 +1,381 @@
+package io.quiver.store;
+
+import static io.quiver.store.testing.StoreFixture.json;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.core.GraphException.Code;
+import io.quiver.core.GraphException;
+import io.quiver.store.testing.GraphInvariants;
+import io.quiver.store.testing.StoreFixture;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What every {@link GraphStore} must do, run against each implementation (the uncached store
+ * here, the cached one in the cache module; a later one adds a subclass) over real MariaDB hosts
+ * and a real ZooKeeper. The semantic cases follow LinkBench's store tests: deleted versus
+ * present, newest-first lists, counts that ignore deleted edges, overwrites that update every
+ * field, and payloads stored verbatim. After each test the {@link GraphInvariants} are checked
+ * against the hosts.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class GraphStoreContractTest {
+  protected StoreFixture fixture;
+  protected GraphStore store;
+
+  @RegisterExtension
+  final GraphInvariants invariants = new GraphInvariants();
+
+  /** The implementation under test, over the fixture's backend. */
+  protected abstract GraphStore open(StoreFixture fixture) throws Exception;
+
+  /** Releases what {@link #open} took; the fixture closes the backend itself. */
+  protected void close(GraphStore store) throws Exception {
+  }
+
+  @BeforeAll
+  void start() throws Exception {
+    fixture = new StoreFixture();
+    store = open(fixture);
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    close(store);
+    fixture.close();
+  }
+
+  private Node user(String name) {
+    return store.createNode("user", json("{\"name\": \"" + name + "\"}"), null).await();
+  }
+
+  private Node board(Node near) {
+    return store.createNode("board", json("{\"title\": \"b\"}"), near == null ? null : near.id()).await();
+  }
+
+  private Node pin(String link) {
+    return store.createNode("pin", json("{\"link\": \"" + link + "\"}"), null).await();
+  }
+
+  private static GraphException failure(Future<?> future) {
+    Throwable cause = future.otherwiseEmpty().eventually(() -> Future.succeededFuture()).transform(
+        ar -> Future.succeededFuture(future.cause())).await();
+    assertThat(cause).as("the operation should have failed").isInstanceOf(GraphException.class);
+    return (GraphException) cause;
+  }
+
+  // ---- nodes ----
+
+  @Test
+  void createNode_thenGetNode_returnsStoredFieldsAndDefaults() {
+    Node created = store.createNode("pin", json("{\"link\": \"http://x\", \"extra\": [1, 2]}"), null).await();
+
+    Node read = store.getNode(created.id()).await();
+
+    assertThat(read.type()).isEqualTo("pin");
+    assertThat(read.version()).isEqualTo(1);
+    assertThat(read.data()).isEqualTo(json("{\"link\": \"http://x\", \"extra\": [1, 2], \"details\": \"\", \"likes\": 0}"));
+    assertThat(read.createdAt()).isEqualTo(created.createdAt());
+    assertThat(read).isEqualTo(created);
+  }
+
+  @Test
+  void createNode_encodesShardTypeAndLocalIdInTheId() {
+    Node node = user("ann");
+
+    assertThat(node.id().type()).isEqualTo(1);
+    assertThat(node.id().shard()).isBetween(0, 7);
+    assertThat(node.id().local()).isPositive();
+  }
+
+  @Test
+  void createNode_withColocateWith_landsOnThatNodesShard() {
+    Node owner = user("colo");
+    for (int i = 0; i < 10; i++) {
+      assertThat(board(owner).id().shard()).isEqualTo(owner.id().shard());
+    }
+  }
+
+  @Test
+  void createNode_withoutColocation_spreadsOverBothHosts() {
+    Set<String> hosts = new HashSet<>();
+    for (int i = 0; i < 40; i++) {
+      int shard = user("spread" + i).id().shard();
+      hosts.add(fixture.backend.shardMap().rangeOf(shard).orElseThrow().host());
+    }
+    assertThat(hosts).containsExactlyInAnyOrder("h1", "h2");
+  }
+
+  @Test
+  void createNode_withMissingRequiredField_failsNamingThePath() {
+    GraphException error = failure(store.createNode("pin", json("{\"details\": 5}"), null));
+
+    assertThat(error.code()).isEqualTo(Code.SCHEMA_VIOLATION);
+    assertThat(error.details()).extractingByKey("fields").asString()
+        .contains("data.link").contains("data.details");
+  }
+
+  @Test
+  void createNode_strictTypeWithUnknownField_isRefused() {
+    GraphException error = failure(store.createNode("tag", json("{\"label\": \"x\", \"colour\": \"red\"}"), null));
+
+    assertThat(error.code()).isEqualTo(Code.SCHEMA_VIOLATION);
+    assertThat(error.details()).extractingByKey("fields").asString().contains("data.colour");
+  }
+
+  @Test
+  void createNode_unknownType_isNotFound() {
+    assertThat(failure(store.createNode("spaceship", json("{}"), null)).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
+  void createNode_payloadsWithSqlAndBinaryText_areStoredVerbatim() {
+    String hostile = "'); DROP TABLE nodes_pin; -- \u0000\u0001\u00ff \uD83D\uDE00 \\\" ";
+    var data = json("{\"link\": \"l\"}");
+    data.put("details", hostile);
+
+    Node read = store.getNode(store.createNode("pin", data, null).await().id()).await();
+
+    assertThat(read.data().get("details").textValue()).isEqualTo(hostile);
+  }
+
+  @Test
+  void getNodes_returnsRequestOrderAndListsMissing() {
+    Node a = user("a");
+    Node b = pin("b");
+    Node c = user("c");
+    NodeId absent = NodeId.of(a.id().shard(), 1, NodeId.MAX_LOCAL - 1);
+
+    NodeBatch batch = store.getNodes(List.of(c.id(), absent, a.id(), b.id())).await();
+
+    assertThat(batch.nodes()).extracting(Node::id).containsExactly(c.id(), a.id(), b.id());
+    assertThat(batch.missing()).containsExactly(absent);
+  }
+
+  @Test
+  void getNode_withShardOutsideTheMap_isInvalid() {
+    GraphException error = failure(store.getNode(NodeId.of(9999, 1, 1)));
+    assertThat(error.code()).isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void getNode_withUnknownType_isInvalid() {
+    assertThat(failure(store.getNode(NodeId.of(1, 999, 1))).code()).isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void updateNode_mergesThePatchAndIncrementsTheVersion() {
+    Node node = store.createNode("pin", json("{\"link\": \"l\", \"meta\": {\"a\": 1, \"b\": 2}}"), null).await();
+
+    Node updated = store.updateNode(node.id(), json("{\"details\": \"d\", \"meta\": {\"b\": null, \"c\": 3}}"),
+        GraphStore.ANY_VERSION).await();
+
+    assertThat(updated.version()).isEqualTo(2);
+    assertThat(updated.data()).isEqualTo(
+        json("{\"link\": \"l\", \"details\": \"d\", \"likes\": 0, \"meta\": {\"a\": 1, \"c\": 3}}"));
+    assertThat(store.getNode(node.id()).await()).isEqualTo(updated);
+  }
+
+  @Test
+  void updateNode_withStaleVersion_conflictsAndChangesNothing() {
+    Node node = pin("v");
+    store.updateNode(node.id(), json("{\"details\": \"one\"}"), 1).await();
+
+    GraphException error = failure(store.updateNode(node.id(), json("{\"details\": \"two\"}"), 1));
+
+    assertThat(error.code()).isEqualTo(Code.VERSION_CONFLICT);
+    assertThat(store.getNode(node.id()).await().data().get("details").textValue()).isEqualTo("one");
+  }
+
+  @Test
+  void updateNode_removingARequiredField_isRefusedAndChangesNothing() {
+    Node node = pin("keep");
+
+    assertThat(failure(store.updateNode(node.id(), json("{\"link\": null}"), GraphStore.ANY_VERSION)).code())
+        .isEqualTo(Code.SCHEMA_VIOLATION);
+    assertThat(store.getNode(node.id()).await()).isEqualTo(node);
+  }
+
+  @Test
+  void updateNode_concurrentPatches_loseNoUpdate() {
+    Node node = pin("race");
+    List<Future<Node>> updates = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      updates.add(store.updateNode(node.id(), json("{\"f" + i + "\": " + i + "}"), GraphStore.ANY_VERSION));
+    }
+    Future.all(updates).await();
+
+    Node read = store.getNode(node.id()).await();
+    assertThat(read.version()).isEqualTo(21);
+    IntStream.range(0, 20).forEach(i -> assertThat(read.data().get("f" + i).intValue()).isEqualTo(i));
+  }
+
+  @Test
+  void replaceNode_overwritesEveryField() {
+    Node node = store.createNode("pin", json("{\"link\": \"l\", \"details\": \"d\", \"x\": 1}"), null).await();
+
+    Node replaced = store.replaceNode(node.id(), json("{\"link\": \"m\"}"), 1).await();
+
+    assertThat(replaced.data()).isEqualTo(json("{\"link\": \"m\", \"details\": \"\", \"likes\": 0}"));
+  }
+
+  @Test
+  void deleteNode_thenGet_isNotFound_andDeletingAgainIsNotFound() {
+    Node node = pin("gone");
+
+    store.deleteNode(node.id()).await();
+
+    assertThat(failure(store.getNode(node.id())).code()).isEqualTo(Code.NOT_FOUND);
+    assertThat(failure(store.deleteNode(node.id())).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  // ---- edges ----
+
+  @Test
+  void getEdges_returnsNewestSequenceFirst_andAscWhenAsked() {
+    Node board = board(null);
+    List<Node> pins = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      Node pin = pin("p" + i);
+      pins.add(pin);
+      store.addEdge(board.id(), "board_has_pins", pin.id(), 100L + i, null).await();
+    }
+
+    EdgePage desc = store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await();
+    EdgePage asc = store.getEdges(board.id(), "board_has_pins",
+        new EdgeQuery(10, null, 0, Order.ASC, null, null)).await();
+
+    assertThat(desc.edges()).extracting(Edge::sequence).containsExactly(104L, 103L, 102L, 101L, 100L);
+    assertThat(desc.edges()).extracting(Edge::to).containsExactly(
+        pins.get(4).id(), pins.get(3).id(), pins.get(2).id(), pins.get(1).id(), pins.get(0).id());
+    assertThat(desc.next()).isNull();
+    assertThat(asc.edges()).extracting(Edge::sequence).containsExactly(100L, 101L, 102L, 103L, 104L);
+  }
+
+  @Test
+  void getEdges_withSequenceBoundsAndOffset_returnsOnlyThatWindow() {
+    Node board = board(null);
+    for (int i = 0; i < 10; i++) {
+      store.addEdge(board.id(), "board_has_pins", pin("w" + i).id(), (long) i, null).await();
+    }
+
+    EdgePage page = store.getEdges(board.id(), "board_has_pins", new EdgeQuery(3, null, 1, Order.DESC, 2L, 7L)).await();
+
+    assertThat(page.edges()).extracting(Edge::sequence).containsExactly(6L, 5L, 4L);
+    assertThat(page.next()).isNotNull();
+  }
+
+  @Test
+  void getEdges_pagingWithACursor_returnsEveryEdgeOnceWhileEdgesAreAdded() {
+    Node board = board(null);
+    Set<NodeId> original = new HashSet<>();
+    for (int i = 0; i < 23; i++) {
+      Node pin = pin("c" + i);
+      original.add(pin.id());
+      store.addEdge(board.id(), "board_has_pins", pin.id(), 1000L + (i % 7), null).await();
+    }
+
+    List<NodeId> seen = new ArrayList<>();
+    EdgeQuery query = EdgeQuery.firstPage(5);
+    Cursor cursor = null;
+    do {
+      EdgePage page = store.getEdges(board.id(), "board_has_pins", query.after(cursor)).await();
+      page.edges().forEach(edge -> seen.add(edge.to()));
+      cursor = page.next();
+      // Newer edges arrive between pages; they sort before the cursor and must not disturb it.
+      store.addEdge(board.id(), "board_has_pins", pin("late").id(), null, null).await();
+    } while (cursor != null);
+
+    assertThat(seen).doesNotHaveDuplicates().containsAll(original).hasSize(original.size());
+  }
+
+  @Test
+  void addEdge_twice_keepsOneEdgeAndUpdatesIt() {
+    Node board = board(null);
+    Node pin = pin("twice");
+
+    store.addEdge(board.id(), "board_has_pins", pin.id(), 5L, json("{\"note\": \"first\"}")).await();
+    Edge again = store.addEdge(board.id(), "board_has_pins", pin.id(), null, null).await();
+    Edge changed = store.addEdge(board.id(), "board_has_pins", pin.id(), 9L, json("{\"note\": \"second\"}")).await();
+
+    assertThat(again.sequence()).isEqualTo(5L);
+    assertThat(again.data().get("note").textValue()).isEqualTo("first");
+    assertThat(store.getEdge(board.id(), "board_has_pins", pin.id()).await()).isEqualTo(changed);
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(1);
+  }
+
+  @Test
+  void countEdges_equalsActiveEdgesAfterAddsReaddsAndRemoves() {
+    Node board = board(null);
+    List<Node> pins = IntStream.range(0, 6).mapToObj(i -> pin("n" + i)).toList();
+    pins.forEach(p -> store.addEdge(board.id(), "board_has_pins", p.id(), null, null).await());
+    store.addEdge(board.id(), "board_has_pins", pins.get(0).id(), null, null).await();
+    store.removeEdge(board.id(), "board_has_pins", pins.get(1).id()).await();
+    store.removeEdge(board.id(), "board_has_pins", pins.get(1).id()).await();
+    store.removeEdge(board.id(), "board_has_pins", pins.get(2).id()).await();
+    store.addEdge(board.id(), "board_has_pins", pins.get(2).id(), null, null).await();
+
+    long count = store.countEdges(board.id(), "board_has_pins").await();
+    List<Edge> listed = store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(100)).await().edges();
+
+    assertThat(count).isEqualTo(5).isEqualTo(listed.size());
+    assertThat(failure(store.getEdge(board.id(), "board_has_pins", pins.get(1).id())).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
+  void addEdge_concurrentlyForOneEdge_countsItOnce_andForManyEdgesCountsEach() {
+    Node board = board(null);
+    Node pin = pin("same");
+    List<Node> others = IntStream.range(0, 16).mapToObj(i -> pin("many" + i)).toList();
+    List<Future<Edge>> adds = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      adds.add(store.addEdge(board.id(), "board_has_pins", pin.id(), null, null));
+      adds.add(store.addEdge(board.id(), "board_has_pins", others.get(i).id(), null, null));
+    }
+    Future.all(adds).await();
+
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(17);
+  }
+
+  @Test
+  void addEdge_withIdOfTheWrongNodeType_isInvalidAndWritesNothing() {
+    Node board = board(null);
+    Node user = user("not-a-pin");
+
+    GraphException error = failure(store.addEdge(board.id(), "board_has_pins", user.id(), null, null));
+
+    assertThat(error.code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(error.getMessage()).contains("board_has_pins").contains("user");
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isZero();
+  }
+
+  @Test
+  void addEdge_fromAMissingNode_isNotFound() {
+    NodeId ghost = NodeId.of(0, 2, NodeId.MAX_LOCAL - 5);
+    assertThat(failure(store.addEdge(ghost, "board_has_pins", pin("p").id(), null, null)).code())
+        .isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
+  void addEdge_unknownEdgeType_isNotFound() {
+    assertThat(failure(store.addEdge(board(null).id(), "nope", pin("p").id(), null, null)).code())
+        .isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
+  void addEdge_withInvalidData_isASchemaViolation() {
+    GraphException error = failure(store.addEdge(board(null).id(), "board_has_pins", pin("p").id(), null,
+        json("{\"note\": 7}")));
+    assertThat(error.code()).isEqualTo(Code.SCHEMA_VIOLATION);
+  }
+}

@@ -1,0 +1,103 @@
+package io.quiver.store.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class ShardMapTest {
+  private static final Map<String, Host> HOSTS = Map.of(
+      "h1", new Host("h1", "10.0.0.1:3306", List.of("10.0.0.2:3306")),
+      "h2", new Host("h2", "10.0.0.3:3306", List.of()));
+
+  private static ShardMap map(List<ShardRange> ranges, List<ShardSpan> open, Map<Integer, ShardState> states) {
+    return new ShardMap(7, HOSTS, ranges, open, states);
+  }
+
+  private static final ShardMap SAMPLE = map(
+      List.of(new ShardRange(512, 1023, "h2"), new ShardRange(0, 511, "h1")),
+      List.of(new ShardSpan(0, 1023)),
+      Map.of(17, ShardState.READ_ONLY));
+
+  @Test
+  void rangeOf_findsTheHostOfEveryShard_andNothingOutside() {
+    assertThat(SAMPLE.rangeOf(0)).map(ShardRange::host).contains("h1");
+    assertThat(SAMPLE.rangeOf(511)).map(ShardRange::host).contains("h1");
+    assertThat(SAMPLE.rangeOf(512)).map(ShardRange::host).contains("h2");
+    assertThat(SAMPLE.rangeOf(1023)).map(ShardRange::host).contains("h2");
+    assertThat(SAMPLE.rangeOf(1024)).isEmpty();
+    assertThat(SAMPLE.stateOf(17)).isEqualTo(ShardState.READ_ONLY);
+    assertThat(SAMPLE.stateOf(18)).isEqualTo(ShardState.READ_WRITE);
+  }
+
+  @Test
+  void construction_refusesOverlapsGapsUnknownHostsAndStrayOpenSpans() {
+    assertThatThrownBy(() -> map(List.of(new ShardRange(0, 10, "h1"), new ShardRange(5, 20, "h2")), List.of(), Map.of()))
+        .hasMessageContaining("overlap");
+    assertThatThrownBy(() -> map(List.of(new ShardRange(0, 10, "h1"), new ShardRange(12, 20, "h2")), List.of(), Map.of()))
+        .hasMessageContaining("gap");
+    assertThatThrownBy(() -> map(List.of(new ShardRange(0, 10, "h9")), List.of(), Map.of()))
+        .hasMessageContaining("h9");
+    assertThatThrownBy(() -> map(List.of(new ShardRange(0, 10, "h1")), List.of(new ShardSpan(5, 11)), Map.of()))
+        .hasMessageContaining("open span");
+    assertThatThrownBy(() -> map(List.of(new ShardRange(0, 10, "h1")), List.of(), Map.of(11, ShardState.OFFLINE)))
+        .hasMessageContaining("11");
+    assertThatThrownBy(() -> map(List.of(), List.of(), Map.of())).hasMessageContaining("at least one range");
+    assertThatThrownBy(() -> new ShardRange(0, 65536, "h1")).hasMessageContaining("65535");
+    assertThatThrownBy(() -> new Host("h1", "nohostport", List.of())).hasMessageContaining("host:port");
+  }
+
+  @Test
+  void json_roundTripsTheDesignDocument() {
+    String document = """
+        {"version": 7,
+         "hosts":  {"h1": {"primary": "10.0.0.1:3306", "replicas": ["10.0.0.2:3306"]},
+                    "h2": {"primary": "10.0.0.3:3306", "replicas": []}},
+         "ranges": [{"from": 0, "to": 511, "host": "h1"}, {"from": 512, "to": 1023, "host": "h2"}],
+         "open":   [[0, 1023]],
+         "state":  {"17": "read-only"}}
+        """;
+
+    ShardMap parsed = ShardMapJson.parse(document.getBytes(StandardCharsets.UTF_8));
+
+    assertThat(parsed).isEqualTo(SAMPLE);
+    assertThat(ShardMapJson.parse(ShardMapJson.toBytes(parsed))).isEqualTo(parsed);
+  }
+
+  @Test
+  void json_invalidDocuments_failWithAMessage() {
+    assertThatThrownBy(() -> ShardMapJson.parse("{".getBytes(StandardCharsets.UTF_8))).hasMessageContaining("JSON");
+    assertThatThrownBy(() -> ShardMapJson.parse("{\"version\": 1, \"hosts\": {}, \"ranges\": [], \"open\": [[0]]}"
+        .getBytes(StandardCharsets.UTF_8))).isInstanceOfSatisfying(io.quiver.core.GraphException.class,
+            invalid -> assertThat(invalid.code()).isEqualTo(io.quiver.core.GraphException.Code.INVALID_ARGUMENT));
+    assertThatThrownBy(() -> ShardMapJson.parse(("{\"version\": 1, \"hosts\": {\"h1\": {\"primary\": \"a:1\"}},"
+        + " \"ranges\": [{\"from\": 0, \"to\": 3, \"host\": \"h1\"}], \"state\": {\"2\": \"sleeping\"}}")
+        .getBytes(StandardCharsets.UTF_8))).hasMessageContaining("sleeping");
+  }
+
+  @Test
+  void pickShardForNewNode_choosesOnlyOpenWritableShards_andCoversThem() {
+    ShardMap map = map(List.of(new ShardRange(0, 7, "h1")), List.of(new ShardSpan(2, 5)),
+        Map.of(3, ShardState.READ_ONLY, 4, ShardState.OFFLINE));
+    Random random = new Random(42);
+    Set<Integer> picked = new HashSet<>();
+    for (int i = 0; i < 500; i++) {
+      picked.add(map.pickShardForNewNode(random).orElseThrow());
+    }
+    assertThat(picked).containsExactlyInAnyOrder(2, 5);
+  }
+
+  @Test
+  void pickShardForNewNode_withNoWritableOpenShard_isEmpty() {
+    ShardMap map = map(List.of(new ShardRange(0, 1, "h1")), List.of(new ShardSpan(0, 1)),
+        Map.of(0, ShardState.READ_ONLY, 1, ShardState.READ_ONLY));
+    assertThat(map.pickShardForNewNode(new Random(1))).isEmpty();
+    assertThat(map(List.of(new ShardRange(0, 1, "h1")), List.of(), Map.of()).pickShardForNewNode(new Random(1))).isEmpty();
+  }
+}

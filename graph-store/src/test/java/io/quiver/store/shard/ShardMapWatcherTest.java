@@ -1,0 +1,76 @@
+package io.quiver.store.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.store.testing.TestBackend;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+
+/** The shard map's life in a real ZooKeeper: compare-and-set publishing, watching, last known good. */
+class ShardMapWatcherTest {
+  private final CuratorFramework curator = TestBackend.get().curator();
+  private final ShardMap base = TestBackend.get().shardMap();
+
+  private static String uniquePath() {
+    return "/watcher-test/" + System.nanoTime();
+  }
+
+  @Test
+  void publish_requiresTheNextVersion() throws Exception {
+    ShardMapStore store = new ShardMapStore(curator, uniquePath());
+    store.publish(base.withVersion(1));
+    store.publish(base.withVersion(2));
+
+    assertThatThrownBy(() -> store.publish(base.withVersion(2))).isInstanceOf(ConcurrentModificationException.class);
+    assertThatThrownBy(() -> store.publish(base.withVersion(4))).isInstanceOf(ConcurrentModificationException.class);
+    assertThat(store.read()).map(ShardMap::version).contains(2L);
+  }
+
+  @Test
+  void watcher_swapsInEveryNewVersion_withinASecond() throws Exception {
+    String path = uniquePath();
+    ShardMapStore store = new ShardMapStore(curator, path);
+    store.publish(base.withVersion(1));
+    try (ShardMapWatcher watcher = new ShardMapWatcher(curator, path)) {
+      List<Long> seen = new CopyOnWriteArrayList<>();
+      watcher.onChange(map -> seen.add(map.version()));
+      watcher.start();
+      assertThat(watcher.awaitFirst(Duration.ofSeconds(5)).version()).isEqualTo(1);
+
+      store.publish(base.withVersion(2).withState(3, ShardState.READ_ONLY));
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+      while (watcher.current().version() < 2 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(watcher.current().version()).isEqualTo(2);
+      assertThat(watcher.current().stateOf(3)).isEqualTo(ShardState.READ_ONLY);
+      assertThat(seen).containsExactly(1L, 2L);
+    }
+  }
+
+  @Test
+  void watcher_keepsTheLastGoodMap_whenAnInvalidDocumentIsWritten() throws Exception {
+    String path = uniquePath();
+    new ShardMapStore(curator, path).publish(base.withVersion(1));
+    try (ShardMapWatcher watcher = new ShardMapWatcher(curator, path)) {
+      watcher.start();
+      watcher.awaitFirst(Duration.ofSeconds(5));
+
+      curator.setData().forPath(path, "{\"version\": 9, \"ranges\": \"broken\"}".getBytes(StandardCharsets.UTF_8));
+      curator.setData().forPath(path, ShardMapJson.toBytes(base.withVersion(10)));
+
+      long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+      while (watcher.current().version() < 10 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(watcher.current().version()).isEqualTo(10);
+    }
+  }
+}

@@ -1,0 +1,22 @@
+package io.quiver.store.testing;
+
+import java.util.List;
+
+/** The MySQL hosts behind the tests: real servers that a test may stop and start again. */
+public interface MySqlHosts extends AutoCloseable {
+  /** {@code host:port} of each host's primary. */
+  List<String> addresses();
+
+  String user();
+
+  String password();
+
+  /** Takes host i down, keeping its data. */
+  void stop(int host);
+
+  /** Brings host i back on the same address. */
+  void start(int host);
+
+  @Override
+  void close();
+}

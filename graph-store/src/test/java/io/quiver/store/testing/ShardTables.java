@@ -1,0 +1,234 @@
+package io.quiver.store.testing;
+
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaStore;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.outbox.OutboxOp;
+import io.quiver.store.internal.table.CountsTable;
+import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.NodesTable;
+import io.quiver.store.internal.table.OutboxTable;
+import io.quiver.store.internal.table.ShardTable;
+import io.quiver.store.shard.ShardMap;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the shard tables straight from the hosts over JDBC, for assertions about what is stored —
+ * every row of an edge table, outbox depth, counts against rows — through the same table classes
+ * the store uses, so no table's name or columns are written twice.
+ */
+public final class ShardTables {
+  private final TestBackend backend;
+
+  public ShardTables(TestBackend backend) {
+    this.backend = backend;
+  }
+
+  /** An edge row's key. */
+  public record Key(long from, long to) {
+    public Key mirror() {
+      return new Key(to, from);
+    }
+  }
+
+  /** The schema as the registry holds it now: tests define types as they run. */
+  public Schema schema() {
+    try {
+      return new SchemaStore(backend.curator(), TestBackend.SCHEMA_PATH).read().orElse(backend.schema());
+    } catch (Exception e) {
+      throw new IllegalStateException("could not read the schema from ZooKeeper", e);
+    }
+  }
+
+  public EdgesTable edgesTable(String edgeType) {
+    EdgeType type = schema().edgeType(edgeType).orElseThrow(() -> new IllegalArgumentException(edgeType));
+    return new EdgesTable(type);
+  }
+
+  public NodesTable nodesTable(String nodeType) {
+    NodeType type = schema().nodeType(nodeType).orElseThrow(() -> new IllegalArgumentException(nodeType));
+    return new NodesTable(type);
+  }
+
+  public OutboxTable outboxTable() {
+    return OutboxTable.INSTANCE;
+  }
+
+  /** Every row of an edge table on every shard, tombstones included. */
+  public Map<Key, EdgeRow> edges(String edgeType) throws Exception {
+    EdgesTable table = edgesTable(edgeType);
+    Map<Key, EdgeRow> rows = new HashMap<>();
+    forEachShard((connection, shard) -> {
+      try (Statement statement = connection.createStatement();
+          ResultSet result = statement.executeQuery(table.selectAllSql(shard))) {
+        while (result.next()) {
+          rows.put(new Key(result.getLong("from_id"), result.getLong("to_id")), new EdgeRow(result.getLong("sequence"),
+              result.getInt("state"), result.getString("data"), result.getLong("updated_us")));
+        }
+      }
+    });
+    return rows;
+  }
+
+  /** Rows of a table on every shard. */
+  public long rows(ShardTable table) throws Exception {
+    long[] total = {0};
+    forEachShard((connection, shard) -> {
+      try (Statement statement = connection.createStatement();
+          ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM " + table.on(shard))) {
+        result.next();
+        total[0] += result.getLong(1);
+      }
+    });
+    return total[0];
+  }
+
+  /** A node's data exactly as stored, or null. */
+  public String storedData(String nodeType, NodeId id) throws Exception {
+    try (Connection connection = connect(hostIndexOf(id.shard()));
+        PreparedStatement statement = connection.prepareStatement(nodesTable(nodeType).storedDataSql(id.shard()))) {
+      statement.setLong(1, id.local());
+      try (ResultSet result = statement.executeQuery()) {
+        return result.next() ? result.getString(1) : null;
+      }
+    }
+  }
+
+  /** Outbox entries on every shard: pending ones, or parked ones. */
+  public long outboxEntries(boolean parked) throws Exception {
+    long[] total = {0};
+    forEachShard((connection, shard) -> {
+      try (PreparedStatement statement = connection.prepareStatement(OutboxTable.INSTANCE.countSql(shard))) {
+        statement.setInt(1, parked ? 1 : 0);
+        try (ResultSet result = statement.executeQuery()) {
+          result.next();
+          total[0] += result.getLong(1);
+        }
+      }
+    });
+    return total[0];
+  }
+
+  /** Appends an inverse-edge entry to a shard's outbox behind the store's back, as a write would. */
+  public void appendInverseEntry(int shard, int edgeTypeId, NodeId from, NodeId to) throws Exception {
+    try (Connection connection = connect(hostIndexOf(shard));
+        PreparedStatement statement = connection.prepareStatement(OutboxTable.INSTANCE.appendSql(shard))) {
+      long now = System.currentTimeMillis() * 1000;
+      Object[] values = {OutboxOp.Kind.INVERSE_EDGE.code(), edgeTypeId, from.value(), to.value(), EdgeRow.ACTIVE, now,
+          null, now, now};
+      for (int i = 0; i < values.length; i++) {
+        statement.setObject(i + 1, values[i]);
+      }
+      statement.executeUpdate();
+    }
+  }
+
+  /** Waits until every outbox is empty; fails after the timeout. */
+  public void awaitOutboxesDrained(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (outboxEntries(false) > 0) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(outboxEntries(false) + " outbox entries still pending after " + timeout);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** For every FROM node with a count row or active edges: (stored count, active rows). */
+  public Map<Long, long[]> countsAgainstRows(String edgeType) throws Exception {
+    return countsAgainstRows(List.of(edgesTable(edgeType))).get(edgeType);
+  }
+
+  /**
+   * For each edge type, every FROM node with a count row or active edges: (stored count, active
+   * rows). One connection per host; each shard's counts and rows are read from one consistent
+   * snapshot, so a write committing meanwhile cannot look like a drift.
+   */
+  public Map<String, Map<Long, long[]>> countsAgainstRows(List<EdgesTable> tables) throws Exception {
+    Map<String, Map<Long, long[]>> byType = new HashMap<>();
+    tables.forEach(table -> byType.put(table.type().name(), new HashMap<>()));
+    forEachShard((connection, shard) -> {
+      connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      connection.setAutoCommit(false);
+      try (Statement statement = connection.createStatement()) {
+        statement.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+        for (EdgesTable table : tables) {
+          Map<Long, long[]> counts = byType.get(table.type().name());
+          try (PreparedStatement select = connection.prepareStatement(CountsTable.INSTANCE.countsOfTypeSql(shard))) {
+            select.setInt(1, table.type().id());
+            try (ResultSet result = select.executeQuery()) {
+              while (result.next()) {
+                counts.computeIfAbsent(result.getLong(1), k -> new long[2])[0] = result.getLong(2);
+              }
+            }
+          }
+          try (ResultSet result = statement.executeQuery(table.activeCountsSql(shard))) {
+            while (result.next()) {
+              counts.computeIfAbsent(result.getLong(1), k -> new long[2])[1] = result.getLong(2);
+            }
+          }
+        }
+      } finally {
+        connection.commit();
+        connection.setAutoCommit(true);
+      }
+    });
+    return byType;
+  }
+
+  /**
+   * Turns an active edge copy into a tombstone {@code laterByUs} newer than it, with its count,
+   * without telling anyone: a removal that reached this copy and never its mirror.
+   */
+  public void removeBehindTheStoresBack(String edgeType, NodeId from, NodeId to, long laterByUs) throws Exception {
+    EdgesTable table = edgesTable(edgeType);
+    execute(from.shard(), "UPDATE " + table.on(from.shard()) + " SET state = " + EdgeRow.DELETED
+        + ", updated_us = updated_us + " + laterByUs + " WHERE from_id = " + from.value() + " AND to_id = " + to.value()
+        + " AND state = " + EdgeRow.ACTIVE);
+    execute(from.shard(), "UPDATE " + CountsTable.INSTANCE.on(from.shard()) + " SET count = count - 1"
+        + " WHERE from_id = " + from.value() + " AND edge_type = " + table.type().id());
+  }
+
+  /** Runs one statement on the host of a shard. */
+  public void execute(int shard, String sql) throws Exception {
+    try (Connection connection = connect(hostIndexOf(shard)); Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  private interface PerShard {
+    void run(Connection connection, int shard) throws Exception;
+  }
+
+  private void forEachShard(PerShard work) throws Exception {
+    ShardMap map = backend.shardMap();
+    List<String> hosts = List.of("h1", "h2");
+    for (int host = 0; host < hosts.size(); host++) {
+      try (Connection connection = connect(host)) {
+        for (int shard : map.shardsOn(hosts.get(host))) {
+          work.run(connection, shard);
+        }
+      }
+    }
+  }
+
+  private int hostIndexOf(int shard) {
+    return backend.shardMap().rangeOf(shard).orElseThrow().host().equals("h1") ? 0 : 1;
+  }
+
+  private Connection connect(int host) throws Exception {
+    return DriverManager.getConnection("jdbc:mysql://" + backend.hosts().addresses().get(host) + "/",
+        backend.hosts().user(), backend.hosts().password());
+  }
+}

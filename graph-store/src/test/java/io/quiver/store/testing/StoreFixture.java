@@ -1,0 +1,57 @@
+package io.quiver.store.testing;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import io.quiver.store.shard.ShardMapWatcher;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+
+/** A graph backend over the test backend, with its own Vert.x and shard map watcher. */
+public final class StoreFixture implements AutoCloseable {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  public final TestBackend hosts = TestBackend.get();
+  public final Vertx vertx = Vertx.vertx();
+  public final ShardMapWatcher watcher;
+  public final GraphBackend backend;
+  /** The backend's graph operations, uncached. */
+  public final GraphStore store;
+
+  public StoreFixture() throws Exception {
+    this(TestBackend.applierSettings());
+  }
+
+  /** A backend draining outboxes with these settings. */
+  public StoreFixture(ApplierSettings applier) throws Exception {
+    watcher = new ShardMapWatcher(hosts.curator(), TestBackend.SHARD_MAP_PATH);
+    watcher.start();
+    watcher.awaitFirst(Duration.ofSeconds(10));
+    backend = GraphStore.builder(vertx)
+        .pools(hosts.poolSettings())
+        .shardMaps(watcher)
+        .schemas(SchemaSource.fixed(hosts.schema()))
+        .drainOutboxes(hosts.curator(), applier)
+        .build();
+    store = backend.store();
+  }
+
+  /** A JSON object from a literal, for readable test data. */
+  public static ObjectNode json(String literal) {
+    try {
+      return (ObjectNode) MAPPER.readTree(literal);
+    } catch (Exception e) {
+      throw new IllegalArgumentException(literal, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    backend.close().await();
+    watcher.close();
+    vertx.close().await();
+  }
+}

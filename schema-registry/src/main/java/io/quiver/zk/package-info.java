@@ -1,6 +1,0 @@
-/**
- * Typed, versioned documents in ZooKeeper, the form both the shard map and the schema registry
- * take: compare-and-set publishing ({@link io.quiver.zk.ZkDocumentStore}) and watching with an
- * explicit lifecycle and last-known-good serving ({@link io.quiver.zk.ZkDocumentWatcher}).
- */
-package io.quiver.zk;
