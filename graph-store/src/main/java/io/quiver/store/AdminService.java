@@ -3,8 +3,10 @@ package io.quiver.store;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaChanges;
 import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -23,10 +25,20 @@ public interface AdminService {
    * Checks, provisions on every shard and publishes a node type; answers once this process serves
    * the new schema, so the caller reads its own change.
    */
-  Future<Schema> defineNodeType(NodeType type);
+  default Future<Schema> defineNodeType(NodeType type) {
+    return defineNodeType(type, Set.of());
+  }
 
-  /** As {@link #defineNodeType}, for an edge type. */
-  Future<Schema> defineEdgeType(EdgeType type);
+  /** As {@link #defineNodeType(NodeType)}, allowing what {@code permits} names (changed defaults, say). */
+  Future<Schema> defineNodeType(NodeType type, Set<SchemaChanges.Permit> permits);
+
+  /** As {@link #defineNodeType(NodeType)}, for an edge type. */
+  default Future<Schema> defineEdgeType(EdgeType type) {
+    return defineEdgeType(type, Set.of());
+  }
+
+  /** As {@link #defineEdgeType(EdgeType)}, allowing what {@code permits} names. */
+  Future<Schema> defineEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits);
 
   /** Defines every type of a schema document that is not already defined as it is there. */
   Future<Schema> applySchema(Schema document);

@@ -28,6 +28,11 @@ public record EdgeType(String name, int id, String from, String to, String inver
     Objects.requireNonNull(fields, "fields");
   }
 
+  /** This type with other fields (everything else kept). */
+  public EdgeType withFields(Fields changed) {
+    return new EdgeType(name, id, from, to, inverse, changed);
+  }
+
   public boolean symmetric() {
     return name.equals(inverse);
   }

@@ -16,10 +16,16 @@ import java.util.Map;
  *
  * @param definitions field name to definition, in declaration order
  * @param strict whether fields not defined here are refused (open types keep them)
+ * @param retired fields this type once had and no longer has, as they were: stored data may still
+ *     hold them, so one can only come back as it was ({@link SchemaChanges})
  */
-public record Fields(Map<String, FieldDef> definitions, boolean strict) {
+public record Fields(Map<String, FieldDef> definitions, boolean strict, Map<String, FieldDef> retired) {
 
   public static final Fields NONE = new Fields(Map.of(), false);
+
+  public Fields(Map<String, FieldDef> definitions, boolean strict) {
+    this(definitions, strict, Map.of());
+  }
 
   public Fields {
     for (String name : definitions.keySet()) {
@@ -28,6 +34,12 @@ public record Fields(Map<String, FieldDef> definitions, boolean strict) {
       }
     }
     definitions = Collections.unmodifiableMap(new LinkedHashMap<>(definitions));
+    retired = Collections.unmodifiableMap(new LinkedHashMap<>(retired));
+  }
+
+  /** These fields, remembering {@code retired} as the fields once removed. */
+  public Fields withRetired(Map<String, FieldDef> retired) {
+    return new Fields(definitions, strict, retired);
   }
 
   /**

@@ -22,6 +22,11 @@ public record NodeType(String name, int id, Fields fields) {
     Objects.requireNonNull(fields, "fields");
   }
 
+  /** This type with other fields (its name and id kept). */
+  public NodeType withFields(Fields changed) {
+    return new NodeType(name, id, changed);
+  }
+
   public boolean strict() {
     return fields.strict();
   }

@@ -8,7 +8,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads and writes the registry's JSON documents, in the shapes of the HTTP API:
@@ -63,6 +66,7 @@ public final class SchemaJson {
 
   public static Schema read(JsonNode document) {
     ObjectNode root = object(document, "schema document");
+    onlyMembers(root, "the schema document", Set.of("version", "nodeTypes", "edgeTypes"));
     Map<String, NodeType> nodeTypes = new LinkedHashMap<>();
     Map<String, EdgeType> edgeTypes = new LinkedHashMap<>();
     forEachField(root.get("nodeTypes"), "nodeTypes",
@@ -72,21 +76,29 @@ public final class SchemaJson {
     return new Schema(root.path("version").asLong(0), nodeTypes, edgeTypes);
   }
 
+  /** The members a node type's definition may have; a stored one also remembers its retired fields. */
+  public static final Set<String> NODE_TYPE_MEMBERS = Set.of("id", "strict", "fields");
+  /** The members an edge type's definition may have. */
+  public static final Set<String> EDGE_TYPE_MEMBERS = Set.of("id", "from", "to", "inverse", "fields");
+  private static final String RETIRED = "retiredFields";
+
   public static NodeType readNodeType(String name, JsonNode body) {
     ObjectNode type = object(body, "node type '" + name + "'");
-    boolean strict = type.path("strict").asBoolean(false);
-    return new NodeType(name, requiredInt(type, "id", name), readFields(type.get("fields"), strict));
+    onlyMembers(type, "node type '" + name + "'", with(NODE_TYPE_MEMBERS, RETIRED));
+    boolean strict = optionalBoolean(type, "strict", name, false);
+    return new NodeType(name, requiredInt(type, "id", name), readFields(type, strict));
   }
 
   public static EdgeType readEdgeType(String name, JsonNode body) {
     ObjectNode type = object(body, "edge type '" + name + "'");
+    onlyMembers(type, "edge type '" + name + "'", with(EDGE_TYPE_MEMBERS, RETIRED));
     return new EdgeType(
         name,
         requiredInt(type, "id", name),
         requiredText(type, "from", name),
         requiredText(type, "to", name),
-        type.hasNonNull("inverse") ? type.get("inverse").asText() : null,
-        readFields(type.get("fields"), false));
+        type.hasNonNull("inverse") ? requiredText(type, "inverse", name) : null,
+        readFields(type, false));
   }
 
   public static ObjectNode write(Schema schema) {
@@ -103,7 +115,8 @@ public final class SchemaJson {
     ObjectNode body = NODES.objectNode();
     body.put("id", type.id());
     body.put("strict", type.strict());
-    body.set("fields", write(type.fields()));
+    body.set("fields", write(type.fields().definitions()));
+    writeRetired(body, type.fields());
     return body;
   }
 
@@ -115,13 +128,20 @@ public final class SchemaJson {
     if (type.inverse() != null) {
       body.put("inverse", type.inverse());
     }
-    body.set("fields", write(type.fields()));
+    body.set("fields", write(type.fields().definitions()));
+    writeRetired(body, type.fields());
     return body;
   }
 
-  private static ObjectNode write(Fields fields) {
+  private static void writeRetired(ObjectNode body, Fields fields) {
+    if (!fields.retired().isEmpty()) {
+      body.set(RETIRED, write(fields.retired()));
+    }
+  }
+
+  private static ObjectNode write(Map<String, FieldDef> fields) {
     ObjectNode body = NODES.objectNode();
-    fields.definitions().forEach((name, field) -> {
+    fields.forEach((name, field) -> {
       ObjectNode def = body.putObject(name);
       def.put("type", field.type().jsonName());
       if (field.required()) {
@@ -137,21 +157,26 @@ public final class SchemaJson {
     return body;
   }
 
-  private static Fields readFields(JsonNode body, boolean strict) {
+  private static Fields readFields(ObjectNode type, boolean strict) {
+    return new Fields(readDefinitions(type.get("fields"), "fields"), strict, readDefinitions(type.get(RETIRED), RETIRED));
+  }
+
+  private static Map<String, FieldDef> readDefinitions(JsonNode body, String what) {
     Map<String, FieldDef> definitions = new LinkedHashMap<>();
-    forEachField(body, "fields", (name, def) -> definitions.put(name, readField(name, def)));
-    return new Fields(definitions, strict);
+    forEachField(body, what, (name, def) -> definitions.put(name, readField(name, def)));
+    return definitions;
   }
 
   private static FieldDef readField(String name, JsonNode body) {
     ObjectNode def = object(body, "field '" + name + "'");
+    onlyMembers(def, "field '" + name + "'", Set.of("type", "required", "default", "nodeType"));
     String type = requiredText(def, "type", name);
     try {
       return new FieldDef(
           FieldType.fromJsonName(type),
-          def.path("required").asBoolean(false),
+          optionalBoolean(def, "required", name, false),
           def.get("default"),
-          def.hasNonNull("nodeType") ? def.get("nodeType").asText() : null);
+          def.hasNonNull("nodeType") ? requiredText(def, "nodeType", name) : null);
     } catch (GraphException e) {
       throw GraphException.of(e.code(), "field '" + name + "': " + e.getMessage(), e.details());
     }
@@ -177,6 +202,34 @@ public final class SchemaJson {
       throw GraphException.invalid(what + " must be a JSON object");
     }
     return (ObjectNode) node;
+  }
+
+  /** Refuses members the definition does not have: a typo, or a member of another kind of type. */
+  private static void onlyMembers(ObjectNode node, String what, Set<String> allowed) {
+    for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+      String name = names.next();
+      if (!allowed.contains(name)) {
+        throw GraphException.invalid(what + " has no member '" + name + "'; its members are " + new TreeSet<>(allowed));
+      }
+    }
+  }
+
+  private static Set<String> with(Set<String> members, String more) {
+    Set<String> all = new HashSet<>(members);
+    all.add(more);
+    return all;
+  }
+
+  /** A JSON boolean if present: "yes", 1 or "true" are refused rather than guessed at. */
+  private static boolean optionalBoolean(ObjectNode node, String field, String owner, boolean fallback) {
+    JsonNode value = node.get(field);
+    if (value == null || value.isNull()) {
+      return fallback;
+    }
+    if (!value.isBoolean()) {
+      throw GraphException.invalid("'" + owner + "' member '" + field + "' must be true or false, got " + value);
+    }
+    return value.booleanValue();
   }
 
   private static int requiredInt(ObjectNode node, String field, String owner) {

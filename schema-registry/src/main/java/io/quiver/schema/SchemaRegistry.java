@@ -2,6 +2,7 @@ package io.quiver.schema;
 
 import java.util.ConcurrentModificationException;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,11 +43,21 @@ public final class SchemaRegistry {
   }
 
   public Schema defineNodeType(NodeType type) throws Exception {
-    return change(current -> current.with(type, current.version() + 1));
+    return defineNodeType(type, Set.of());
+  }
+
+  /** Defines or changes a node type, allowing what {@code permits} names. */
+  public Schema defineNodeType(NodeType type, Set<SchemaChanges.Permit> permits) throws Exception {
+    return change(current -> current.with(type, current.version() + 1), permits);
   }
 
   public Schema defineEdgeType(EdgeType type) throws Exception {
-    return change(current -> current.with(type, current.version() + 1));
+    return defineEdgeType(type, Set.of());
+  }
+
+  /** Defines or changes an edge type, allowing what {@code permits} names. */
+  public Schema defineEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits) throws Exception {
+    return change(current -> current.with(type, current.version() + 1), permits);
   }
 
   /**
@@ -62,21 +73,21 @@ public final class SchemaRegistry {
       Map<String, EdgeType> edgeTypes = new TreeMap<>(current.edgeTypes());
       edgeTypes.putAll(document.edgeTypes());
       return new Schema(current.version() + 1, nodeTypes, edgeTypes);
-    });
+    }, Set.of());
   }
 
   private interface Change {
     Schema apply(Schema current);
   }
 
-  private Schema change(Change change) throws Exception {
+  private Schema change(Change change, Set<SchemaChanges.Permit> permits) throws Exception {
     for (int attempt = 1; ; attempt++) {
       Schema current = store.read().orElse(Schema.empty());
-      Schema proposed = change.apply(current);
+      Schema proposed = SchemaChanges.carryRetiredFields(current, change.apply(current));
       if (proposed.sameTypesAs(current)) {
         return current;
       }
-      SchemaChanges.check(current, proposed);
+      SchemaChanges.check(current, proposed, permits);
       provisioner.provision(proposed);
       try {
         store.publish(proposed);

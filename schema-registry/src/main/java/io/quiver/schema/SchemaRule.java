@@ -18,8 +18,18 @@ public enum SchemaRule {
   TYPE_ID_NEVER_REUSED,
   /** Types are never removed. */
   TYPE_NEVER_REMOVED,
-  /** A field's type cannot change. */
+  /**
+   * A field's type cannot change — nor an id field's node type, nor the type a removed field had
+   * when it comes back.
+   */
   FIELD_TYPE_IMMUTABLE,
+  /** A strict type cannot lose a field: its stored nodes may hold it, and could no longer be patched. */
+  FIELD_REMOVED_FROM_STRICT_TYPE,
+  /**
+   * A field's default changes only when the change says so: every stored node without the field
+   * reads the new default from then on.
+   */
+  DEFAULT_CHANGE_UNCONFIRMED,
   /** A new required field, or one that becomes required, needs a default. */
   REQUIRED_FIELD_NEEDS_DEFAULT,
   /** An edge type's from and to cannot change. */

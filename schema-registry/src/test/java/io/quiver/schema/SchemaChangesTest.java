@@ -118,4 +118,66 @@ class SchemaChangesTest {
         "pin", CURRENT.nodeTypes().get("pin")), java.util.Map.of());
     refused(() -> without, SchemaRule.TYPE_NEVER_REMOVED);
   }
+
+  @Test
+  void aStrictType_cannotLoseAField() {
+    Schema strict = SchemaJson.parse("""
+        {"version": 1, "nodeTypes": {"tag": {"id": 7, "strict": true,
+          "fields": {"label": {"type": "string"}, "colour": {"type": "string"}}}}}""");
+    assertThatThrownBy(() -> SchemaChanges.check(strict, strict.with(
+            SchemaJson.readNodeType("tag", toTree("{\"id\": 7, \"strict\": true, \"fields\": {\"label\": {\"type\": \"string\"}}}")), 2)))
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.FIELD_REMOVED_FROM_STRICT_TYPE));
+  }
+
+  @Test
+  void aRemovedField_canOnlyComeBackAsItWas() {
+    Schema removed = SchemaChanges.carryRetiredFields(CURRENT,
+        withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true}}}"));
+    SchemaChanges.check(CURRENT, removed);
+    assertThat(removed.nodeType("user").orElseThrow().fields().retired()).containsKey("age");
+
+    Schema retyped = removed.with(SchemaJson.readNodeType("user", toTree("{\"id\": 1, \"fields\": {"
+        + "\"name\": {\"type\": \"string\", \"required\": true}, \"age\": {\"type\": \"string\"}}}")), 6);
+    assertThatThrownBy(() -> SchemaChanges.check(removed, SchemaChanges.carryRetiredFields(removed, retyped)))
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.FIELD_TYPE_IMMUTABLE));
+
+    Schema back = SchemaChanges.carryRetiredFields(removed, removed.with(SchemaJson.readNodeType("user", toTree(
+        "{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true}, \"age\": {\"type\": \"integer\"}}}")), 6));
+    assertThatCode(() -> SchemaChanges.check(removed, back)).doesNotThrowAnyException();
+    assertThat(back.nodeType("user").orElseThrow().fields().retired()).as("back, no longer retired").isEmpty();
+    assertThat(SchemaJson.parse(SchemaJson.write(removed).toString())).as("retired fields survive the document")
+        .isEqualTo(removed);
+  }
+
+  @Test
+  void anIdFieldsNodeType_cannotChange() {
+    Schema withOwner = SchemaJson.parse("""
+        {"version": 1, "nodeTypes": {"user": {"id": 1}, "pin": {"id": 2}, "board": {"id": 3,
+          "fields": {"owner": {"type": "id", "nodeType": "user"}}}}}""");
+    assertThatThrownBy(() -> SchemaChanges.check(withOwner, withOwner.with(SchemaJson.readNodeType("board",
+            toTree("{\"id\": 3, \"fields\": {\"owner\": {\"type\": \"id\", \"nodeType\": \"pin\"}}}")), 2)))
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.FIELD_TYPE_IMMUTABLE));
+  }
+
+  @Test
+  void aChangedDefault_isRefusedUnlessPermitted() {
+    Schema proposed = withUser("{\"id\": 1, \"fields\": {\"name\": {\"type\": \"string\", \"required\": true},"
+        + " \"age\": {\"type\": \"integer\", \"default\": 18}}}");
+    assertThatThrownBy(() -> SchemaChanges.check(CURRENT, proposed))
+        .satisfies(refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.DEFAULT_CHANGE_UNCONFIRMED));
+    assertThatCode(() -> SchemaChanges.check(CURRENT, proposed, java.util.Set.of(SchemaChanges.Permit.CHANGE_DEFAULTS)))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void laxDefinitions_areMalformed() {
+    for (String lax : java.util.List.of("{\"id\": 9, \"strict\": \"yes\"}",
+        "{\"id\": 9, \"fields\": {\"f\": {\"type\": \"string\", \"required\": \"maybe\"}}}",
+        "{\"id\": 9, \"from\": \"user\", \"to\": \"pin\"}",
+        "{\"id\": 9, \"fields\": {\"f\": {\"type\": \"string\", \"colour\": \"red\"}}}")) {
+      assertThatThrownBy(() -> SchemaJson.readNodeType("lax", toTree(lax))).as(lax)
+          .isInstanceOfSatisfying(GraphException.class,
+              invalid -> assertThat(invalid.code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT));
+    }
+  }
 }

@@ -47,14 +47,31 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
   }
 
   public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+  /** How long a connection may take to send a request's headers, or wait idle for its next request. */
+  public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(10);
+  /** A connection silent this long, mid-request or not, is closed. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+  /** Room for getNodes with its 500 IDs of up to 20 digits in the request line. */
+  public static final int DEFAULT_MAX_REQUEST_LINE_BYTES = 16 * 1024;
 
   /**
    * @param port the HTTP port; 0 picks a free one
    * @param requestTimeout a request not answered by then gets 503
    */
-  public record Http(int port, long bodyLimitBytes, Duration requestTimeout) {
+  public record Http(int port, long bodyLimitBytes, Duration requestTimeout, Duration headerTimeout,
+      Duration idleTimeout, int maxRequestLineBytes) {
     public Http(int port, long bodyLimitBytes) {
       this(port, bodyLimitBytes, DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    public Http(int port, long bodyLimitBytes, Duration requestTimeout) {
+      this(port, bodyLimitBytes, requestTimeout, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+          DEFAULT_MAX_REQUEST_LINE_BYTES);
+    }
+
+    /** The same server with other header and idle timeouts. */
+    public Http withTimeouts(Duration header, Duration idle) {
+      return new Http(port, bodyLimitBytes, requestTimeout, header, idle, maxRequestLineBytes);
     }
 
     public Http {
@@ -66,6 +83,15 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       }
       if (requestTimeout == null || requestTimeout.isNegative() || requestTimeout.isZero()) {
         throw new IllegalArgumentException("http.requestTimeoutMs must be positive, got " + requestTimeout);
+      }
+      if (headerTimeout == null || headerTimeout.toMillis() < 1) {
+        throw new IllegalArgumentException("http.headerTimeoutMs must be positive, got " + headerTimeout);
+      }
+      if (idleTimeout == null || idleTimeout.toSeconds() < 1) {
+        throw new IllegalArgumentException("http.idleTimeoutSeconds must be at least 1, got " + idleTimeout);
+      }
+      if (maxRequestLineBytes < 4096) {
+        throw new IllegalArgumentException("http.maxRequestLineBytes must be at least 4096, got " + maxRequestLineBytes);
       }
     }
   }
@@ -86,8 +112,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
   }
 
   public QuiverConfig withPort(int port) {
-    return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout()), zooKeeper, mysql, outbox,
-        cache, schemaFile, adminToken);
+    return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout(), http.headerTimeout(),
+        http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken);
   }
 
   public static QuiverConfig load(Path file) {
@@ -108,7 +134,10 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     CacheSettings cacheDefaults = CacheSettings.defaults();
     return new QuiverConfig(
         new Http(http.path("port").asInt(DEFAULT_PORT), http.path("bodyLimitBytes").asLong(DEFAULT_BODY_LIMIT_BYTES),
-            Duration.ofMillis(http.path("requestTimeoutMs").asLong(DEFAULT_REQUEST_TIMEOUT.toMillis()))),
+            Duration.ofMillis(http.path("requestTimeoutMs").asLong(DEFAULT_REQUEST_TIMEOUT.toMillis())),
+            Duration.ofMillis(http.path("headerTimeoutMs").asLong(DEFAULT_HEADER_TIMEOUT.toMillis())),
+            Duration.ofSeconds(http.path("idleTimeoutSeconds").asLong(DEFAULT_IDLE_TIMEOUT.toSeconds())),
+            http.path("maxRequestLineBytes").asInt(DEFAULT_MAX_REQUEST_LINE_BYTES)),
         new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
             zk.path("schemaPath").asText(SchemaStore.DEFAULT_PATH),
             Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis()))),

@@ -8,6 +8,7 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaJson;
 import io.quiver.store.AdminService;
 import io.quiver.store.shard.ShardMapJson;
@@ -18,6 +19,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Set;
 
 /**
  * The admin calls, behind a bearer token: {@code Authorization: Bearer <token>}. No token
@@ -27,6 +29,9 @@ import java.security.MessageDigest;
  * publishes a schema change, and answers once this server serves it.
  */
 public final class AdminRoutes {
+  /** {@code ?changeDefaults=true} confirms that a change of defaults is meant. */
+  private static final Set<String> DEFINE_PARAMETERS = Set.of("changeDefaults");
+
   private final AdminService admin;
   private final byte[] token;
 
@@ -38,11 +43,13 @@ public final class AdminRoutes {
 
   public void mount(Router router) {
     RequestObserver.operation(router.put("/v1/schema/node-types/:name"), "defineNodeType")
-        .respond(ctx -> define(ctx, Kind.NODE));
+        .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> define(ctx, Kind.NODE));
     RequestObserver.operation(router.put("/v1/schema/edge-types/:name"), "defineEdgeType")
-        .respond(ctx -> define(ctx, Kind.EDGE));
-    RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair").handler(this::repair);
-    RequestObserver.operation(router.get("/v1/admin/shard-map"), "getShardMap").respond(this::shardMap);
+        .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> define(ctx, Kind.EDGE));
+    RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair")
+        .handler(QueryParams.allowing(Set.of())).handler(this::repair);
+    RequestObserver.operation(router.get("/v1/admin/shard-map"), "getShardMap")
+        .handler(QueryParams.allowing(Set.of())).respond(this::shardMap);
   }
 
   /** The shard map as ZooKeeper holds it: hosts, ranges, open spans and shard states. */
@@ -118,7 +125,8 @@ public final class AdminRoutes {
       throw GraphException.of(Code.PERMISSION_DENIED, "the admin API is disabled: this server has no admin token");
     }
     String header = ctx.request().getHeader("Authorization");
-    if (header == null || !header.startsWith("Bearer ")) {
+    // The scheme is case-insensitive (RFC 7235 §2.1): "bearer" and "BEARER" are "Bearer".
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, "Bearer ".length())) {
       throw GraphException.of(Code.UNAUTHENTICATED, "admin calls need 'Authorization: Bearer <admin token>'");
     }
     byte[] given = header.substring("Bearer ".length()).trim().getBytes(StandardCharsets.UTF_8);
@@ -127,21 +135,22 @@ public final class AdminRoutes {
     }
   }
 
-  /** A parsed definition: exactly one of the two types is set. */
-  private record Definition(NodeType nodeType, EdgeType edgeType) {}
+  /** A parsed definition: exactly one of the two types is set, and what its author permits. */
+  private record Definition(NodeType nodeType, EdgeType edgeType, Set<SchemaChanges.Permit> permits) {}
 
   /** Parsed on the event loop, so a malformed definition is a 400 before any work is done. */
   private static Definition readDefinition(RoutingContext ctx, Kind kind) {
-    JsonNode body = Requests.body(ctx, java.util.Set.of("id", "strict", "from", "to", "inverse", "fields"));
+    Set<SchemaChanges.Permit> permits = Requests.flag(ctx, "changeDefaults")
+        ? Set.of(SchemaChanges.Permit.CHANGE_DEFAULTS) : Set.of();
     String name = ctx.pathParam("name");
     return kind == Kind.NODE
-        ? new Definition(SchemaJson.readNodeType(name, body), null)
-        : new Definition(null, SchemaJson.readEdgeType(name, body));
+        ? new Definition(SchemaJson.readNodeType(name, Requests.body(ctx, SchemaJson.NODE_TYPE_MEMBERS)), null, permits)
+        : new Definition(null, SchemaJson.readEdgeType(name, Requests.body(ctx, SchemaJson.EDGE_TYPE_MEMBERS)), permits);
   }
 
   private Future<Schema> publish(Definition definition) {
     return definition.nodeType() != null
-        ? admin.defineNodeType(definition.nodeType())
-        : admin.defineEdgeType(definition.edgeType());
+        ? admin.defineNodeType(definition.nodeType(), definition.permits())
+        : admin.defineEdgeType(definition.edgeType(), definition.permits());
   }
 }

@@ -1,7 +1,11 @@
 package io.quiver.api.http;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.quiver.core.GraphException;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.HttpException;
@@ -29,10 +33,18 @@ public final class ApiErrors {
       respondToStatus(ctx, http.getStatusCode(), http.getPayload());
     } else if (failure == null) {
       respondToStatus(ctx, ctx.statusCode(), null);
+    } else if (isMalformedHttp(failure)) {
+      write(ctx, 400, "invalid_request", "the request body is not valid HTTP/1.1 (a malformed chunk)", Map.of());
     } else {
       log.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
       write(ctx, 500, "internal", "the server failed to answer this request", Map.of());
     }
+  }
+
+  /** A body the HTTP codec could not decode, such as a chunk size that is not hex: the client's error. */
+  private static boolean isMalformedHttp(Throwable failure) {
+    StackTraceElement[] where = failure.getStackTrace();
+    return where.length > 0 && where[0].getClassName().startsWith("io.netty.handler.codec.http.");
   }
 
   private static void respond(RoutingContext ctx, GraphException failure) {
@@ -74,17 +86,53 @@ public final class ApiErrors {
     }
   }
 
+  /**
+   * Refuses a request before it is routed (the gate, or the HTTP codec itself): the error body,
+   * and the connection closed after it, since the rest of what the client sends cannot be trusted.
+   */
+  static void refuse(HttpServerRequest request, int status, String code, String message) {
+    HttpServerResponse response = request.response();
+    if (response.headWritten()) {
+      request.connection().close();
+      return;
+    }
+    response.setStatusCode(status)
+        .putHeader("Content-Type", ApiJson.CONTENT_TYPE)
+        .putHeader("Connection", "close")
+        .end(errorBody(code, message, Map.of()))
+        .onComplete(sent -> request.connection().close());
+  }
+
+  /**
+   * What the HTTP codec could not decode — a request line or headers over the limits, a malformed
+   * header, a bad chunk size, an unknown version — answered with the error body too.
+   */
+  public static void invalidRequest(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    if (cause instanceof TooLongHttpLineException) {
+      refuse(request, 414, "too_large", "the request line is longer than this server accepts");
+    } else if (cause instanceof TooLongHttpHeaderException) {
+      refuse(request, 431, "too_large", "the request's headers are larger than this server accepts");
+    } else {
+      refuse(request, 400, "invalid_request", "the request is not valid HTTP/1.1");
+    }
+  }
+
+  private static Buffer errorBody(String code, String message, Map<String, Object> details) {
+    ObjectNode error = ApiJson.object();
+    ObjectNode body = error.putObject("error");
+    body.put("code", code);
+    body.put("message", message);
+    body.set("details", ApiJson.MAPPER.valueToTree(details));
+    return ApiJson.buffer(error);
+  }
+
   private static void write(RoutingContext ctx, int status, String code, String message, Map<String, Object> details) {
     HttpServerResponse response = ctx.response();
     if (response.headWritten()) {
       response.reset();
       return;
     }
-    ObjectNode error = ApiJson.object();
-    ObjectNode body = error.putObject("error");
-    body.put("code", code);
-    body.put("message", message);
-    body.set("details", ApiJson.MAPPER.valueToTree(details));
-    response.setStatusCode(status).putHeader("Content-Type", ApiJson.CONTENT_TYPE).end(ApiJson.buffer(error));
+    response.setStatusCode(status).putHeader("Content-Type", ApiJson.CONTENT_TYPE).end(errorBody(code, message, details));
   }
 }

@@ -18,6 +18,7 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -32,6 +33,9 @@ public final class GraphRoutes {
   private static final Set<String> NODE_BODY = Set.of("data");
   private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
   private static final Set<String> EDGE_BODY = Set.of("sequence", "data");
+  private static final Set<String> BATCH_BODY = Set.of("ids");
+  private static final Handler<RoutingContext> NO_PARAMETERS = QueryParams.allowing(Set.of());
+  private static final Handler<RoutingContext> WAIT_PARAMETERS = QueryParams.allowing(Set.of("waitForInverse"));
 
   private final GraphStore store;
   private final GraphQueries queries;
@@ -44,19 +48,28 @@ public final class GraphRoutes {
   }
 
   public void mount(Router router) {
-    operation(router.post("/v1/nodes/:type"), "createNode").respond(this::createNode);
-    operation(router.get("/v1/nodes"), "getNodes").respond(this::getNodes);
-    operation(router.get("/v1/nodes/:id"), "getNode").respond(this::getNode);
-    operation(router.patch("/v1/nodes/:id"), "updateNode").respond(this::updateNode);
-    operation(router.put("/v1/nodes/:id"), "replaceNode").respond(this::replaceNode);
-    operation(router.delete("/v1/nodes/:id"), "deleteNode").respond(this::deleteNode);
+    operation(router.post("/v1/nodes/:type"), "createNode").handler(NO_PARAMETERS).respond(this::createNode);
+    operation(router.postWithRegex("/v1/nodes:batchGet"), "batchGetNodes").handler(NO_PARAMETERS)
+        .respond(this::batchGetNodes);
+    operation(router.get("/v1/nodes"), "getNodes").handler(QueryParams.allowing(Set.of("ids")))
+        .respond(this::getNodes);
+    operation(router.get("/v1/nodes/:id"), "getNode").handler(NO_PARAMETERS).respond(this::getNode);
+    operation(router.patch("/v1/nodes/:id"), "updateNode").handler(NO_PARAMETERS).respond(this::updateNode);
+    operation(router.put("/v1/nodes/:id"), "replaceNode").handler(NO_PARAMETERS).respond(this::replaceNode);
+    operation(router.delete("/v1/nodes/:id"), "deleteNode").handler(QueryParams.allowing(Set.of("cascade")))
+        .respond(this::deleteNode);
     // Registered before the edge routes so that 'count' is never taken for a node ID.
-    operation(router.get("/v1/nodes/:from/edges/:edgeType/count"), "countEdges").respond(this::countEdges);
-    operation(router.put("/v1/nodes/:from/edges/:edgeType/:to"), "addEdge").respond(this::addEdge);
-    operation(router.get("/v1/nodes/:from/edges/:edgeType/:to"), "getEdge").respond(this::getEdge);
-    operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").respond(this::removeEdge);
-    operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").respond(this::getEdges);
-    operation(router.get("/v1/schema"), "getSchema").respond(this::getSchema);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType/count"), "countEdges").handler(NO_PARAMETERS)
+        .respond(this::countEdges);
+    operation(router.put("/v1/nodes/:from/edges/:edgeType/:to"), "addEdge").handler(WAIT_PARAMETERS)
+        .respond(this::addEdge);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType/:to"), "getEdge").handler(NO_PARAMETERS)
+        .respond(this::getEdge);
+    operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").handler(WAIT_PARAMETERS)
+        .respond(this::removeEdge);
+    operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").handler(QueryParams.allowing(
+        Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate"))).respond(this::getEdges);
+    operation(router.get("/v1/schema"), "getSchema").handler(NO_PARAMETERS).respond(this::getSchema);
   }
 
   // ---- nodes ----
@@ -84,6 +97,13 @@ public final class GraphRoutes {
 
   private Future<Buffer> getNodes(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.idList(ctx))
+        .compose(store::getNodes)
+        .map(batch -> json(ctx, batchJson(batch)));
+  }
+
+  /** getNodes with the IDs in the body, for a client that would rather not put 500 IDs in a URL. */
+  private Future<Buffer> batchGetNodes(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.idArray(Requests.body(ctx, BATCH_BODY), "ids"))
         .compose(store::getNodes)
         .map(batch -> json(ctx, batchJson(batch)));
   }

@@ -1,6 +1,5 @@
 package io.quiver.api.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
@@ -42,14 +41,7 @@ final class Requests {
     if (buffer == null || buffer.length() == 0) {
       return ApiJson.object();
     }
-    JsonNode json;
-    try {
-      json = ApiJson.MAPPER.readTree(buffer.getBytes());
-    } catch (JsonProcessingException e) {
-      throw GraphException.invalid("the body is not valid JSON: " + e.getOriginalMessage());
-    } catch (java.io.IOException e) {
-      throw GraphException.invalid("the body could not be read");
-    }
+    JsonNode json = JsonBodies.read(buffer.getBytes());
     if (!(json instanceof ObjectNode object)) {
       throw GraphException.invalid("the body must be a JSON object");
     }
@@ -74,6 +66,7 @@ final class Requests {
     if (!(data instanceof ObjectNode object)) {
       throw GraphException.invalid("'data' must be a JSON object");
     }
+    JsonBodies.requireStorableDepth(object, "data");
     return object;
   }
 
@@ -99,7 +92,7 @@ final class Requests {
 
   /** The IDs of {@code ?ids=a,b,c}: at least one, at most {@value #MAX_IDS_PER_GET}. */
   static List<NodeId> idList(RoutingContext ctx) {
-    String text = ctx.queryParams().get("ids");
+    String text = QueryParams.of(ctx).get("ids");
     if (text == null || text.isBlank()) {
       throw GraphException.invalid("'ids' must list at least one node ID");
     }
@@ -111,6 +104,26 @@ final class Requests {
     for (String part : parts) {
       String trimmed = part.trim();
       ids.add(NodeId.parse(trimmed).orElseThrow(() -> GraphException.invalid("'" + trimmed + "' is not a node ID")));
+    }
+    return ids;
+  }
+
+  /** The IDs of a body member holding a JSON array of them: at least one, at most {@value #MAX_IDS_PER_GET}. */
+  static List<NodeId> idArray(ObjectNode body, String member) {
+    JsonNode array = body.get(member);
+    if (array == null || !array.isArray() || array.isEmpty()) {
+      throw GraphException.invalid("'" + member + "' must be an array of at least one node ID");
+    }
+    if (array.size() > MAX_IDS_PER_GET) {
+      throw GraphException.invalid("'" + member + "' lists " + array.size() + " IDs; at most " + MAX_IDS_PER_GET
+          + " are allowed");
+    }
+    List<NodeId> ids = new ArrayList<>(array.size());
+    for (int i = 0; i < array.size(); i++) {
+      JsonNode value = array.get(i);
+      int index = i;
+      ids.add(NodeId.fromLong(Ids.parse(value)).orElseThrow(() ->
+          GraphException.invalid("'" + member + "[" + index + "]' is not a node ID: " + value)));
     }
     return ids;
   }
@@ -136,7 +149,7 @@ final class Requests {
   static EdgeQuery edgeQuery(RoutingContext ctx) {
     int limit = intParam(ctx, "limit", EdgeQuery.DEFAULT_LIMIT);
     int offset = intParam(ctx, "offset", 0);
-    String after = ctx.queryParams().get("after");
+    String after = QueryParams.of(ctx).get("after");
     Cursor cursor = after == null || after.isEmpty() ? null
         : Cursor.decode(after).orElseThrow(() -> GraphException.invalid("'after' is not a cursor this API returned"));
     return new EdgeQuery(limit, cursor, offset, order(ctx), optionalLongParam(ctx, "minSeq"),
@@ -144,7 +157,7 @@ final class Requests {
   }
 
   static boolean flag(RoutingContext ctx, String name) {
-    String value = ctx.queryParams().get(name);
+    String value = QueryParams.of(ctx).get(name);
     if (value == null || value.isEmpty() || value.equals("false")) {
       return false;
     }
@@ -155,7 +168,7 @@ final class Requests {
   }
 
   private static Order order(RoutingContext ctx) {
-    String value = ctx.queryParams().get("order");
+    String value = QueryParams.of(ctx).get("order");
     if (value == null || value.isEmpty()) {
       return Order.DESC;
     }
@@ -179,7 +192,7 @@ final class Requests {
   }
 
   private static Long optionalLongParam(RoutingContext ctx, String name) {
-    String text = ctx.queryParams().get(name);
+    String text = QueryParams.of(ctx).get(name);
     if (text == null || text.isEmpty()) {
       return null;
     }

@@ -1,17 +1,21 @@
 package io.quiver.api.server;
 
+import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.http.AdminRoutes;
 import io.quiver.api.http.ApiErrors;
 import io.quiver.api.http.GraphRoutes;
 import io.quiver.api.http.HealthRoute;
 import io.quiver.api.http.OperationsRoutes;
+import io.quiver.api.http.RequestGate;
 import io.quiver.api.http.RequestObserver;
+import io.quiver.api.http.SlowClients;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.TimeoutHandler;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One HTTP server on one event loop; the server deploys one per event loop, all on the same
@@ -42,8 +46,22 @@ final class ApiVerticle extends VerticleBase {
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);
     router.errorHandler(405, ApiErrors::handle);
-    return vertx.createHttpServer(new HttpServerOptions().setPort(port).setHost("0.0.0.0"))
-        .requestHandler(router)
+    QuiverConfig.Http http = services.config().http();
+    SlowClients slowClients = services.slowClients();
+    RequestGate gate = new RequestGate(router);
+    HttpServerOptions options = new HttpServerOptions()
+        .setPort(port)
+        .setHost("0.0.0.0")
+        .setMaxInitialLineLength(http.maxRequestLineBytes())
+        .setIdleTimeout((int) http.idleTimeout().toMillis())
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    return vertx.createHttpServer(options)
+        .connectionHandler(slowClients::connected)
+        .invalidRequestHandler(ApiErrors::invalidRequest)
+        .requestHandler(request -> {
+          slowClients.requestStarted(request);
+          gate.handle(request);
+        })
         .listen()
         .onSuccess(server -> bound.set(server.actualPort()));
   }

@@ -1,6 +1,7 @@
 package io.quiver.api.server;
 
 import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.http.SlowClients;
 import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.cache.CacheInvalidations;
 import io.quiver.cache.CachingGraphStore;
@@ -117,7 +118,7 @@ public final class QuiverServer implements AutoCloseable {
       backend.admin().applySchema(seed).await();
     }
     Services services = new Services(config, store, backend, schemas, new QuiverMetrics(backend.telemetry(), cache),
-        () -> curator.getZookeeperClient().isConnected());
+        () -> curator.getZookeeperClient().isConnected(), new SlowClients(vertx, config.http().headerTimeout()));
     int port = deploy(vertx, services, config.http().port(), cores);
     log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
         watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());

@@ -1,6 +1,7 @@
 package io.quiver.api.server;
 
 import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.http.SlowClients;
 import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.GraphBackend;
@@ -12,7 +13,7 @@ import java.util.function.BooleanSupplier;
  * telemetry beside them, the schema, the configuration, and ZooKeeper's health.
  */
 record Services(QuiverConfig config, GraphStore store, GraphBackend backend, SchemaSource schemas,
-    QuiverMetrics metrics, BooleanSupplier zooKeeper) {
+    QuiverMetrics metrics, BooleanSupplier zooKeeper, SlowClients slowClients) {
   boolean zooKeeperConnected() {
     return zooKeeper.getAsBoolean();
   }

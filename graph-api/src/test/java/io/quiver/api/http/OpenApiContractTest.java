@@ -68,6 +68,7 @@ class OpenApiContractTest {
     String pin = valid("createNode", api.call(POST, "/v1/nodes/pin", "{\"data\": {\"link\": \"l\"}, \"colocateWith\": \"" + board + "\"}")).id();
     valid("getNode", api.call(GET, "/v1/nodes/" + board));
     valid("getNodes", api.call(GET, "/v1/nodes?ids=" + board + "," + pin + ",7"));
+    valid("batchGetNodes", api.call(POST, "/v1/nodes:batchGet", "{\"ids\": [\"" + board + "\", \"" + pin + "\"]}"));
     valid("updateNode", api.call(PATCH, "/v1/nodes/" + board, "{\"data\": {\"title\": \"p\"}}", Map.of("If-Match", "\"1\"")));
     valid("replaceNode", api.call(PUT, "/v1/nodes/" + pin, "{\"data\": {\"link\": \"m\"}}"));
     valid("addEdge", api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "?waitForInverse=true",

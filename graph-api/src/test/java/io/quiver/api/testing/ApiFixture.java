@@ -35,8 +35,19 @@ public final class ApiFixture implements AutoCloseable {
   /** A server with its own pools, request timeout and cache settings. */
   public ApiFixture(io.quiver.store.PoolSettings pools, Duration requestTimeout, io.quiver.cache.CacheSettings cache)
       throws Exception {
+    this(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES, requestTimeout), pools, cache);
+  }
+
+  /** A server with its own HTTP settings (timeouts, limits). */
+  public ApiFixture(QuiverConfig.Http http) throws Exception {
+    this(http, TestBackend.get().poolSettings(),
+        io.quiver.cache.CacheSettings.defaults().withPeersPath(CACHE_PEERS_PATH));
+  }
+
+  private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache)
+      throws Exception {
     QuiverConfig config = new QuiverConfig(
-        new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES, requestTimeout),
+        http,
         new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
             TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
         pools,

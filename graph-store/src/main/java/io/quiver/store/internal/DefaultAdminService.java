@@ -4,6 +4,7 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaRegistry;
 import io.quiver.schema.SchemaSource;
 import io.quiver.schema.SchemaStore;
@@ -22,6 +23,7 @@ import io.vertx.core.Vertx;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -64,13 +66,13 @@ final class DefaultAdminService implements AdminService {
   }
 
   @Override
-  public Future<Schema> defineNodeType(NodeType type) {
-    return run(() -> served(registry().defineNodeType(type)));
+  public Future<Schema> defineNodeType(NodeType type, Set<SchemaChanges.Permit> permits) {
+    return run(() -> served(registry().defineNodeType(type, permits)));
   }
 
   @Override
-  public Future<Schema> defineEdgeType(EdgeType type) {
-    return run(() -> served(registry().defineEdgeType(type)));
+  public Future<Schema> defineEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits) {
+    return run(() -> served(registry().defineEdgeType(type, permits)));
   }
 
   @Override

@@ -216,7 +216,7 @@ final class EdgeStore {
     Schema schema = schemas.current();
     Target target = resolve(schema, from, typeName, to, Access.WRITE);
     if (data != null) {
-      TypeChecks.requireValid("edge data", target.type().validate(data, TypeChecks.idTypes(schema)));
+      TypeChecks.requireValid("edge data", target.type().validate(data, TypeChecks.idTypes(schema, router.shardMap())));
     }
     return target;
   }
@@ -228,10 +228,10 @@ final class EdgeStore {
   /** Checks both ends against the edge type; an ID of the wrong node type is an invalid argument. */
   private Target resolve(Schema schema, NodeId from, String typeName, NodeId to, Access access) {
     EdgeType type = TypeChecks.edgeType(schema, typeName);
-    NodeType fromType = TypeChecks.nodeType(schema, from);
+    NodeType fromType = TypeChecks.issued(schema, router.shardMap(), from);
     requireEnd(type, "from", type.from(), fromType, from);
     if (to != null) {
-      requireEnd(type, "to", type.to(), TypeChecks.nodeType(schema, to), to);
+      requireEnd(type, "to", type.to(), TypeChecks.issued(schema, router.shardMap(), to), to);
     }
     EdgeType inverse = type.inverse() == null ? null : schema.edgeType(type.inverse()).orElse(null);
     return new Target(new EdgesTable(type), fromType, router.route(from.shard(), access), inverse);

@@ -71,7 +71,10 @@ final class NodeStore {
   private Creation planCreation(String typeName, ObjectNode data, NodeId colocateWith) {
     Schema schema = schemas.current();
     NodeType type = TypeChecks.nodeType(schema, typeName);
-    TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(schema)));
+    TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(schema, router.shardMap())));
+    if (colocateWith != null) {
+      TypeChecks.issued(schema, router.shardMap(), colocateWith);
+    }
     int shard = colocateWith != null ? colocateWith.shard() : pickShard();
     return new Creation(new NodesTable(type), router.route(shard, Access.WRITE), data, SqlValues.now(clock));
   }
@@ -131,7 +134,7 @@ final class NodeStore {
       Map<Integer, NodesTable> tables = new HashMap<>();
       Map<NodesTable, List<NodeId>> byTable = new LinkedHashMap<>();
       for (NodeId id : onShard) {
-        NodesTable table = tables.computeIfAbsent(id.type(), typeId -> new NodesTable(TypeChecks.nodeType(schema, id)));
+        NodesTable table = tables.computeIfAbsent(id.type(), typeId -> new NodesTable(TypeChecks.issued(schema, router.shardMap(), id)));
         byTable.computeIfAbsent(table, t -> new ArrayList<>()).add(id);
       }
       fetches.add(new ShardFetch(router.route(shard, Access.READ), byTable));
@@ -203,7 +206,7 @@ final class NodeStore {
     }
     NodeType type = rewriting.lookup().table().type();
     ObjectNode data = rewrite.apply(NodesTable.storedData(row));
-    TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(rewriting.schema())));
+    TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(rewriting.schema(), router.shardMap())));
     return new Node(id, type.name(), data, stored + 1,
         SqlValues.fromDateTime(row.getLocalDateTime("created_at")), SqlValues.now(clock));
   }
@@ -251,7 +254,7 @@ final class NodeStore {
   }
 
   private Lookup lookup(Schema schema, NodeId id, Access access) {
-    return new Lookup(new NodesTable(TypeChecks.nodeType(schema, id)), router.route(id.shard(), access));
+    return new Lookup(new NodesTable(TypeChecks.issued(schema, router.shardMap(), id)), router.route(id.shard(), access));
   }
 
   private static Row found(Row row, NodeId id) {

@@ -81,6 +81,13 @@ public final class ShardTables {
     return rows;
   }
 
+  /** Every row of an edge table keyed as its mirror would be: what the inverse table must hold. */
+  public Map<Key, EdgeRow> mirrored(String edgeType) throws Exception {
+    Map<Key, EdgeRow> mirrored = new HashMap<>();
+    edges(edgeType).forEach((key, row) -> mirrored.put(key.mirror(), row));
+    return mirrored;
+  }
+
   /** Rows of a table on every shard. */
   public long rows(ShardTable table) throws Exception {
     long[] total = {0};

@@ -22,6 +22,16 @@ public final class SqlErrors {
   public static final int ER_OPTION_PREVENTS_STATEMENT = 1290;
   /** Too many connections. */
   public static final int ER_CON_COUNT_ERROR = 1040;
+  /** A CHECK constraint failed: on MariaDB, a JSON column refusing a document (too deep, say). */
+  public static final int ER_CONSTRAINT_FAILED = 4025;
+  /** Incorrect string value for a column (bytes its character set cannot hold). */
+  public static final int ER_TRUNCATED_WRONG_VALUE_FOR_FIELD = 1366;
+  /** Data too long for a column. */
+  public static final int ER_DATA_TOO_LONG = 1406;
+  /** A number out of a column's range. */
+  public static final int ER_WARN_DATA_OUT_OF_RANGE = 1264;
+  /** MySQL's JSON column refusing a document. */
+  public static final int ER_INVALID_JSON_TEXT = 3140;
   /** The server is shutting down. */
   public static final int ER_SERVER_SHUTDOWN = 1053;
 
@@ -37,7 +47,9 @@ public final class SqlErrors {
             Code.ABORTED, "transaction on host " + host + " was aborted by a lock conflict", failure);
         case ER_OPTION_PREVENTS_STATEMENT, ER_CON_COUNT_ERROR, ER_SERVER_SHUTDOWN -> GraphException.of(
             Code.UNAVAILABLE, "host " + host + " refused the statement: " + db.getMessage(), failure);
-        default -> GraphException.of(
+        case ER_CONSTRAINT_FAILED, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_DATA_TOO_LONG, ER_WARN_DATA_OUT_OF_RANGE,
+            ER_INVALID_JSON_TEXT -> dataRefused(db, host);
+        default -> isDataException(db) ? dataRefused(db, host) : GraphException.of(
             Code.INTERNAL, "host " + host + " failed with MySQL error " + db.getErrorCode(), failure);
       };
     }
@@ -45,6 +57,20 @@ public final class SqlErrors {
       return GraphException.of(Code.UNAVAILABLE, "host " + host + " is unavailable", failure);
     }
     return GraphException.of(Code.INTERNAL, "unexpected failure on host " + host, failure);
+  }
+
+  /**
+   * The host refused the data itself — a value its column cannot hold, JSON it will not store —
+   * which request checks should have caught first: a client error, never a server one.
+   */
+  private static GraphException dataRefused(DatabaseException db, String host) {
+    return GraphException.of(Code.INVALID_ARGUMENT,
+        "the data cannot be stored: host " + host + " refused it (MySQL error " + db.getErrorCode() + ")", db);
+  }
+
+  /** SQLSTATE class 22, "data exception". */
+  private static boolean isDataException(DatabaseException db) {
+    return db.getSqlState() != null && db.getSqlState().startsWith("22");
   }
 
   private static boolean isConnectionFailure(Throwable failure) {
