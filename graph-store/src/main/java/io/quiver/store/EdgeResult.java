@@ -6,8 +6,24 @@ package io.quiver.store;
  *
  * @param edge the edge as written; null for a removal
  * @param inverse where the inverse copy stands
+ * @param change what the write did to the forward copy
  */
-public record EdgeResult(Edge edge, Inverse inverse) {
+public record EdgeResult(Edge edge, Inverse inverse, Change change) {
+
+  /** What a write did to the edge it names. */
+  public enum Change {
+    /** An add of an edge that was not there. */
+    CREATED,
+    /** An add that changed the sequence or the data of an edge that was there. */
+    UPDATED,
+    /** An add that left the edge's sequence and data as they were (its write time still moves). */
+    UNCHANGED,
+    /** A removal of an edge that was there. */
+    REMOVED,
+    /** A removal of an edge that was not there. */
+    ABSENT
+  }
+
   public enum Inverse {
     /** The edge type has no inverse (or the edge is a symmetric self-loop). */
     NONE,

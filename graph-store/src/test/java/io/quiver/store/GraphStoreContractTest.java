@@ -378,4 +378,20 @@ public abstract class GraphStoreContractTest {
         json("{\"note\": 7}")));
     assertThat(error.code()).isEqualTo(Code.SCHEMA_VIOLATION);
   }
+
+  @Test
+  void edgeWrites_sayWhatTheyDid_createdUpdatedUnchanged_removedAbsent() {
+    Node board = board(null);
+    Node pin = pin("said");
+    assertThat(store.addEdge(board.id(), "board_has_pins", pin.id(), null, null, InverseWait.ASYNC).await().change())
+        .isEqualTo(EdgeResult.Change.CREATED);
+    assertThat(store.addEdge(board.id(), "board_has_pins", pin.id(), null, null, InverseWait.ASYNC).await().change())
+        .as("a re-add keeping sequence and data").isEqualTo(EdgeResult.Change.UNCHANGED);
+    assertThat(store.addEdge(board.id(), "board_has_pins", pin.id(), 7L, null, InverseWait.ASYNC).await().change())
+        .isEqualTo(EdgeResult.Change.UPDATED);
+    assertThat(store.removeEdge(board.id(), "board_has_pins", pin.id(), InverseWait.ASYNC).await().change())
+        .isEqualTo(EdgeResult.Change.REMOVED);
+    assertThat(store.removeEdge(board.id(), "board_has_pins", pin.id(), InverseWait.ASYNC).await().change())
+        .isEqualTo(EdgeResult.Change.ABSENT);
+  }
 }

@@ -1,6 +1,7 @@
 package io.quiver.schema;
 
 import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -61,19 +62,53 @@ public final class SchemaRegistry {
   }
 
   /**
-   * Defines every type of {@code document} that is not already defined as it is there: how a
-   * server seeds the registry from a schema file. Types stored but absent from the document are
-   * kept.
+   * Seeds the registry from a schema document (a schema file, the dev stack's example): adds the
+   * types and fields the registry lacks, and nothing else. A type or field the registry holds is
+   * never replaced or removed — it may have been changed through the admin API since the document
+   * was written — and a field the registry retired stays retired. What the document says
+   * differently is skipped and logged, one line each.
    */
   public Schema apply(Schema document) throws Exception {
-    return change(current -> {
-      // Merged whole, then checked once: one type may refer to another defined beside it.
-      Map<String, NodeType> nodeTypes = new TreeMap<>(current.nodeTypes());
-      nodeTypes.putAll(document.nodeTypes());
-      Map<String, EdgeType> edgeTypes = new TreeMap<>(current.edgeTypes());
-      edgeTypes.putAll(document.edgeTypes());
-      return new Schema(current.version() + 1, nodeTypes, edgeTypes);
-    }, Set.of());
+    return change(current -> seeded(current, document), Set.of());
+  }
+
+  /** {@code current} with what {@code document} adds to it; logs what it skips. */
+  static Schema seeded(Schema current, Schema document) {
+    Map<String, NodeType> nodeTypes = new TreeMap<>(current.nodeTypes());
+    document.nodeTypes().forEach((name, type) -> {
+      NodeType stored = nodeTypes.get(name);
+      nodeTypes.put(name, stored == null ? type : stored.withFields(added("node type '" + name + "'", stored.fields(),
+          type.fields())));
+      if (stored != null && stored.id() != type.id()) {
+        log.info("seed: kept node type '{}' with id {}; the seed gives it id {}", name, stored.id(), type.id());
+      }
+    });
+    Map<String, EdgeType> edgeTypes = new TreeMap<>(current.edgeTypes());
+    document.edgeTypes().forEach((name, type) -> {
+      EdgeType stored = edgeTypes.get(name);
+      edgeTypes.put(name, stored == null ? type : stored.withFields(added("edge type '" + name + "'", stored.fields(),
+          type.fields())));
+      if (stored != null && !stored.withFields(type.fields()).equals(type)) {
+        log.info("seed: kept edge type '{}' as stored; the seed defines it otherwise", name);
+      }
+    });
+    return new Schema(current.version() + 1, nodeTypes, edgeTypes);
+  }
+
+  /** The stored fields, with the seed's fields that are neither stored nor retired. */
+  private static Fields added(String what, Fields stored, Fields seed) {
+    Map<String, FieldDef> definitions = new LinkedHashMap<>(stored.definitions());
+    seed.definitions().forEach((name, field) -> {
+      FieldDef held = stored.definitions().get(name);
+      if (held == null && !stored.retired().containsKey(name)) {
+        definitions.put(name, field);
+      } else if (held == null) {
+        log.info("seed: left {} field '{}' retired, as the registry holds it", what, name);
+      } else if (!held.equals(field)) {
+        log.info("seed: kept {} field '{}' as stored ({}); the seed defines it otherwise", what, name, held.type().jsonName());
+      }
+    });
+    return new Fields(definitions, stored.strict(), stored.retired());
   }
 
   private interface Change {

@@ -132,4 +132,35 @@ class SchemaRegistryTest {
       assertThat(watcher.current().nodeTypes()).containsOnlyKeys("user");
     }
   }
+
+  @Test
+  void aSeed_onlyAddsWhatIsMissing_andNeverUndoesAChangeMadeSince() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { });
+    Schema seed = SchemaJson.parse("""
+        {"version": 1, "nodeTypes": {"user": {"id": 1, "fields": {"name": {"type": "string", "default": ""},
+                                                                   "age": {"type": "integer"}}}}}""");
+    registry.apply(seed);
+    // Since the seed: a field added, one removed, and the registry's default confirmed as changed.
+    registry.defineNodeType(nodeType("user", 1, "{\"name\": {\"type\": \"string\", \"default\": \"anon\"},"
+        + " \"bio\": {\"type\": \"string\"}}"), java.util.Set.of(SchemaChanges.Permit.CHANGE_DEFAULTS));
+
+    // A restart seeds again, from a document that also brings a new type and a new field.
+    Schema restarted = registry.apply(SchemaJson.parse("""
+        {"version": 1, "nodeTypes": {"user": {"id": 1, "fields": {"name": {"type": "string", "default": ""},
+                                                                   "age": {"type": "integer"},
+                                                                   "email": {"type": "string"}}},
+                                     "pin": {"id": 2}}}"""));
+
+    NodeType user = restarted.nodeType("user").orElseThrow();
+    assertThat(user.fields().definitions()).containsOnlyKeys("name", "bio", "email");
+    assertThat(user.fields().definitions().get("name").defaultValue().asText()).as("the changed default kept")
+        .isEqualTo("anon");
+    assertThat(user.fields().retired()).as("the removed field stays removed").containsOnlyKeys("age");
+    assertThat(restarted.nodeType("pin")).isPresent();
+    assertThat(store.read().orElseThrow()).isEqualTo(restarted);
+
+    Schema again = registry.apply(seed);
+    assertThat(again.version()).as("a seed adding nothing publishes nothing").isEqualTo(restarted.version());
+  }
 }

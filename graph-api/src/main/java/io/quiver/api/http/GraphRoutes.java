@@ -162,8 +162,13 @@ public final class GraphRoutes {
     return Requests.flag(ctx, "waitForInverse") ? InverseWait.APPLIED : InverseWait.ASYNC;
   }
 
-  /** Every edge write says where its inverse stands: {@code Quiver-Inverse: none | pending | applied}. */
+  /**
+   * Every edge write says what it did, {@code Quiver-Edge: created | updated | unchanged} for an
+   * add and {@code removed | absent} for a removal, and where its inverse stands,
+   * {@code Quiver-Inverse: none | pending | applied}. The status codes stay as API.md fixes them.
+   */
   private static EdgeResult reportInverse(RoutingContext ctx, EdgeResult result) {
+    ctx.response().putHeader("Quiver-Edge", result.change().name().toLowerCase(java.util.Locale.ROOT));
     ctx.response().putHeader("Quiver-Inverse", result.inverse().name().toLowerCase(java.util.Locale.ROOT));
     return result;
   }

@@ -241,6 +241,25 @@ class GraphApiTest {
     }
 
     @Test
+    void edgeWrites_sayWhatHappened_inQuiverEdge_withTheStatusCodesUnchanged() {
+      String board = board();
+      String pin = pin("h");
+      String path = "/v1/nodes/" + board + "/edges/board_has_pins/" + pin;
+
+      Answer created = api.call(PUT, path, null);
+      Answer unchanged = api.call(PUT, path, null);
+      Answer updated = api.call(PUT, path, "{\"data\": {\"note\": \"n\"}}");
+      Answer removed = api.call(DELETE, path);
+      Answer absent = api.call(DELETE, path);
+
+      assertThat(List.of(created, unchanged, updated)).extracting(Answer::status).containsOnly(200);
+      assertThat(List.of(removed, absent)).extracting(Answer::status).containsOnly(204);
+      assertThat(List.of(created, unchanged, updated, removed, absent))
+          .extracting(answer -> answer.headers().get("Quiver-Edge"))
+          .containsExactly("created", "unchanged", "updated", "removed", "absent");
+    }
+
+    @Test
     void addEdge_withSequenceAndData_thenGetEdge_answersThem() {
       String board = board();
       String pin = pin("e");

@@ -25,14 +25,14 @@ class QuiverServerTest {
   @Test
   void start_failingAfterItJoinedZooKeeper_closesWhatItStarted_andLeavesNoLeaseOrPeerBehind() throws Exception {
     TestBackend backend = TestBackend.get();
-    // A seed the registry refuses: 'user' under another type id. It is applied after the server
-    // has joined its outbox leases and the cache peers, so a start that left them open would show.
+    // A seed the registry refuses: a new type taking the id 'user' has. It is applied after the
+    // server has joined its outbox leases and the cache peers, so a start that left them open would show.
     Schema refused = SchemaJson.parse("""
-        {"version": 1, "nodeTypes": {"user": {"id": 99, "fields": {}}}, "edgeTypes": {}}""");
+        {"version": 1, "nodeTypes": {"impostor": {"id": 1, "fields": {}}}, "edgeTypes": {}}""");
 
     assertThatThrownBy(() -> QuiverServer.start(config(backend), refused))
         .isInstanceOfSatisfying(GraphException.class,
-            refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.TYPE_ID_IMMUTABLE));
+            refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.TYPE_ID_NEVER_REUSED));
 
     assertThat(everythingUnder(backend.curator(), LEASES)).as("outbox lease participants").isEmpty();
     assertThat(everythingUnder(backend.curator(), PEERS)).as("cache peer registrations").isEmpty();

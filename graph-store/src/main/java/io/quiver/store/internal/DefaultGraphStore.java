@@ -99,13 +99,14 @@ final class DefaultGraphStore implements GraphStore {
   /** The forward write has committed: whatever happens next, the answer is a success. */
   private Future<EdgeResult> settle(EdgeWrite write, InverseWait wait) {
     if (write.inverse() == null) {
-      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE));
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE, write.change()));
     }
     if (wait == InverseWait.ASYNC || inverses == null) {
-      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING));
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING, write.change()));
     }
     return inverses.apply(write.inverse()).map(applied ->
-        new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING));
+        new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING,
+            write.change()));
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.InverseOp;
@@ -107,7 +108,7 @@ final class EdgeStore {
               data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null,
               nextWriteTime(stored));
           return record(connection, target, from, to, stored, added)
-              .map(inverse -> new EdgeWrite(toEdge(target.type(), from, to, added), inverse));
+              .map(inverse -> new EdgeWrite(toEdge(target.type(), from, to, added), inverse, addChange(stored, added)));
         });
   }
 
@@ -129,7 +130,7 @@ final class EdgeStore {
     if (target.inverse() == null) {
       return target.table().readLocked(connection, target.route(), from.value(), to.value())
           .compose(stored -> stored == null || !stored.active()
-              ? Future.succeededFuture(new EdgeWrite(null, null))
+              ? Future.succeededFuture(new EdgeWrite(null, null, EdgeResult.Change.ABSENT))
               : tombstone(connection, target, from, to, stored));
     }
     return target.table().lock(connection, target.route(), from.value(), to.value())
@@ -139,7 +140,8 @@ final class EdgeStore {
   private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored) {
     EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(), nextWriteTime(stored));
-    return record(connection, target, from, to, stored, removed).map(inverse -> new EdgeWrite(null, inverse));
+    EdgeResult.Change change = stored.active() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
+    return record(connection, target, from, to, stored, removed).map(inverse -> new EdgeWrite(null, inverse, change));
   }
 
   /** Writes the forward row, then the inverse's outbox entry, in the caller's transaction. */
@@ -154,6 +156,14 @@ final class EdgeStore {
     return forward
         .compose(done -> OutboxTable.INSTANCE.append(connection, target.route(), inverse, nowUs()))
         .map(entry -> new EdgeWrite.PendingInverse(target.route().shard(), entry));
+  }
+
+  private static EdgeResult.Change addChange(EdgeRow stored, EdgeRow added) {
+    if (!stored.active()) {
+      return EdgeResult.Change.CREATED;
+    }
+    boolean same = stored.sequence() == added.sequence() && java.util.Objects.equals(stored.data(), added.data());
+    return same ? EdgeResult.Change.UNCHANGED : EdgeResult.Change.UPDATED;
   }
 
   /** A client's write always lands on the copy it writes: later than now, and than what is stored. */

@@ -1,15 +1,17 @@
 package io.quiver.store.internal;
 
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeResult;
 
 /**
  * What a client edge write did.
  *
  * @param edge the edge as written; null for a removal
+ * @param change what the write did to the forward copy
  * @param inverse the outbox entry that will write the inverse copy; null when the edge type has
  *     no inverse (or the edge is a symmetric self-loop, its own inverse)
  */
-record EdgeWrite(Edge edge, PendingInverse inverse) {
+record EdgeWrite(Edge edge, PendingInverse inverse, EdgeResult.Change change) {
 
   /** An outbox entry: on which shard, with which id. */
   record PendingInverse(int shard, long entryId) {}
