@@ -70,8 +70,11 @@ public final class Main {
       System.err.print(usage);
       System.exit(2);
     } catch (Exception e) {
-      System.err.println("quiver: " + e.getMessage());
-      e.printStackTrace();
+      // One line for a person; the trace only when asked for (QUIVER_DEBUG=1).
+      System.err.println("quiver: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()));
+      if ("1".equals(System.getenv("QUIVER_DEBUG"))) {
+        e.printStackTrace();
+      }
       // Threads a half-started stack left behind must not keep the process alive.
       System.exit(1);
     }

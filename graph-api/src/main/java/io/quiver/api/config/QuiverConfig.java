@@ -11,7 +11,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Everything a Quiver server is told. Defaults are constants with their units; a bad value fails
@@ -124,7 +128,70 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     }
   }
 
+  /** Every key a configuration may hold, by section; "" is the top level. */
+  private static final Map<String, Set<String>> KEYS = Map.of(
+      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile"),
+      "http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
+          "maxRequestLineBytes"),
+      "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs"),
+      "mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
+          "statementCacheSize", "pipeliningLimit"),
+      "outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
+          "gcIntervalSeconds"),
+      "cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
+          "advertiseHost"),
+      "admin", Set.of("token"));
+
+  /**
+   * Refuses a key the configuration does not have, naming the nearest one it does: a misspelt
+   * setting silently falling back to its default is how a production server ends up with a
+   * pool of 16 instead of 160.
+   */
+  private static void requireKnownKeys(JsonNode root) {
+    KEYS.forEach((section, known) -> {
+      JsonNode node = section.isEmpty() ? root : root.path(section);
+      if (node.isMissingNode() || node.isNull()) {
+        return;
+      }
+      if (!node.isObject()) {
+        throw new IllegalArgumentException("'" + section + "' must be a JSON object");
+      }
+      for (Iterator<String> names = node.fieldNames(); names.hasNext(); ) {
+        String name = names.next();
+        if (!known.contains(name)) {
+          String where = section.isEmpty() ? name : section + "." + name;
+          String nearest = known.stream().min(Comparator.comparingInt(candidate -> distance(name, candidate))).orElseThrow();
+          throw new IllegalArgumentException("unknown configuration key '" + where + "'; did you mean '"
+              + (section.isEmpty() ? nearest : section + "." + nearest) + "'?");
+        }
+      }
+    });
+  }
+
+  /** Edit distance, case-insensitive: how far a misspelt key is from a known one. */
+  static int distance(String a, String b) {
+    String x = a.toLowerCase(java.util.Locale.ROOT);
+    String y = b.toLowerCase(java.util.Locale.ROOT);
+    int[] previous = new int[y.length() + 1];
+    int[] current = new int[y.length() + 1];
+    for (int j = 0; j <= y.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= x.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= y.length(); j++) {
+        int substitution = previous[j - 1] + (x.charAt(i - 1) == y.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+      }
+      int[] swap = previous;
+      previous = current;
+      current = swap;
+    }
+    return previous[y.length()];
+  }
+
   public static QuiverConfig parse(JsonNode root) {
+    requireKnownKeys(root);
     JsonNode http = root.path("http");
     JsonNode zk = root.path("zooKeeper");
     JsonNode mysql = root.path("mysql");
