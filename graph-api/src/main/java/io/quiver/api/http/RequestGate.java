@@ -22,7 +22,8 @@ import java.util.Locale;
  *       is not {@code %} and two hex digits, bytes that are not UTF-8, and control characters are
  *       refused.
  *   <li><b>Query strings</b> separate parameters by {@code &} only: a raw {@code ;} is refused
- *       rather than taken for a separator (encode it as {@code %3B}).
+ *       rather than taken for a separator (encode it as {@code %3B}). Each route's parameters are
+ *       decoded, strictly and once, by {@link QueryParams}.
  *   <li><b>Host</b>: an HTTP/1.1 request must name one (RFC 9112 §3.2).
  *   <li><b>Bodies are JSON</b>: a body declared as anything else is refused with 415 before it is
  *       read, so no form or multipart decoder ever runs on it. A body without a Content-Type is
@@ -85,7 +86,8 @@ public final class RequestGate implements Handler<HttpServerRequest> {
     for (String segment : segments) {
       String decoded;
       try {
-        decoded = decode(segment);
+        // Most segments hold no escape: checked as they are, without a decoder.
+        decoded = segment.indexOf('%') < 0 ? plain(segment) : decode(segment);
       } catch (IllegalArgumentException malformed) {
         return malformed.getMessage();
       }
@@ -101,17 +103,7 @@ public final class RequestGate implements Handler<HttpServerRequest> {
 
   /** What is wrong with a raw query string, or null. */
   static String queryProblem(String query) {
-    if (query.indexOf(';') >= 0) {
-      return "holds a ';', which is not a parameter separator here; encode it as %3B";
-    }
-    for (String pair : query.split("&", -1)) {
-      try {
-        decode(pair.replace('+', ' '));
-      } catch (IllegalArgumentException malformed) {
-        return malformed.getMessage();
-      }
-    }
-    return null;
+    return query.indexOf(';') >= 0 ? "holds a ';', which is not a parameter separator here; encode it as %3B" : null;
   }
 
   private static Refusal bodyTypeProblem(HttpServerRequest request) {
@@ -140,6 +132,20 @@ public final class RequestGate implements Handler<HttpServerRequest> {
       }
     }
     return true;
+  }
+
+  /** A segment without escapes, refused if it holds a control character or a byte beyond ASCII. */
+  private static String plain(String segment) {
+    for (int i = 0; i < segment.length(); i++) {
+      char c = segment.charAt(i);
+      if (c >= 0x80) {
+        return decode(segment);
+      }
+      if (Character.isISOControl(c)) {
+        throw new IllegalArgumentException("holds a control character");
+      }
+    }
+    return segment;
   }
 
   /**

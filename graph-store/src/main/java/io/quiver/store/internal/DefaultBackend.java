@@ -76,12 +76,12 @@ public final class DefaultBackend implements GraphBackend {
 
     NodeStore nodes = new NodeStore(router, client, schemas, changes, clock);
     InverseNow inverseNow = new InverseNow(router, new InverseWriter(router, client, schemas, changes));
-    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, nodes, changes, clock),
+    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, clock),
         inverseNow, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes,
-        new EdgeStore(backgroundRouter, client, schemas, backgroundNodes, changes, clock), null, clock);
+        new EdgeStore(backgroundRouter, client, schemas, changes, clock), null, clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,

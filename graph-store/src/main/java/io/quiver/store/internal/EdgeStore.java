@@ -23,6 +23,7 @@ import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.CountsTable;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.NodesTable;
 import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
@@ -54,17 +55,14 @@ final class EdgeStore {
   private final ShardRouter router;
   private final ShardClient client;
   private final SchemaSource schemas;
-  private final NodeStore nodes;
   private final Changes changes;
   private final Clock clock;
   private final LongAdder readQueries = new LongAdder();
 
-  EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes, Changes changes,
-      Clock clock) {
+  EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
-    this.nodes = nodes;
     this.changes = changes;
     this.clock = clock;
   }
@@ -97,7 +95,7 @@ final class EdgeStore {
 
   private Future<EdgeWrite> addLocked(
       SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data) {
-    return nodes.existsLocked(connection, target.route(), target.fromType(), from)
+    return new NodesTable(target.fromType()).existsLocked(connection, target.route(), from)
         .compose(exists -> exists
             ? target.table().lock(connection, target.route(), from.value(), to.value())
             : Future.failedFuture(GraphException.notFound("no node " + from)))

@@ -233,11 +233,6 @@ final class NodeStore {
         .mapEmpty();
   }
 
-  /** Whether the node exists, locking its row against deletion until the transaction ends. */
-  Future<Boolean> existsLocked(SqlConnection connection, ShardRoute route, NodeType type, NodeId id) {
-    return new NodesTable(type).existsLocked(connection, route, id);
-  }
-
   // ---- shared ----
 
   /** Node read statements issued since start. */
