@@ -9,6 +9,7 @@ import io.quiver.cache.internal.GuardedCache;
 import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ChangeFeed;
+import io.quiver.store.Edge;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.ForwardingGraphStore;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -43,10 +45,19 @@ import org.apache.curator.framework.CuratorFramework;
  * for a moment.
  *
  * <h2>Edge lists</h2>
- * Per (from, edge type), a window of the newest {@code edgeWindow} edges and the list's count,
- * filled together. Pages inside the window come from memory in either order when the window is
- * the whole list, newest-first otherwise; anything else goes to MySQL. Every committed change to
- * a list, here or on a peer, drops the window.
+ * Per (from, edge type), a window of the newest {@code edgeWindow} edges with the list's count
+ * and version, filled by one statement ({@link GraphStore#getEdgeListHead}). Pages inside the
+ * window come from memory in either order when the window is the whole list, newest-first
+ * otherwise; so do counts, and single edges the window holds (or, when it is the whole list,
+ * knows absent); anything else goes to MySQL. A change committed through this process — a
+ * client's write or the inverse applier's — is applied to the window in place
+ * ({@link EdgeWindow#after}), as TAO updates an association list on write instead of dropping
+ * it: the hottest lists, written most, stay cached. A change on another server drops the window.
+ *
+ * <h2>Schema changes</h2>
+ * Cached nodes and edges carry the defaults of the schema they were read under; when the schema's
+ * version moves, everything cached is forgotten. The version held at construction is the
+ * starting point, so a cache does not clear itself at its first read.
  */
 public final class CachingGraphStore extends ForwardingGraphStore implements AutoCloseable {
   private record WindowKey(NodeId from, String edgeType) {}
@@ -59,7 +70,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private final SchemaSource schemas;
   private final ChangeFeed.Subscription subscription;
   private final CacheInvalidations peers;
-  private volatile long schemaVersion = -1;
+  private volatile long schemaVersion;
 
   private CachingGraphStore(Builder builder) {
     super(builder.store);
@@ -68,8 +79,10 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.nodes = new GuardedCache<>(settings.nodeMaxBytes(), CachingGraphStore::weight,
         (candidate, cached) -> candidate.version() > cached.version(), settings.valueTtl(),
         CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
-    this.windows = new GuardedCache<>(settings.edgeMaxBytes(), EdgeWindow::weight, (candidate, cached) -> true,
+    this.windows = new GuardedCache<>(settings.edgeMaxBytes(), EdgeWindow::weight,
+        (candidate, cached) -> candidate.version() >= cached.version(),
         settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+    this.schemaVersion = schemas.current().version();
     this.subscription = builder.changes.subscribe(this::committed);
     this.peers = builder.coordination == null ? null
         : CacheInvalidations.join(builder.vertx, builder.coordination, settings, builder.changes, this::invalidate);
@@ -169,19 +182,18 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     return differences;
   }
 
+  /** A window equals what MySQL holds if its edges, count and version do; its size may differ (in-place changes shrink it). */
   private Future<List<String>> windowDifferences(GraphStore truth, WindowKey key, EdgeWindow held) {
-    Future<EdgePage> newest = truth.getEdges(key.from(), key.edgeType(), EdgeQuery.firstPage(settings.edgeWindow()));
-    Future<Long> count = truth.countEdges(key.from(), key.edgeType());
-    return Future.all(newest, count).map(both -> {
-      EdgeWindow stored = new EdgeWindow(newest.result().edges(), newest.result().next() == null, count.result());
-      return held.equals(stored) ? List.<String>of()
-          : List.of("edge window " + key + ": cached " + held + ", stored " + stored);
+    return truth.getEdgeListHead(key.from(), key.edgeType(), held.edges().size()).map(EdgeWindow::of).map(stored -> {
+      boolean same = held.edges().equals(stored.edges()) && held.count() == stored.count()
+          && held.version() == stored.version() && (held.complete() == stored.complete() || !held.complete());
+      return same ? List.<String>of() : List.of("edge window " + key + ": cached " + held + ", stored " + stored);
     });
   }
 
   // ---- what changed ----
 
-  /** A change committed through this process: the new node kept, a changed list dropped. */
+  /** A change committed through this process: the new node kept, an edge applied to its window in place. */
   private void committed(GraphChange change) {
     if (change instanceof GraphChange.NodeChanged node) {
       if (node.deleted()) {
@@ -189,6 +201,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       } else {
         nodes.write(node.id(), node.node());
       }
+    } else if (change instanceof GraphChange.EdgeChanged edge) {
+      windows.update(new WindowKey(edge.from(), edge.edgeType()),
+          window -> window.after(edge, settings.edgeWindow()).orElse(null));
     } else if (change instanceof GraphChange.EdgeListChanged list) {
       windows.invalidate(new WindowKey(list.from(), list.edgeType()));
     }
@@ -198,15 +213,14 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private void invalidate(GraphChange change) {
     if (change instanceof GraphChange.NodeChanged node) {
       nodes.invalidate(node.id());
+    } else if (change instanceof GraphChange.EdgeChanged edge) {
+      windows.invalidate(new WindowKey(edge.from(), edge.edgeType()));
     } else if (change instanceof GraphChange.EdgeListChanged list) {
       windows.invalidate(new WindowKey(list.from(), list.edgeType()));
     }
   }
 
-  /**
-   * Cached nodes and edges carry the defaults of the schema they were read under; when the schema
-   * changes, everything cached is forgotten (schema changes are rare; reads are not).
-   */
+  /** Forgets everything cached when the schema's version moves (schema changes are rare; reads are not). */
   private void followSchema() {
     long version = schemas.current().version();
     if (version != schemaVersion) {
@@ -288,6 +302,23 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
         .orElseGet(() -> delegate.getEdges(from, type, query)));
   }
 
+  /** From the window when it holds the edge, or is the whole list and does not; else from MySQL. */
+  @Override
+  public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
+    followSchema();
+    if (windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
+      EdgeWindow window = present.value();
+      Optional<Edge> held = window.edgeTo(to);
+      if (held.isPresent()) {
+        return Future.succeededFuture(held.get());
+      }
+      if (window.complete()) {
+        return Future.failedFuture(GraphException.notFound("no " + type + " edge from " + from + " to " + to));
+      }
+    }
+    return delegate.getEdge(from, type, to);
+  }
+
   @Override
   public Future<Long> countEdges(NodeId from, String type) {
     followSchema();
@@ -301,10 +332,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     }
     return singleFlight(windowLoads, key, () -> {
       long begun = windows.begin();
-      Future<EdgePage> newest = delegate.getEdges(key.from(), key.edgeType(), EdgeQuery.firstPage(settings.edgeWindow()));
-      Future<Long> count = delegate.countEdges(key.from(), key.edgeType());
-      return Future.all(newest, count)
-          .map(both -> new EdgeWindow(newest.result().edges(), newest.result().next() == null, count.result()))
+      return delegate.getEdgeListHead(key.from(), key.edgeType(), settings.edgeWindow())
+          .map(EdgeWindow::of)
           .onSuccess(window -> windows.fill(key, begun, window));
     });
   }

@@ -9,7 +9,9 @@ import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphStore;
+import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
@@ -181,6 +183,111 @@ class CachingGraphStoreTest {
     assertThat(cached.countEdges(board, "board_has_pins").await()).isEqualTo(29);
     assertPagesEqualTheStore(board, EdgeQuery.firstPage(7));
     assertPagesEqualTheStore(board, new EdgeQuery(5, null, 0, Order.ASC, null, null));
+  }
+
+  @Test
+  void committedEdgeWrites_updateTheCachedWindowInPlace_andItsPagesCountAndEdgesComeFromMemory() {
+    NodeId board = store.createNode("board", json("{\"title\": \"in place\"}"), null).await().id();
+    List<NodeId> pins = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      pins.add(store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id());
+      store.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
+    }
+    assertThat(cached.countEdges(board, "board_has_pins").await()).isEqualTo(4);
+    NodeId added = store.createNode("pin", json("{\"link\": \"new\"}"), board).await().id();
+    long queries = edgeReadQueries();
+
+    cached.addEdge(board, "board_has_pins", added, 10L, null).await();
+    cached.removeEdge(board, "board_has_pins", pins.get(0)).await();
+    cached.addEdge(board, "board_has_pins", pins.get(1), 20L, json("{\"note\": \"moved up\"}")).await();
+    EdgePage page = cached.getEdges(board, "board_has_pins", EdgeQuery.firstPage(10)).await();
+    long count = cached.countEdges(board, "board_has_pins").await();
+    Edge single = cached.getEdge(board, "board_has_pins", pins.get(2)).await();
+    GraphException.Code gone = failure(cached.getEdge(board, "board_has_pins", pins.get(0)));
+
+    assertThat(edgeReadQueries()).as("every read after the writes came from memory").isEqualTo(queries);
+    assertThat(page.edges()).extracting(Edge::to).containsExactly(pins.get(1), added, pins.get(3), pins.get(2));
+    assertThat(page).isEqualTo(store.getEdges(board, "board_has_pins", EdgeQuery.firstPage(10)).await());
+    assertThat(count).isEqualTo(4);
+    assertThat(single).isEqualTo(store.getEdge(board, "board_has_pins", pins.get(2)).await());
+    assertThat(gone).isEqualTo(GraphException.Code.NOT_FOUND);
+  }
+
+  @Test
+  void theInverseApplier_updatesTheInverseListsWindowInPlace() {
+    NodeId board = store.createNode("board", json("{\"title\": \"inverse\"}"), null).await().id();
+    NodeId pin = store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id();
+    assertThat(cached.countEdges(pin, "pin_owned_by_board").await()).isZero();
+    long queries = edgeReadQueries();
+
+    EdgeResult written = cached.addEdge(board, "board_has_pins", pin, null, null, InverseWait.APPLIED).await();
+
+    assertThat(written.inverse()).isEqualTo(EdgeResult.Inverse.APPLIED);
+    assertThat(cached.countEdges(pin, "pin_owned_by_board").await()).isEqualTo(1);
+    assertThat(cached.getEdges(pin, "pin_owned_by_board", EdgeQuery.firstPage(5)).await().edges())
+        .extracting(Edge::to).containsExactly(board);
+    assertThat(edgeReadQueries()).as("the inverse list was updated, not dropped").isEqualTo(queries);
+  }
+
+  @Test
+  void windowsUpdatedInPlace_equalWhatMySqlHolds_afterARandomMixOfConcurrentWritesAndFills() throws Exception {
+    // A small window, so that partial windows, edges moving in and out of them, and refills all happen.
+    CacheSettings small = new CacheSettings(true, SETTINGS.nodeMaxBytes(), 6, SETTINGS.edgeMaxBytes(),
+        SETTINGS.valueTtl(), SETTINGS.peersPath(), SETTINGS.advertiseHost());
+    CachingGraphStore server = CachingGraphStore.builder(store, fixture.backend.changes(),
+        SchemaSource.fixed(TestBackend.get().schema())).settings(small).build();
+    List<NodeId> boards = new ArrayList<>();
+    List<NodeId> pins = new ArrayList<>();
+    for (int b = 0; b < 3; b++) {
+      boards.add(store.createNode("board", json("{\"title\": \"mix\"}"), null).await().id());
+    }
+    for (int p = 0; p < 14; p++) {
+      pins.add(store.createNode("pin", json("{\"link\": \"l\"}"), boards.get(0)).await().id());
+    }
+    java.util.Random random = new java.util.Random(20261122);
+    long readsFromMemory = 0;
+    long reads = 0;
+    for (int round = 0; round < 25; round++) {
+      List<Future<?>> concurrently = new ArrayList<>();
+      for (int op = 0; op < 24; op++) {
+        NodeId board = boards.get(random.nextInt(boards.size()));
+        NodeId pin = pins.get(random.nextInt(pins.size()));
+        int dice = random.nextInt(10);
+        if (dice < 3) {
+          Long sequence = random.nextBoolean() ? null : (long) random.nextInt(40);
+          concurrently.add(server.addEdge(board, "board_has_pins", pin, sequence,
+              random.nextBoolean() ? null : json("{\"note\": \"n" + random.nextInt(5) + "\"}")));
+        } else if (dice < 5) {
+          concurrently.add(server.removeEdge(board, "board_has_pins", pin));
+        } else {
+          long before = edgeReadQueries();
+          Future<?> read = switch (dice) {
+            case 5, 6 -> server.getEdges(board, "board_has_pins", EdgeQuery.firstPage(4));
+            case 7 -> server.countEdges(board, "board_has_pins");
+            default -> server.getEdge(board, "board_has_pins", pin).recover(missing -> Future.succeededFuture());
+          };
+          reads++;
+          readsFromMemory += edgeReadQueries() == before ? 1 : 0;
+          concurrently.add(read);
+        }
+      }
+      Future.join(new ArrayList<>(concurrently)).await();
+    }
+
+    assertThat(server.differencesFrom(store).await()).isEmpty();
+    System.out.printf("random mix: %d of %d edge reads answered without a query%n", readsFromMemory, reads);
+    server.close();
+  }
+
+  @Test
+  void aCacheStartedAfterTheSchemaWasRead_keepsWhatItWasWrittenBeforeItsFirstRead() {
+    CachingGraphStore server = serverOver(store, fixture).build();
+    Node node = server.createNode("user", json("{\"name\": \"first\"}"), null).await();
+    long queries = nodeReadQueries();
+
+    assertThat(server.getNode(node.id()).await()).isEqualTo(node);
+    assertThat(nodeReadQueries()).as("the first read did not clear the cache").isEqualTo(queries);
+    server.close();
   }
 
   @Test

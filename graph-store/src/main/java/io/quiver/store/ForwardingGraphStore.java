@@ -71,11 +71,8 @@ public abstract class ForwardingGraphStore implements GraphStore {
     return delegate.countEdges(from, type);
   }
 
-
-
-
-
-
-
-
+  @Override
+  public Future<EdgeListHead> getEdgeListHead(NodeId from, String type, int limit) {
+    return delegate.getEdgeListHead(from, type, limit);
+  }
 }

@@ -23,7 +23,30 @@ public sealed interface GraphChange {
     }
   }
 
-  /** The list of {@code edgeType} edges from {@code from} changed: an edge added, updated or removed. */
+  /**
+   * One edge of a list was written: added, updated or removed, by a client or by the inverse
+   * applier. Changes to one list are numbered in commit order ({@code listVersion}), so a reader
+   * holding the list at version <i>v</i> applies <i>v + 1</i> in place and knows a gap.
+   *
+   * @param edge the edge as written, with its type's defaults; null when the write left it
+   *     inactive (removed, or a tombstone over nothing)
+   * @param listVersion the list's version after this change
+   * @param countDelta what this change did to the list's count: +1, −1 or 0
+   */
+  record EdgeChanged(NodeId from, String edgeType, NodeId to, Edge edge, long listVersion, int countDelta)
+      implements GraphChange {
+    public EdgeChanged {
+      Objects.requireNonNull(from, "from");
+      Objects.requireNonNull(edgeType, "edgeType");
+      Objects.requireNonNull(to, "to");
+    }
+  }
+
+  /**
+   * The list of {@code edgeType} edges from {@code from} changed in a way not described further:
+   * what another server tells, or a change made without its list's version. Whatever is held of
+   * the list is stale.
+   */
   record EdgeListChanged(NodeId from, String edgeType) implements GraphChange {
     public EdgeListChanged {
       Objects.requireNonNull(from, "from");

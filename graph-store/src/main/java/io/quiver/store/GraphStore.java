@@ -68,4 +68,11 @@ public interface GraphStore {
   Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query);
 
   Future<Long> countEdges(NodeId from, String type);
+
+  /**
+   * The newest {@code limit} edges of a list (newest first), its count and its version, all as of
+   * one moment: what a cache keeps of a list, read in one statement. The version numbers the
+   * list's committed changes ({@link GraphChange.EdgeChanged#listVersion()}).
+   */
+  Future<EdgeListHead> getEdgeListHead(NodeId from, String type, int limit);
 }

@@ -19,7 +19,7 @@ public interface StoreTelemetry {
   Map<String, Integer> poolSizes();
 
   /** The outbox figures of each host whose outboxes this process drains. */
-  Map<String, OutboxStats> outboxStats();
+  Future<Map<String, OutboxStats>> outboxStats();
 
   /** Each host's name and whether it answered a trivial query. */
   Future<Map<String, Boolean>> checkHosts();

@@ -14,15 +14,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * whatever the answers do, and latency counts from the scheduled start (no coordinated omission).
  */
 final class Driver {
-  private static final double[] CUMULATIVE = cumulative();
-
   private final Vertx vertx;
   private final Graph graph;
+  private final Mix mix;
   private final AtomicLong seeds = new AtomicLong(20261121);
 
-  Driver(Vertx vertx, Graph graph) {
+  Driver(Vertx vertx, Graph graph, Mix mix) {
     this.vertx = vertx;
     this.graph = graph;
+    this.mix = mix;
   }
 
   /** Runs for {@code duration}, then waits for the operations in flight; records into {@code into} if given. */
@@ -45,7 +45,7 @@ final class Driver {
       }
       return;
     }
-    Call call = Call.next(pick(random), graph, random);
+    Call call = Call.next(mix.pick(random), graph, random);
     long started = System.nanoTime();
     target.execute(call).onComplete(outcome -> {
       if (into != null) {
@@ -68,7 +68,7 @@ final class Driver {
       long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L);
       while (issued.get() < due) {
         long intended = start + issued.getAndIncrement() * 1_000_000_000L / rate;
-        Call call = Call.next(pick(random), graph, random);
+        Call call = Call.next(mix.pick(random), graph, random);
         target.execute(call).onComplete(outcome -> {
           if (into != null) {
             into.record(call.operation(), (System.nanoTime() - intended) / 1000,
@@ -86,23 +86,4 @@ final class Driver {
     return done.future();
   }
 
-  private static Operation pick(SplittableRandom random) {
-    double at = random.nextDouble() * CUMULATIVE[CUMULATIVE.length - 1];
-    for (int i = 0; i < CUMULATIVE.length; i++) {
-      if (at < CUMULATIVE[i]) {
-        return Operation.values()[i];
-      }
-    }
-    return Operation.GET_EDGES;
-  }
-
-  private static double[] cumulative() {
-    double[] cumulative = new double[Operation.values().length];
-    double sum = 0;
-    for (Operation operation : Operation.values()) {
-      sum += operation.percent;
-      cumulative[operation.ordinal()] = sum;
-    }
-    return cumulative;
-  }
 }

@@ -1,5 +1,6 @@
 package io.quiver.benchmarks.workload;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.schema.EdgeType;
@@ -10,6 +11,8 @@ import io.quiver.store.TableNames;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -17,6 +20,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -27,24 +32,36 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * What a team would write without Quiver: the same operations as SQL over JDBC, against the same
  * shard tables, one connection per worker thread and host, the shard computed from the ID by hand.
- * It keeps counts in step with edges, as Quiver does; it does not validate data, keep inverse
- * edges, or cache.
+ * It keeps counts in step with edges, as Quiver does; it does not validate data or cache.
+ *
+ * <p>Two shapes. {@code jdbc}: in the driver's process, the rows read and counted but not
+ * rendered, no inverse edges — the cheapest possible baseline. Behind {@link JdbcHttpTarget}
+ * ({@code jdbc-http}): what a team would deploy, reads rendered as JSON and every edge written in
+ * both directions (the inverse in a second transaction on the TO node's shard, synchronously).
  */
 final class JdbcTarget implements Target {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
+  /** An answer: a status, and for {@code jdbc-http} the JSON body. */
+  record Answer(int status, byte[] body) {}
+
   private final ShardMap map;
   private final NodeType user;
   private final EdgeType follows;
+  private final EdgeType followedBy;
   private final Graph graph;
+  private final boolean bothDirections;
   private final ExecutorService workers;
   private final ThreadLocal<Map<String, Connection>> connections = ThreadLocal.withInitial(HashMap::new);
 
-  JdbcTarget(ShardMap map, Schema schema, Graph graph, int threads) {
+  /** @param bothDirections write each edge's inverse too, and render answers as JSON ({@code jdbc-http}) */
+  JdbcTarget(ShardMap map, Schema schema, Graph graph, int threads, boolean bothDirections) {
     this.map = map;
     this.user = schema.nodeType("user").orElseThrow();
     this.follows = schema.edgeType("follows").orElseThrow();
+    this.followedBy = schema.edgeType("followed_by").orElseThrow();
     this.graph = graph;
+    this.bothDirections = bothDirections;
     this.workers = Executors.newFixedThreadPool(threads);
   }
 
@@ -55,16 +72,45 @@ final class JdbcTarget implements Target {
 
   @Override
   public Future<Integer> execute(Call call) {
+    return answer(call).map(Answer::status);
+  }
+
+  /** Runs the call on a worker thread; a database failure is a 503. */
+  Future<Answer> answer(Call call) {
     return Future.fromCompletionStage(CompletableFuture.supplyAsync(() -> {
       try {
         return run(call);
       } catch (SQLException e) {
-        return 503;
+        return new Answer(503, "{\"error\": \"unavailable\"}".getBytes(StandardCharsets.UTF_8));
       }
     }, workers));
   }
 
-  private int run(Call call) throws SQLException {
+  private Answer run(Call call) throws SQLException {
+    if (!bothDirections) {
+      return new Answer(status(call), null);
+    }
+    NodeId from = new NodeId(call.from());
+    return switch (call.operation()) {
+      case GET_NODE -> render(from, "SELECT local_id, data, version, created_at, updated_at FROM "
+          + TableNames.nodes(from.shard(), user) + " WHERE local_id = ?", Shape.NODE, from.local());
+      case GET_EDGES -> render(from, "SELECT to_id, sequence, data, updated_us FROM "
+          + TableNames.edges(from.shard(), follows)
+          + " WHERE from_id = ? AND state = 1 ORDER BY sequence DESC, to_id DESC LIMIT 51", Shape.EDGES, from.value());
+      case COUNT_EDGES -> render(from, "SELECT count FROM " + TableNames.counts(from.shard())
+          + " WHERE from_id = ? AND edge_type = " + follows.id(), Shape.COUNT, from.value());
+      case GET_EDGE -> render(from, "SELECT to_id, sequence, data, updated_us FROM "
+          + TableNames.edges(from.shard(), follows) + " WHERE from_id = ? AND to_id = ? AND state = 1", Shape.EDGE,
+          from.value(), call.to());
+      case ADD_NODE -> {
+        long id = addNode(call.text());
+        yield new Answer(201, ("{\"id\": \"" + id + "\"}").getBytes(StandardCharsets.UTF_8));
+      }
+      default -> new Answer(status(call), null);
+    };
+  }
+
+  private int status(Call call) throws SQLException {
     NodeId from = new NodeId(call.from());
     return switch (call.operation()) {
       case GET_NODE -> query(from, "SELECT data, version, created_at, updated_at FROM " + TableNames.nodes(from.shard(), user)
@@ -78,7 +124,10 @@ final class JdbcTarget implements Target {
       case ADD_EDGE, UPDATE_EDGE -> addEdge(from, call);
       case REMOVE_EDGE -> removeEdge(from, call.to());
       case UPDATE_NODE -> updateNode(from, call.text());
-      case ADD_NODE -> addNode(call.text());
+      case ADD_NODE -> {
+        addNode(call.text());
+        yield 201;
+      }
       case DELETE_NODE -> update(from, "DELETE FROM " + TableNames.nodes(from.shard(), user) + " WHERE local_id = ?", from.local())
           == 1 ? 204 : 404;
     };
@@ -105,43 +154,64 @@ final class JdbcTarget implements Target {
   }
 
   private int addEdge(NodeId from, Call call) throws SQLException {
+    long now = System.currentTimeMillis() * 1000;
+    long sequence = call.operation() == Operation.UPDATE_EDGE ? call.sequence() : now;
+    String data = call.operation() == Operation.UPDATE_EDGE ? "{\"note\": \"" + call.text() + "\"}" : null;
+    int status = writeEdge(follows, from, call.to(), sequence, data, now);
+    graph.edge(from.value(), call.to());
+    if (bothDirections) {
+      writeEdge(followedBy, new NodeId(call.to()), from.value(), sequence, data, now);
+    }
+    return status;
+  }
+
+  /** Adds or updates one copy of an edge, moving its list's count if it became active. */
+  private int writeEdge(EdgeType type, NodeId from, long to, long sequence, String data, long now)
+      throws SQLException {
     return inTransaction(from, connection -> {
       boolean wasActive;
-      try (PreparedStatement lock = connection.prepareStatement("SELECT state FROM " + TableNames.edges(from.shard(), follows)
+      try (PreparedStatement lock = connection.prepareStatement("SELECT state FROM " + TableNames.edges(from.shard(), type)
           + " WHERE from_id = ? AND to_id = ? FOR UPDATE")) {
         lock.setLong(1, from.value());
-        lock.setLong(2, call.to());
+        lock.setLong(2, to);
         try (ResultSet row = lock.executeQuery()) {
           wasActive = row.next() && row.getInt(1) == 1;
         }
       }
-      long now = System.currentTimeMillis() * 1000;
-      try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + TableNames.edges(from.shard(), follows)
+      try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + TableNames.edges(from.shard(), type)
           + " (from_id, to_id, sequence, state, data, updated_us) VALUES (?, ?, ?, 1, ?, ?)"
           + " ON DUPLICATE KEY UPDATE sequence = VALUES(sequence), state = 1, data = VALUES(data), updated_us = VALUES(updated_us)")) {
         upsert.setLong(1, from.value());
-        upsert.setLong(2, call.to());
-        upsert.setLong(3, call.operation() == Operation.UPDATE_EDGE ? call.sequence() : now);
-        upsert.setString(4, call.operation() == Operation.UPDATE_EDGE ? "{\"note\": \"" + call.text() + "\"}" : null);
+        upsert.setLong(2, to);
+        upsert.setLong(3, sequence);
+        upsert.setString(4, data);
         upsert.setLong(5, now);
         upsert.executeUpdate();
       }
       if (!wasActive) {
         try (PreparedStatement count = connection.prepareStatement("INSERT INTO " + TableNames.counts(from.shard())
-            + " (from_id, edge_type, count) VALUES (?, " + follows.id() + ", 1) ON DUPLICATE KEY UPDATE count = count + 1")) {
+            + " (from_id, edge_type, count) VALUES (?, " + type.id() + ", 1) ON DUPLICATE KEY UPDATE count = count + 1")) {
           count.setLong(1, from.value());
           count.executeUpdate();
         }
       }
-      graph.edge(from.value(), call.to());
       return 200;
     });
   }
 
   private int removeEdge(NodeId from, long to) throws SQLException {
+    int status = removeCopy(follows, from, to);
+    if (bothDirections) {
+      removeCopy(followedBy, new NodeId(to), from.value());
+    }
+    return status;
+  }
+
+  /** Turns one copy of an edge into a tombstone, moving its list's count if it was active. */
+  private int removeCopy(EdgeType type, NodeId from, long to) throws SQLException {
     return inTransaction(from, connection -> {
       int removed;
-      try (PreparedStatement tombstone = connection.prepareStatement("UPDATE " + TableNames.edges(from.shard(), follows)
+      try (PreparedStatement tombstone = connection.prepareStatement("UPDATE " + TableNames.edges(from.shard(), type)
           + " SET state = 0, updated_us = ? WHERE from_id = ? AND to_id = ? AND state = 1")) {
         tombstone.setLong(1, System.currentTimeMillis() * 1000);
         tombstone.setLong(2, from.value());
@@ -150,7 +220,7 @@ final class JdbcTarget implements Target {
       }
       if (removed == 1) {
         try (PreparedStatement count = connection.prepareStatement("UPDATE " + TableNames.counts(from.shard())
-            + " SET count = count - 1 WHERE from_id = ? AND edge_type = " + follows.id())) {
+            + " SET count = count - 1 WHERE from_id = ? AND edge_type = " + type.id())) {
           count.setLong(1, from.value());
           count.executeUpdate();
         }
@@ -193,7 +263,7 @@ final class JdbcTarget implements Target {
     }
   }
 
-  private int addNode(String name) throws SQLException {
+  private long addNode(String name) throws SQLException {
     int shard = map.allShards().get(ThreadLocalRandom.current().nextInt(map.allShards().size()));
     NodeId anchor = NodeId.of(shard, user.id(), 1);
     try (PreparedStatement insert = connection(anchor).prepareStatement("INSERT INTO " + TableNames.nodes(anchor.shard(), user)
@@ -202,10 +272,79 @@ final class JdbcTarget implements Target {
       insert.executeUpdate();
       try (ResultSet keys = insert.getGeneratedKeys()) {
         keys.next();
-        graph.created(NodeId.of(shard, user.id(), keys.getLong(1)).value());
+        long id = NodeId.of(shard, user.id(), keys.getLong(1)).value();
+        graph.created(id);
+        return id;
       }
     }
-    return 201;
+  }
+
+  /** What a read answers: a node, a page of edges, one edge or a count. */
+  private enum Shape { NODE, EDGES, EDGE, COUNT }
+
+  /** Runs a read and writes its rows as the API's JSON (the data column as stored). */
+  private Answer render(NodeId routing, String sql, Shape shape, long... arguments) throws SQLException {
+    try (PreparedStatement statement = connection(routing).prepareStatement(sql)) {
+      for (int i = 0; i < arguments.length; i++) {
+        statement.setLong(i + 1, arguments[i]);
+      }
+      try (ResultSet rows = statement.executeQuery()) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
+        boolean found = false;
+        try (JsonGenerator out = MAPPER.getFactory().createGenerator(bytes)) {
+          if (shape == Shape.EDGES) {
+            out.writeStartObject();
+            out.writeArrayFieldStart("edges");
+          }
+          while (rows.next()) {
+            found = true;
+            switch (shape) {
+              case NODE -> {
+                out.writeStartObject();
+                out.writeStringField("id", Long.toString(routing.value()));
+                out.writeStringField("type", "user");
+                out.writeFieldName("data");
+                out.writeRawValue(rows.getString("data"));
+                out.writeNumberField("version", rows.getLong("version"));
+                out.writeStringField("createdAt", rows.getTimestamp("created_at").toInstant().toString());
+                out.writeStringField("updatedAt", rows.getTimestamp("updated_at").toInstant().toString());
+                out.writeEndObject();
+              }
+              case EDGES, EDGE -> {
+                out.writeStartObject();
+                out.writeStringField("from", Long.toString(routing.value()));
+                out.writeStringField("type", "follows");
+                out.writeStringField("to", Long.toString(rows.getLong("to_id")));
+                out.writeNumberField("sequence", rows.getLong("sequence"));
+                String data = rows.getString("data");
+                out.writeFieldName("data");
+                out.writeRawValue(data == null ? "{}" : data);
+                out.writeStringField("updatedAt", Instant.EPOCH.plus(rows.getLong("updated_us"), ChronoUnit.MICROS)
+                    .toString());
+                out.writeEndObject();
+              }
+              case COUNT -> {
+                out.writeStartObject();
+                out.writeNumberField("count", rows.getLong("count"));
+                out.writeEndObject();
+              }
+            }
+          }
+          if (shape == Shape.EDGES) {
+            out.writeEndArray();
+            out.writeEndObject();
+          } else if (shape == Shape.COUNT && !found) {
+            out.writeStartObject();
+            out.writeNumberField("count", 0);
+            out.writeEndObject();
+          }
+        } catch (java.io.IOException e) {
+          throw new SQLException("cannot render", e);
+        }
+        boolean answered = found || shape == Shape.EDGES || shape == Shape.COUNT;
+        return new Answer(answered ? 200 : 404, bytes.toByteArray());
+      }
+    }
   }
 
   private int query(NodeId routing, String sql, long... arguments) throws SQLException {

@@ -1,24 +1,22 @@
 package io.quiver.benchmarks.workload;
 
-/** The LinkBench operation mix, with each operation's share and the API operation it becomes. */
+/** The operations a {@link Mix} draws from, each with the API operation it becomes. */
 enum Operation {
-  GET_EDGES(50.7, "getEdges"),
-  GET_NODE(12.9, "getNode"),
-  ADD_EDGE(9.0, "addEdge"),
-  UPDATE_EDGE(8.0, "addEdge"),
-  UPDATE_NODE(7.4, "updateNode"),
-  COUNT_EDGES(4.9, "countEdges"),
-  REMOVE_EDGE(3.0, "removeEdge"),
-  ADD_NODE(2.6, "createNode"),
-  DELETE_NODE(1.0, "deleteNode"),
-  GET_EDGE(0.5, "getEdge");
+  GET_EDGES("getEdges"),
+  GET_NODE("getNode"),
+  ADD_EDGE("addEdge"),
+  UPDATE_EDGE("addEdge"),
+  UPDATE_NODE("updateNode"),
+  COUNT_EDGES("countEdges"),
+  REMOVE_EDGE("removeEdge"),
+  ADD_NODE("createNode"),
+  DELETE_NODE("deleteNode"),
+  GET_EDGE("getEdge");
 
-  final double percent;
   /** The operation name the server's request metrics use. */
   final String apiOperation;
 
-  Operation(double percent, String apiOperation) {
-    this.percent = percent;
+  Operation(String apiOperation) {
     this.apiOperation = apiOperation;
   }
 

@@ -2,7 +2,9 @@ package io.quiver.benchmarks.workload;
 
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
+import io.quiver.cache.CacheFigures;
 import io.quiver.cache.CacheSettings;
+import io.quiver.cache.CachingGraphStore;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.vertx.core.Future;
@@ -14,10 +16,12 @@ import io.vertx.ext.web.client.WebClientOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.regex.Matcher;
@@ -26,8 +30,9 @@ import java.util.regex.Pattern;
 /**
  * The end-to-end benchmark, in one process on one machine: starts the embedded stack, a Quiver
  * server with its cache and one without, loads a power-law graph (the primer), then for every
- * concurrency level runs the LinkBench mix against each target — Quiver, Quiver without cache,
- * hand-written JDBC, a bare Vert.x endpoint — each after a warm-up. It checks that the requests
+ * concurrency level runs the chosen mix against each target — Quiver, Quiver without cache, a thin
+ * HTTP service over hand-written JDBC, hand-written JDBC in process, a bare Vert.x endpoint — each
+ * after a warm-up. It checks that the requests
  * it counted equal those each Quiver server counted in its own {@code /metrics}, prints the
  * report and writes it as JSON.
  *
@@ -68,23 +73,26 @@ public final class Workload {
           QuiverServer quiverNoCache = QuiverServer.start(uncached, null)) {
         Graph graph = load(vertx, quiver.port(), options.nodes());
         awaitOutboxesDrained(quiver, quiverNoCache);
+        System.out.println("primer: every inverse edge written");
         int maxConcurrency = Collections.max(options.concurrency());
         List<Target> targets = List.of(
             new HttpTarget("quiver", vertx, quiver.port(), maxConcurrency, graph),
             new HttpTarget("quiver-nocache", vertx, quiverNoCache.port(), maxConcurrency, graph),
-            new JdbcTarget(quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency),
+            new JdbcHttpTarget(vertx, Ports.free(), quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency),
+            new JdbcTarget(quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency, false),
             new BareTarget(vertx, Ports.free(), maxConcurrency));
-        Driver driver = new Driver(vertx, graph);
+        Driver driver = new Driver(vertx, graph, options.mix());
         WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
+        Map<String, QuiverServer> servers = Map.of("quiver", quiver, "quiver-nocache", quiverNoCache);
         for (int concurrency : options.concurrency()) {
           for (Target target : targets) {
-            Map<String, Integer> serverPorts = Map.of("quiver", quiver.port(), "quiver-nocache", quiverNoCache.port());
-            run(driver, target, concurrency, options, report, metrics, serverPorts.get(target.name()));
+            run(driver, target, concurrency, options, report, metrics, servers.get(target.name()), servers.values());
           }
         }
-        report.note(String.format("primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d cores; "
-                + "the driver, both servers and both MariaDB hosts share this machine; access logging is off.",
-            options.nodes(), (System.nanoTime() - started) / 1e9, Runtime.getRuntime().availableProcessors()));
+        report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d"
+                + " cores; the driver, both servers and both MariaDB hosts share this machine; access logging is off.",
+            options.mix().label(), options.nodes(), (System.nanoTime() - started) / 1e9,
+            Runtime.getRuntime().availableProcessors()));
         report.write(options.output(), options);
         targets.forEach(Target::close);
       }
@@ -95,12 +103,18 @@ public final class Workload {
   }
 
   private static void run(Driver driver, Target target, int concurrency, WorkloadOptions options, Report report,
-      WebClient metrics, Integer serverPort) {
+      WebClient metrics, QuiverServer server, Collection<QuiverServer> drainers) throws InterruptedException {
     System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
         options.warmup().toSeconds(), options.measure().toSeconds());
     driver.closedLoop(target, concurrency, options.warmup(), null).await();
+    awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
+    Integer serverPort = server == null ? null : server.port();
     Map<String, Double> before = serverPort == null ? Map.of() : requestCounts(metrics, serverPort);
+    List<CacheFigures> cacheBefore = server == null ? List.of() : server.cache().map(CachingGraphStore::figures)
+        .orElse(List.of());
     Recording recording = new Recording();
+    double databaseCpu = databaseCpuSeconds();
+    double processCpu = processCpuSeconds();
     long started = System.nanoTime();
     if (options.rate() != null) {
       driver.openLoop(target, options.rate(), options.measure(), recording).await();
@@ -109,30 +123,68 @@ public final class Workload {
     }
     double seconds = (System.nanoTime() - started) / 1e9;
     report.add(new Report.Measured(target.name(), concurrency, seconds, recording));
-    if (serverPort != null) {
-      report.note(compareCounts(target.name(), concurrency, recording, before, requestCounts(metrics, serverPort)));
+    long measured = Math.max(1, recording.all().getTotalCount());
+    report.note(String.format(Locale.ROOT, "%s, %d callers: CPU per operation: MariaDB %.3f ms, this JVM (driver and"
+            + " every in-process server) %.3f ms", target.name(), concurrency,
+        (databaseCpuSeconds() - databaseCpu) * 1000 / measured, (processCpuSeconds() - processCpu) * 1000 / measured));
+    if (server == null) {
+      return;
     }
+    List<CacheFigures> cacheAfter = server.cache().map(CachingGraphStore::figures).orElse(List.of());
+    report.note(compareCounts(target.name(), concurrency, recording, before, requestCounts(metrics, serverPort)));
+    double drainSeconds = awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
+    long operations = recording.all().getTotalCount();
+    StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
+        "%s, %d callers: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
+            + " and the drain)", target.name(), concurrency, drainSeconds, operations / (seconds + drainSeconds)));
+    for (int i = 0; i < cacheAfter.size(); i++) {
+      CacheFigures after = cacheAfter.get(i);
+      CacheFigures earlier = cacheBefore.get(i);
+      long hits = after.hits() - earlier.hits();
+      long lookups = hits + after.misses() - earlier.misses();
+      note.append(String.format(Locale.ROOT, "; %s hit ratio %.3f (%d lookups)", after.cache(),
+          lookups == 0 ? 0.0 : (double) hits / lookups, lookups));
+    }
+    report.note(note.append('.').toString());
   }
 
-  /** Measurement starts once the primer's inverse edges are written, so no target pays for them. */
-  private static void awaitOutboxesDrained(QuiverServer... servers) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+  /** CPU time of every MariaDB server process on this machine, in seconds. */
+  private static double databaseCpuSeconds() {
+    return ProcessHandle.allProcesses()
+        .filter(process -> process.info().command().orElse("").endsWith("mariadbd"))
+        .mapToDouble(process -> process.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0))
+        .sum();
+  }
+
+  private static double processCpuSeconds() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
+  }
+
+  /**
+   * Waits until no outbox holds an entry, and answers how long that took: measurement starts with
+   * empty outboxes, so no target pays for another's inverse edges, and a phase's sustained rate
+   * counts the drain of what it wrote.
+   */
+  private static double awaitOutboxesDrained(QuiverServer... servers) throws InterruptedException {
+    long started = System.nanoTime();
+    long deadline = started + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
       long pending = 0;
       int hosts = 0;
       for (QuiverServer server : servers) {
-        for (var stats : server.backend().telemetry().outboxStats().values()) {
+        for (var stats : server.backend().telemetry().outboxStats().await().values()) {
           pending += stats.pending();
           hosts++;
         }
       }
       if (hosts >= 2 && pending == 0) {
-        System.out.println("primer: every inverse edge written");
-        return;
+        return (System.nanoTime() - started) / 1e9;
       }
-      Thread.sleep(200);
+      Thread.sleep(50);
     }
-    System.out.println("primer: outboxes not drained after 2 minutes; measuring anyway");
+    System.out.println("outboxes not drained after 2 minutes; measuring anyway");
+    return (System.nanoTime() - started) / 1e9;
   }
 
   /** The driver's count per API operation against the server's own, over the measured phase. */

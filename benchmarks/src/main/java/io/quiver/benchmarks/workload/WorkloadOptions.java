@@ -10,15 +10,17 @@ import java.util.List;
  * {@code --full} is larger and longer; every figure can be set on its own.
  */
 record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
-    Path output) {
+    Mix mix, Path output) {
 
   static final String USAGE = """
       ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
-                       [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--out FILE]
+                       [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--mix linkbench|tao|writes]
+                       [--out FILE]
         --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers (the default)
         --full         20,000 nodes, 10 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers
         --concurrency  closed-loop callers; a list runs a concurrency ladder
         --rate         an open loop at this many operations a second instead of a closed loop
+        --mix          LinkBench's mix (the default), TAO's read mix, or edge writes only
         --out          the JSON report (default benchmarks/target/workload-report.json)
       """;
 
@@ -28,6 +30,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Duration measure = Duration.ofSeconds(8);
     List<Integer> concurrency = List.of(16);
     Integer rate = null;
+    Mix mix = Mix.LINKBENCH;
     Path output = Path.of("benchmarks/target/workload-report.json");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -49,10 +52,11 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
           concurrency = ladder;
         }
         case "--rate" -> rate = Integer.parseInt(args[++i]);
+        case "--mix" -> mix = Mix.of(args[++i]);
         case "--out" -> output = Path.of(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
       }
     }
-    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, output);
+    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output);
   }
 }

@@ -10,26 +10,31 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The end-to-end benchmark, tiny: it runs, measures all four targets, agrees with the servers'
+ * The end-to-end benchmark, tiny: it runs, measures all five targets, agrees with the servers'
  * own counts, and writes its report. It claims no speed: figures come only from {@code ./bench}.
  */
 class WorkloadSmokeTest {
 
   @Test
-  void aTinyRun_measuresAllFourTargets_countsAgreeWithTheServers_andWritesItsReport() throws Exception {
+  void aTinyRun_measuresAllFiveTargets_countsAgreeWithTheServers_andWritesItsReport() throws Exception {
     Path output = Path.of("target", "workload-smoke.json");
     WorkloadOptions options = new WorkloadOptions(150, Duration.ofSeconds(1), Duration.ofSeconds(2), List.of(4), null,
-        output);
+        Mix.LINKBENCH, output);
 
     Report report = Workload.run(options);
 
     assertThat(report.results()).extracting(Report.Measured::target)
-        .containsExactly("quiver", "quiver-nocache", "jdbc", "bare-vertx");
+        .containsExactly("quiver", "quiver-nocache", "jdbc-http", "jdbc", "bare-vertx");
     assertThat(report.results()).allSatisfy(run -> assertThat(run.opsPerSecond()).isPositive());
     assertThat(report.notes()).filteredOn(note -> note.contains("counts")).hasSize(2)
         .allSatisfy(note -> assertThat(note).contains("equal the server's /metrics"));
     JsonNode written = new ObjectMapper().readTree(output.toFile());
-    assertThat(written.get("runs")).hasSize(4);
+    assertThat(written.get("runs")).hasSize(5);
+    assertThat(report.notes()).as("the cached server's hit ratios and sustained rate")
+        .anyMatch(note -> note.startsWith("quiver, 4 callers: outboxes drained") && note.contains("sustained")
+            && note.contains("edge_windows hit ratio"));
+    assertThat(report.notes()).as("CPU per operation, for every target").filteredOn(note -> note.contains("CPU per"))
+        .hasSize(5);
     assertThat(report.table()).contains("ops/s ÷ quiver").contains("p99 ÷ quiver");
   }
 }

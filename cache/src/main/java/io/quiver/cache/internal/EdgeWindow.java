@@ -2,19 +2,105 @@ package io.quiver.cache.internal;
 
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.GraphChange;
+import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The newest edges of one list, newest first, and the list's count.
+ * The newest edges of one list, newest first, with the list's count and version: a prefix of
+ * the list in its newest-first order (every edge outside the window ranks below every edge in
+ * it), or the whole list.
+ *
+ * <h2>Changes applied in place</h2>
+ * A committed change to the list ({@link GraphChange.EdgeChanged}) carries the list's version
+ * after it. The window at version <i>v</i> ignores a change it already reflects (≤ <i>v</i>),
+ * applies change <i>v + 1</i> — the edge leaves its old place, an active edge takes its new one
+ * if that lies inside the window, the count moves — and cannot say anything after a gap (a
+ * change not heard of, or heard out of order): then the window is dropped and read again. So a
+ * window updated in place is always what MySQL held at its version, the rule TAO follows when it
+ * updates an association list on write rather than dropping it.
  *
  * @param complete whether the window holds the whole list
+ * @param version how many committed changes the list had when this window was true
  */
-public record EdgeWindow(List<Edge> edges, boolean complete, long count) {
+public record EdgeWindow(List<Edge> edges, boolean complete, long count, long version) {
+
+  public EdgeWindow {
+    edges = List.copyOf(edges);
+  }
+
+  /** What a store read of the list's head gave. */
+  public static EdgeWindow of(EdgeListHead head) {
+    return new EdgeWindow(head.edges(), head.complete(), head.count(), head.version());
+  }
+
+  /**
+   * This window after {@code change}, holding at most {@code capacity} edges; empty when the
+   * change cannot be applied (a gap in the versions) or the window has shrunk under half its
+   * capacity without being the whole list (it would answer little; better read it again).
+   */
+  public Optional<EdgeWindow> after(GraphChange.EdgeChanged change, int capacity) {
+    if (change.listVersion() <= version) {
+      return Optional.of(this);
+    }
+    if (change.listVersion() != version + 1) {
+      return Optional.empty();
+    }
+    List<Edge> next = new ArrayList<>(edges.size() + 1);
+    for (Edge edge : edges) {
+      if (!edge.to().equals(change.to())) {
+        next.add(edge);
+      }
+    }
+    Edge written = change.edge();
+    if (written != null) {
+      int at = rankOf(next, written);
+      if (complete || at < next.size()) {
+        next.add(at, written);
+      }
+    }
+    long nextCount = count + change.countDelta();
+    boolean nextComplete = complete;
+    if (next.size() > capacity) {
+      next = next.subList(0, capacity);
+      nextComplete = false;
+    }
+    if (nextComplete && next.size() != nextCount || !nextComplete && next.size() < capacity / 2) {
+      return Optional.empty();
+    }
+    return Optional.of(new EdgeWindow(next, nextComplete, nextCount, change.listVersion()));
+  }
+
+  /** The edge from {@code to}, if the window holds it. */
+  public Optional<Edge> edgeTo(NodeId to) {
+    for (Edge edge : edges) {
+      if (edge.to().equals(to)) {
+        return Optional.of(edge);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Where {@code edge} goes among {@code newestFirst}: before the first edge it outranks. */
+  private static int rankOf(List<Edge> newestFirst, Edge edge) {
+    for (int i = 0; i < newestFirst.size(); i++) {
+      Edge other = newestFirst.get(i);
+      int compared = other.sequence() != edge.sequence()
+          ? Long.compare(edge.sequence(), other.sequence())
+          : Long.compare(edge.to().value(), other.to().value());
+      if (compared > 0) {
+        return i;
+      }
+    }
+    return newestFirst.size();
+  }
 
   /**
    * The page the query asks for, if the window can answer it exactly. A complete window answers
@@ -26,9 +112,10 @@ public record EdgeWindow(List<Edge> edges, boolean complete, long count) {
     if (!complete && query.order() == Order.ASC) {
       return Optional.empty();
     }
-    List<Edge> ordered = new ArrayList<>(edges);
+    List<Edge> ordered = edges;
     if (query.order() == Order.ASC) {
-      java.util.Collections.reverse(ordered);
+      ordered = new ArrayList<>(edges);
+      Collections.reverse(ordered);
     }
     List<Edge> taken = new ArrayList<>(query.limit() + 1);
     int skipped = 0;

@@ -6,10 +6,13 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.Ticker;
 import io.quiver.cache.CacheFigures;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiPredicate;
 import java.util.function.ToIntFunction;
+import java.util.function.UnaryOperator;
 
 /**
  * A bounded cache whose entries can only move forward in time.
@@ -140,15 +143,27 @@ public final class GuardedCache<K, V> {
     cache.put(key, new Marker<>(true, clock.incrementAndGet()));
   }
 
+  /**
+   * A change this process has just committed, applied in place to the value held: {@code change}
+   * answers the value after it, or null when it cannot tell (then the key is invalidated). With
+   * nothing held, the key is invalidated: a fill that began before the change is refused.
+   */
+  public void update(K key, UnaryOperator<V> change) {
+    cache.asMap().compute(key, (k, old) -> {
+      long stamp = clock.incrementAndGet();
+      V changed = old instanceof Present<V> present ? change.apply(present.value()) : null;
+      return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
+    });
+  }
+
   /** Whatever is cached for the key is stale: forget it, and refuse fills that began before now. */
   public void invalidate(K key) {
     cache.put(key, new Marker<>(false, clock.incrementAndGet()));
   }
 
-  /** Forgets everything, and refuses every fill that began before now. */
   /** The values held now (not the markers), for a check against the database. */
-  public java.util.Map<K, V> values() {
-    java.util.Map<K, V> values = new java.util.HashMap<>();
+  public Map<K, V> values() {
+    Map<K, V> values = new HashMap<>();
     cache.asMap().forEach((key, slot) -> {
       if (slot instanceof Present<V> present) {
         values.put(key, present.value());
@@ -157,6 +172,7 @@ public final class GuardedCache<K, V> {
     return values;
   }
 
+  /** Forgets everything, and refuses every fill that began before now. */
   public void clear() {
     floor = clock.incrementAndGet();
     cache.invalidateAll();

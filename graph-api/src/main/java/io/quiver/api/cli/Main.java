@@ -1,5 +1,6 @@
 package io.quiver.api.cli;
 
+import ch.qos.logback.classic.LoggerContext;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.cache.CacheInvalidations;
@@ -20,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.slf4j.LoggerFactory;
 
 /**
  * The server and the operators' tools, over a configuration file:<br>
@@ -169,12 +171,19 @@ public final class Main {
     io.quiver.client.example.BoardPage.main(options.subList(1, options.size()).toArray(new String[0]));
   }
 
-  /** Blocks until the process is asked to stop, then runs {@code stop}. */
+  /**
+   * Blocks until the process is asked to stop, then runs {@code stop}, then lets the logging queue
+   * drain (lines are written by a thread of their own) before saying it is done.
+   */
   public static void awaitShutdown(Runnable stop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println("stopping Quiver…");
       stop.run();
+      if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logging) {
+        logging.stop();
+      }
+      System.out.println("Quiver stopped");
       stopped.countDown();
     }, "quiver-shutdown"));
     stopped.await();

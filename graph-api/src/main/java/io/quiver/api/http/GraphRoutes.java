@@ -2,11 +2,12 @@ package io.quiver.api.http;
 
 import static io.quiver.api.http.RequestObserver.operation;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.Edge;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
@@ -22,6 +23,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
 import java.util.Set;
 
 /**
@@ -40,11 +42,13 @@ public final class GraphRoutes {
   private final GraphStore store;
   private final GraphQueries queries;
   private final SchemaSource schemas;
+  private final RenderedJson rendered;
 
-  public GraphRoutes(GraphStore store, SchemaSource schemas) {
+  public GraphRoutes(GraphStore store, SchemaSource schemas, RenderedJson rendered) {
     this.store = store;
     this.queries = GraphQueries.over(store);
     this.schemas = schemas;
+    this.rendered = rendered;
   }
 
   public void mount(Router router) {
@@ -98,14 +102,14 @@ public final class GraphRoutes {
   private Future<Buffer> getNodes(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.idList(ctx))
         .compose(store::getNodes)
-        .map(batch -> json(ctx, batchJson(batch)));
+        .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
   /** getNodes with the IDs in the body, for a client that would rather not put 500 IDs in a URL. */
   private Future<Buffer> batchGetNodes(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.idArray(Requests.body(ctx, BATCH_BODY), "ids"))
         .compose(store::getNodes)
-        .map(batch -> json(ctx, batchJson(batch)));
+        .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
   private record Rewrite(NodeId id, ObjectNode data, long expectedVersion) {}
@@ -154,7 +158,7 @@ public final class GraphRoutes {
         })
         .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
             write.sequence(), write.data(), write.inverseWait()))
-        .map(result -> json(ctx, ApiJson.edge(reportInverse(ctx, result).edge())));
+        .map(result -> json(ctx, Buffer.buffer(rendered.edge(reportInverse(ctx, result).edge()))));
   }
 
   /** {@code ?waitForInverse=true} answers after the inverse copy is written too, when its host is up. */
@@ -176,7 +180,7 @@ public final class GraphRoutes {
   private Future<Buffer> getEdge(RoutingContext ctx) {
     return Futures.attempt(() -> edgeKey(ctx))
         .compose(key -> store.getEdge(key.from(), key.type(), key.to()))
-        .map(edge -> json(ctx, ApiJson.edge(edge)));
+        .map(edge -> json(ctx, Buffer.buffer(rendered.edge(edge))));
   }
 
   private Future<Void> removeEdge(RoutingContext ctx) {
@@ -191,7 +195,11 @@ public final class GraphRoutes {
   private Future<Buffer> countEdges(RoutingContext ctx) {
     return Futures.attempt(() -> edgeKey(ctx))
         .compose(key -> store.countEdges(key.from(), key.type()))
-        .map(count -> json(ctx, ApiJson.object().put("count", count)));
+        .map(count -> json(ctx, out -> {
+          out.writeStartObject();
+          out.writeNumberField("count", count);
+          out.writeEndObject();
+        }));
   }
 
   private record PageRequest(EdgeKey key, EdgeQuery query, boolean hydrate) {}
@@ -199,20 +207,9 @@ public final class GraphRoutes {
   private Future<Buffer> getEdges(RoutingContext ctx) {
     return Futures.attempt(() -> new PageRequest(edgeKey(ctx), Requests.edgeQuery(ctx), Requests.flag(ctx, "hydrate")))
         .compose(request -> request.hydrate()
-            ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(GraphRoutes::hydratedJson)
-            : store.getEdges(request.key().from(), request.key().type(), request.query()).map(GraphRoutes::pageJson))
-        .map(json -> json(ctx, json));
-  }
-
-  /** Each edge with its target as {@code node}, and the targets gone as {@code missing}. */
-  private static ObjectNode hydratedJson(HydratedPage page) {
-    ObjectNode json = ApiJson.object();
-    ArrayNode edges = json.putArray("edges");
-    page.edges().forEach(entry -> edges.add(ApiJson.edge(entry.edge()).set("node", ApiJson.node(entry.node()))));
-    json.put("next", page.next() == null ? null : page.next().encode());
-    ArrayNode missing = json.putArray("missing");
-    page.missing().forEach(id -> missing.add(id.toString()));
-    return json;
+            ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(rendered::hydrated)
+            : store.getEdges(request.key().from(), request.key().type(), request.query()).map(rendered::page))
+        .map(page -> json(ctx, page));
   }
 
   // ---- schema ----
@@ -223,26 +220,18 @@ public final class GraphRoutes {
 
   // ---- rendering ----
 
-  private static ObjectNode pageJson(EdgePage page) {
-    ObjectNode json = ApiJson.object();
-    ArrayNode edges = json.putArray("edges");
-    page.edges().forEach(edge -> edges.add(ApiJson.edge(edge)));
-    json.put("next", page.next() == null ? null : page.next().encode());
-    return json;
-  }
-
-  private static ObjectNode batchJson(NodeBatch batch) {
-    ObjectNode json = ApiJson.object();
-    ArrayNode nodes = json.putArray("nodes");
-    batch.nodes().forEach(node -> nodes.add(ApiJson.node(node)));
-    ArrayNode missing = json.putArray("missing");
-    batch.missing().forEach(id -> missing.add(id.toString()));
-    return json;
-  }
-
-  private static Buffer nodeAnswer(RoutingContext ctx, Node node) {
+  private Buffer nodeAnswer(RoutingContext ctx, Node node) {
     ctx.response().putHeader("ETag", "\"" + node.version() + "\"");
-    return json(ctx, ApiJson.node(node));
+    return json(ctx, Buffer.buffer(rendered.node(node)));
+  }
+
+  private static Buffer json(RoutingContext ctx, ApiJson.Writing writing) {
+    return json(ctx, ApiJson.render(writing));
+  }
+
+  private static Buffer json(RoutingContext ctx, Buffer body) {
+    ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+    return body;
   }
 
   private static Buffer json(RoutingContext ctx, com.fasterxml.jackson.databind.JsonNode json) {

@@ -29,7 +29,7 @@ public final class OperationsRoutes {
     });
     RequestObserver.operation(router.get("/metrics"), "metrics").respond(ctx -> {
       ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-      return io.vertx.core.Future.succeededFuture(Buffer.buffer(metrics.scrape()));
+      return metrics.scrape().map(Buffer::buffer);
     });
   }
 }

@@ -1,32 +1,39 @@
 package io.quiver.api.http;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.RoutingContext;
-import java.time.Duration;
-import java.util.List;
+import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Watches every request: its latency into a histogram per operation and status
- * ({@code quiver_requests_seconds}), and one structured access-log line (logger
- * {@code io.quiver.access}, a JSON object per line).
+ * ({@code quiver_requests_seconds}), and one JSON line in the access log (logger
+ * {@code io.quiver.access}), buffered per event loop ({@link AccessLog}). One instance per event
+ * loop's router.
  */
 public final class RequestObserver implements Handler<RoutingContext> {
   private static final Logger access = LoggerFactory.getLogger("io.quiver.access");
   private static final String OPERATION = "quiver.operation";
 
   private final MeterRegistry registry;
-  private final Map<List<String>, Timer> timers = new ConcurrentHashMap<>();
+  /** By operation, then status: looked up on every request without building a key. */
+  private final Map<String, Map<Integer, Timer>> timers = new ConcurrentHashMap<>();
+  private final AccessLog log = new AccessLog(access::info);
+  private final Clock clock;
 
-  public RequestObserver(MeterRegistry registry) {
+  /** Flushes its access log on {@code vertx}'s timer, from the calling verticle's context. */
+  public RequestObserver(Vertx vertx, MeterRegistry registry, Clock clock) {
     this.registry = registry;
+    this.clock = clock;
+    vertx.setPeriodic(AccessLog.FLUSH_EVERY.toMillis(), timer -> log.flush());
   }
 
   /** Names the operation a route serves, for the metrics and the access log. */
@@ -44,29 +51,27 @@ public final class RequestObserver implements Handler<RoutingContext> {
     ctx.next();
   }
 
+  /** Writes out the access lines gathered so far (when the server stops). */
+  public void flush() {
+    log.flush();
+  }
+
   private void observe(RoutingContext ctx, long nanos) {
     String operation = ctx.get(OPERATION, "unmatched");
     int status = ctx.response().getStatusCode();
-    timer(operation, status).record(Duration.ofNanos(nanos));
+    timer(operation, status).record(nanos, TimeUnit.NANOSECONDS);
     if (access.isInfoEnabled()) {
-      ObjectNode line = ApiJson.object();
-      line.put("method", ctx.request().method().name());
-      line.put("path", ctx.request().path());
-      line.put("operation", operation);
-      line.put("status", status);
-      line.put("ms", nanos / 1_000_000.0);
-      line.put("bytesOut", ctx.response().bytesWritten());
-      line.put("remote", String.valueOf(ctx.request().remoteAddress()));
-      access.info(line.toString());
+      log.append(clock.instant(), ctx.request().method().name(), ctx.request().path(), operation, status, nanos,
+          ctx.response().bytesWritten(), String.valueOf(ctx.request().connection().remoteAddress()));
     }
   }
-
   private Timer timer(String operation, int status) {
-    return timers.computeIfAbsent(List.of(operation, Integer.toString(status)), key -> Timer.builder("quiver.requests")
-        .description("requests served, by operation and status")
-        .tag("operation", operation)
-        .tag("status", key.get(1))
-        .publishPercentileHistogram()
-        .register(registry));
+    return timers.computeIfAbsent(operation, name -> new ConcurrentHashMap<>())
+        .computeIfAbsent(status, code -> Timer.builder("quiver.requests")
+            .description("requests served, by operation and status")
+            .tag("operation", operation)
+            .tag("status", Integer.toString(code))
+            .publishPercentileHistogram()
+            .register(registry));
   }
 }

@@ -12,6 +12,7 @@ import io.quiver.cache.CacheFigures;
 import io.quiver.cache.CachingGraphStore;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.StoreTelemetry;
+import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,9 +79,12 @@ public final class QuiverMetrics {
     return registry;
   }
 
-  /** The Prometheus text exposition, with the outbox figures refreshed. */
-  public String scrape() {
-    Map<String, OutboxStats> stats = telemetry.outboxStats();
+  /** The Prometheus text exposition, with the outbox figures measured now (only a scrape measures them). */
+  public Future<String> scrape() {
+    return telemetry.outboxStats().map(this::scrape);
+  }
+
+  private String scrape(Map<String, OutboxStats> stats) {
     pending.register(rows(stats, OutboxStats::pending), true);
     parked.register(rows(stats, OutboxStats::parked), true);
     oldestAge.register(rows(stats, s -> s.oldestPendingAgeMillis() / 1000.0), true);

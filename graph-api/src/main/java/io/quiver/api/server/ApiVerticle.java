@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.TimeoutHandler;
+import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +26,7 @@ final class ApiVerticle extends VerticleBase {
   private final Services services;
   private final int port;
   private final java.util.concurrent.atomic.AtomicInteger bound;
+  private RequestObserver observer;
 
   /** @param bound told the port this server listens on (the one the system picked, for port 0) */
   ApiVerticle(Services services, int port, java.util.concurrent.atomic.AtomicInteger bound) {
@@ -34,14 +36,23 @@ final class ApiVerticle extends VerticleBase {
   }
 
   @Override
+  public Future<?> stop() {
+    if (observer != null) {
+      observer.flush();
+    }
+    return Future.succeededFuture();
+  }
+
+  @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
-    router.route().handler(new RequestObserver(services.metrics().registry()));
+    observer = new RequestObserver(vertx, services.metrics().registry(), Clock.systemUTC());
+    router.route().handler(observer);
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
-    new GraphRoutes(services.store(), services.schemas()).mount(router);
+    new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);
     new AdminRoutes(services.backend().admin(), services.config().adminToken()).mount(router);
-    new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
+    new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected, Clock.systemUTC()).mount(router);
     new OperationsRoutes(services.metrics()).mount(router);
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);

@@ -1,6 +1,7 @@
 package io.quiver.api.server;
 
 import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.http.RenderedJson;
 import io.quiver.api.http.SlowClients;
 import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.cache.CacheInvalidations;
@@ -36,6 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class QuiverServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QuiverServer.class);
+  /** The bound of the rendered JSON kept beside cached nodes and edges ({@link RenderedJson}). */
+  static final long RENDERED_MAX_BYTES = 64L << 20;
   /** How long start waits for ZooKeeper and the first shard map. */
   public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -118,7 +121,8 @@ public final class QuiverServer implements AutoCloseable {
       backend.admin().applySchema(seed).await();
     }
     Services services = new Services(config, store, backend, schemas, new QuiverMetrics(backend.telemetry(), cache),
-        () -> curator.getZookeeperClient().isConnected(), new SlowClients(vertx, config.http().headerTimeout()));
+        () -> curator.getZookeeperClient().isConnected(), new SlowClients(vertx, config.http().headerTimeout()),
+        cache != null ? RenderedJson.keeping(RENDERED_MAX_BYTES) : RenderedJson.direct());
     int port = deploy(vertx, services, config.http().port(), cores);
     log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
         watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());

@@ -1,6 +1,7 @@
 package io.quiver.api.server;
 
 import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.http.RenderedJson;
 import io.quiver.api.http.SlowClients;
 import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.schema.SchemaSource;
@@ -10,10 +11,11 @@ import java.util.function.BooleanSupplier;
 
 /**
  * What the HTTP layer is given: the graph operations (cached or not), the backend's admin and
- * telemetry beside them, the schema, the configuration, and ZooKeeper's health.
+ * telemetry beside them, the schema, the configuration, ZooKeeper's health, and what every event
+ * loop's server shares (the slow-client watch, the rendered JSON of cached values).
  */
 record Services(QuiverConfig config, GraphStore store, GraphBackend backend, SchemaSource schemas,
-    QuiverMetrics metrics, BooleanSupplier zooKeeper, SlowClients slowClients) {
+    QuiverMetrics metrics, BooleanSupplier zooKeeper, SlowClients slowClients, RenderedJson rendered) {
   boolean zooKeeperConnected() {
     return zooKeeper.getAsBoolean();
   }

@@ -77,11 +77,11 @@ public final class DefaultBackend implements GraphBackend {
     NodeStore nodes = new NodeStore(router, client, schemas, changes, clock);
     InverseNow inverseNow = new InverseNow(router, new InverseWriter(router, client, schemas, changes));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, clock),
-        inverseNow, clock);
+        inverseNow, this::outboxWritten, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes,
-        new EdgeStore(backgroundRouter, client, schemas, changes, clock), null, clock);
+        new EdgeStore(backgroundRouter, client, schemas, changes, clock), null, this::outboxWritten, clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
@@ -95,6 +95,13 @@ public final class DefaultBackend implements GraphBackend {
     settings.shardMaps().onChange(this::follow);
     if (drain != null) {
       drain.follow(initial);
+    }
+  }
+
+  /** A write committed an outbox entry on {@code shard}: its drainer, if this server runs it, passes now. */
+  private void outboxWritten(int shard) {
+    if (drain != null) {
+      drain.wake(shard);
     }
   }
 
@@ -157,8 +164,8 @@ public final class DefaultBackend implements GraphBackend {
     }
 
     @Override
-    public Map<String, OutboxStats> outboxStats() {
-      return drain == null ? Map.of() : drain.stats();
+    public Future<Map<String, OutboxStats>> outboxStats() {
+      return drain == null ? Future.succeededFuture(Map.of()) : drain.stats();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.quiver.store.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
@@ -16,6 +17,7 @@ import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * The graph operations over one set of pools: nodes ({@link NodeStore}) and edges
@@ -27,13 +29,19 @@ final class DefaultGraphStore implements GraphStore {
   private final NodeStore nodes;
   private final EdgeStore edges;
   private final InverseNow inverses;
+  private final IntConsumer outboxWritten;
   private final Clock clock;
 
-  /** @param inverses applies an inverse for a request that waits for it; null where none waits */
-  DefaultGraphStore(NodeStore nodes, EdgeStore edges, InverseNow inverses, Clock clock) {
+  /**
+   * @param inverses applies an inverse for a request that waits for it; null where none waits
+   * @param outboxWritten told the shard of every outbox entry a write committed and left pending,
+   *     so the drainer need not wait for its next poll
+   */
+  DefaultGraphStore(NodeStore nodes, EdgeStore edges, InverseNow inverses, IntConsumer outboxWritten, Clock clock) {
     this.nodes = nodes;
     this.edges = edges;
     this.inverses = inverses;
+    this.outboxWritten = outboxWritten;
     this.clock = clock;
   }
 
@@ -77,7 +85,8 @@ final class DefaultGraphStore implements GraphStore {
       return nodes.delete(id, NodeStore.AlsoInTransaction.NOTHING);
     }
     return nodes.delete(id, (connection, route) ->
-        OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id), SqlValues.nowMicros(clock)));
+            OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id), SqlValues.nowMicros(clock)))
+        .onSuccess(deleted -> outboxWritten.accept(id.shard()));
   }
 
   @Override
@@ -102,11 +111,16 @@ final class DefaultGraphStore implements GraphStore {
       return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE, write.change()));
     }
     if (wait == InverseWait.ASYNC || inverses == null) {
+      outboxWritten.accept(write.inverse().shard());
       return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING, write.change()));
     }
-    return inverses.apply(write.inverse()).map(applied ->
-        new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING,
-            write.change()));
+    return inverses.apply(write.inverse()).map(applied -> {
+      if (!applied) {
+        outboxWritten.accept(write.inverse().shard());
+      }
+      return new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING,
+          write.change());
+    });
   }
 
   @Override
@@ -117,5 +131,10 @@ final class DefaultGraphStore implements GraphStore {
   @Override
   public Future<Long> countEdges(NodeId from, String type) {
     return edges.count(from, type);
+  }
+
+  @Override
+  public Future<EdgeListHead> getEdgeListHead(NodeId from, String type, int limit) {
+    return edges.head(from, type, limit);
   }
 }

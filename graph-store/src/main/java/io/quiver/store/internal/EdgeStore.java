@@ -9,6 +9,7 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
@@ -90,14 +91,16 @@ final class EdgeStore {
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
         .compose(target -> client.inTransaction(target.route(),
             connection -> addLocked(connection, target, from, to, sequence, data)))
-        .onSuccess(written -> changes.announce(new GraphChange.EdgeListChanged(from, typeName)));
+        .onSuccess(this::announce);
   }
 
   private Future<EdgeWrite> addLocked(
       SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data) {
-    return new NodesTable(target.fromType()).existsLocked(connection, target.route(), from)
-        .compose(exists -> exists
-            ? target.table().lock(connection, target.route(), from.value(), to.value())
+    // Sent together (pipelined): a missing FROM node fails the transaction, which rolls the placeholder back.
+    Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
+    Future<EdgeRow> locked = target.table().lock(connection, target.route(), from.value(), to.value());
+    return Future.all(exists, locked)
+        .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
             : Future.failedFuture(GraphException.notFound("no node " + from)))
         .compose(stored -> {
           EdgeRow added = new EdgeRow(
@@ -105,8 +108,9 @@ final class EdgeStore {
               EdgeRow.ACTIVE,
               data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null,
               nextWriteTime(stored));
-          return record(connection, target, from, to, stored, added)
-              .map(inverse -> new EdgeWrite(toEdge(target.type(), from, to, added), inverse, addChange(stored, added)));
+          Edge edge = target.table().edge(from, to, added);
+          return record(connection, target, from, to, stored, added, edge)
+              .map(recorded -> new EdgeWrite(edge, recorded.inverse(), addChange(stored, added), recorded.changed()));
         });
   }
 
@@ -121,14 +125,14 @@ final class EdgeStore {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
         .compose(target -> client.inTransaction(target.route(),
             connection -> removeLocked(connection, target, from, to)))
-        .onSuccess(written -> changes.announce(new GraphChange.EdgeListChanged(from, typeName)));
+        .onSuccess(this::announce);
   }
 
   private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
     if (target.inverse() == null) {
       return target.table().readLocked(connection, target.route(), from.value(), to.value())
           .compose(stored -> stored == null || !stored.active()
-              ? Future.succeededFuture(new EdgeWrite(null, null, EdgeResult.Change.ABSENT))
+              ? Future.succeededFuture(new EdgeWrite(null, null, EdgeResult.Change.ABSENT, null))
               : tombstone(connection, target, from, to, stored));
     }
     return target.table().lock(connection, target.route(), from.value(), to.value())
@@ -139,21 +143,39 @@ final class EdgeStore {
       EdgeRow stored) {
     EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(), nextWriteTime(stored));
     EdgeResult.Change change = stored.active() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
-    return record(connection, target, from, to, stored, removed).map(inverse -> new EdgeWrite(null, inverse, change));
+    return record(connection, target, from, to, stored, removed, null)
+        .map(recorded -> new EdgeWrite(null, recorded.inverse(), change, recorded.changed()));
   }
 
-  /** Writes the forward row, then the inverse's outbox entry, in the caller's transaction. */
-  private Future<EdgeWrite.PendingInverse> record(SqlConnection connection, Target target, NodeId from, NodeId to,
-      EdgeRow stored, EdgeRow written) {
-    Future<Void> forward = target.table().write(connection, target.route(), from.value(), to.value(), stored, written);
+  /** What {@link #record} wrote: the change to announce, and the inverse's entry (null when none). */
+  private record Recorded(GraphChange.EdgeChanged changed, EdgeWrite.PendingInverse inverse) {}
+
+  /**
+   * Writes the forward row (with its list's count and version) and the inverse's outbox entry, sent together
+   * in the caller's transaction.
+   *
+   * @param edge the written row as an edge; null when it is not active
+   */
+  private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgeRow stored, EdgeRow written, Edge edge) {
+    Future<GraphChange.EdgeChanged> forward = target.table()
+        .write(connection, target.route(), from.value(), to.value(), stored, written)
+        .map(version -> new GraphChange.EdgeChanged(from, target.type().name(), to, edge, version,
+            EdgesTable.countDelta(stored, written)));
     boolean selfInverse = target.inverse() != null && target.type().symmetric() && from.equals(to);
     if (target.inverse() == null || selfInverse) {
-      return forward.map(done -> null);
+      return forward.map(changed -> new Recorded(changed, null));
     }
     InverseOp inverse = new InverseOp(target.inverse().id(), to, from, written);
-    return forward
-        .compose(done -> OutboxTable.INSTANCE.append(connection, target.route(), inverse, nowUs()))
-        .map(entry -> new EdgeWrite.PendingInverse(target.route().shard(), entry));
+    Future<Long> entry = OutboxTable.INSTANCE.append(connection, target.route(), inverse, nowUs());
+    return Future.all(forward, entry).map(both -> new Recorded(forward.result(),
+        new EdgeWrite.PendingInverse(target.route().shard(), entry.result())));
+  }
+
+  private void announce(EdgeWrite written) {
+    if (written.changed() != null) {
+      changes.announce(written.changed());
+    }
   }
 
   private static EdgeResult.Change addChange(EdgeRow stored, EdgeRow added) {
@@ -183,7 +205,7 @@ final class EdgeStore {
               if (row == null) {
                 throw GraphException.notFound("no " + typeName + " edge from " + from + " to " + to);
               }
-              return toEdge(target.type(), from, to, row);
+              return target.table().edge(from, to, row);
             }));
   }
 
@@ -193,18 +215,18 @@ final class EdgeStore {
         .compose(target -> {
           readQueries.increment();
           return client.read(target.route(), sql -> target.table().page(sql, target.route(), from.value(), query))
-              .map(rows -> page(target.type(), from, query, rows));
+              .map(rows -> page(target.table(), from, query, rows));
         });
   }
 
-  private static EdgePage page(EdgeType type, NodeId from, EdgeQuery query, List<EdgesTable.Listed> rows) {
+  private static EdgePage page(EdgesTable table, NodeId from, EdgeQuery query, List<EdgesTable.Listed> rows) {
     List<Edge> edges = new ArrayList<>();
     for (EdgesTable.Listed row : rows) {
       if (edges.size() == query.limit()) {
         Edge last = edges.get(edges.size() - 1);
         return new EdgePage(edges, new Cursor(last.sequence(), last.to().value()));
       }
-      edges.add(toEdge(type, from, row.to(), row.row()));
+      edges.add(table.edge(from, row.to(), row.row()));
     }
     return new EdgePage(edges, null);
   }
@@ -215,6 +237,22 @@ final class EdgeStore {
           readQueries.increment();
           return client.read(target.route(),
               sql -> CountsTable.INSTANCE.read(sql, target.route(), target.type().id(), from.value()));
+        });
+  }
+
+  /** The newest edges of a list with its count and version, from one statement ({@link EdgesTable#head}). */
+  Future<EdgeListHead> head(NodeId from, String typeName, int limit) {
+    return Futures.attempt(() -> planRead(from, typeName, null))
+        .compose(target -> {
+          readQueries.increment();
+          return client.read(target.route(), sql -> target.table().head(sql, target.route(), from.value(), limit + 1))
+              .map(head -> {
+                List<Edge> edges = new ArrayList<>(head.newest().size());
+                head.newest().forEach(row -> edges.add(target.table().edge(from, row.to(), row.row())));
+                boolean complete = edges.size() <= limit;
+                return new EdgeListHead(complete ? edges : List.copyOf(edges.subList(0, limit)), complete,
+                    head.count(), head.version());
+              });
         });
   }
 
@@ -250,11 +288,5 @@ final class EdgeStore {
       throw GraphException.invalid("edge type '" + type.name() + "' runs from " + type.from() + " to "
           + type.to() + ", but the " + end + " ID " + id + " is a " + actual.name());
     }
-  }
-
-  static Edge toEdge(EdgeType type, NodeId from, NodeId to, EdgeRow row) {
-    ObjectNode stored = row.data() == null ? SqlValues.emptyObject() : SqlValues.parseObject(row.data());
-    return new Edge(from, type.name(), to, row.sequence(), type.withDefaults(stored),
-        SqlValues.fromMicros(row.updatedUs()));
   }
 }

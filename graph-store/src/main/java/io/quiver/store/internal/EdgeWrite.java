@@ -2,6 +2,7 @@ package io.quiver.store.internal;
 
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeResult;
+import io.quiver.store.GraphChange;
 
 /**
  * What a client edge write did.
@@ -10,8 +11,9 @@ import io.quiver.store.EdgeResult;
  * @param change what the write did to the forward copy
  * @param inverse the outbox entry that will write the inverse copy; null when the edge type has
  *     no inverse (or the edge is a symmetric self-loop, its own inverse)
+ * @param changed what to announce on the change feed; null when nothing was written
  */
-record EdgeWrite(Edge edge, PendingInverse inverse, EdgeResult.Change change) {
+record EdgeWrite(Edge edge, PendingInverse inverse, EdgeResult.Change change, GraphChange.EdgeChanged changed) {
 
   /** An outbox entry: on which shard, with which id. */
   record PendingInverse(int shard, long entryId) {}

@@ -13,6 +13,7 @@ import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable;
 import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
 
 /**
  * The handler of {@link InverseOp}: applies one operation to one copy of an edge, idempotently.
@@ -40,14 +41,23 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
         .compose(target -> client.inTransaction(target.route(), connection -> target.table()
                 .lock(connection, target.route(), op.from().value(), op.to().value())
                 .compose(stored -> op.row().outranks(stored)
-                    ? target.table().write(connection, target.route(), op.from().value(), op.to().value(), stored,
-                        op.row()).map(true)
-                    : Future.succeededFuture(false)))
+                    ? write(connection, target, op, stored)
+                    : Future.succeededFuture(null)))
             .onSuccess(changed -> {
-              if (changed) {
-                changes.announce(new GraphChange.EdgeListChanged(op.from(), target.table().type().name()));
+              if (changed != null) {
+                changes.announce(changed);
               }
-            }));
+            })
+            .map(changed -> changed != null));
+  }
+
+  private Future<GraphChange.EdgeChanged> write(SqlConnection connection, Target target, InverseOp op,
+      EdgeRow stored) {
+    EdgeRow row = op.row();
+    return target.table().write(connection, target.route(), op.from().value(), op.to().value(), stored, row)
+        .map(version -> new GraphChange.EdgeChanged(op.from(), target.table().type().name(), op.to(),
+            row.active() ? target.table().edge(op.from(), op.to(), row) : null, version,
+            EdgesTable.countDelta(stored, row)));
   }
 
   private record Target(EdgesTable table, ShardRoute route) {}

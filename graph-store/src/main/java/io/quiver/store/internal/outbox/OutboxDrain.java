@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 
@@ -40,7 +41,7 @@ public final class OutboxDrain {
   public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, SchemaSource schemas,
       OutboxHandlers handlers, ApplierSettings settings, Clock clock, String serverId, int parallelism) {
     this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, handlers,
-        new RetryPolicy(settings), new OutboxFigures(), settings.batchSize(), settings.idleDelay().toMillis(),
+        new RetryPolicy(settings), settings.batchSize(), settings.idleDelay().toMillis(),
         parallelism, clock);
     this.schemas = schemas;
     this.settings = settings;
@@ -64,9 +65,32 @@ public final class OutboxDrain {
     }
   }
 
-  /** Each host this server drains, with its outbox figures. */
-  public Map<String, OutboxStats> stats() {
-    return parts.figures().snapshot();
+  /**
+   * An entry was committed on {@code shard}'s outbox by this server: if this server drains its
+   * host, the drainer passes at once instead of at its next poll.
+   */
+  public void wake(int shard) {
+    parts.router().shardMap().rangeOf(shard).ifPresent(range -> {
+      OutboxDrainer drainer = drainers.get(range.host());
+      if (drainer != null) {
+        drainer.wake();
+      }
+    });
+  }
+
+  /** Each host this server drains, with its outbox figures measured now; a host that cannot be measured is left out. */
+  public Future<Map<String, OutboxStats>> stats() {
+    Map<String, Future<OutboxStats>> measuring = new TreeMap<>();
+    drainers.forEach((host, drainer) -> measuring.put(host, drainer.measure()));
+    return Future.join(new ArrayList<>(measuring.values())).otherwiseEmpty().map(done -> {
+      Map<String, OutboxStats> stats = new TreeMap<>();
+      measuring.forEach((host, measured) -> {
+        if (measured.succeeded()) {
+          stats.put(host, measured.result());
+        }
+      });
+      return stats;
+    });
   }
 
   private void startDraining(String host) {

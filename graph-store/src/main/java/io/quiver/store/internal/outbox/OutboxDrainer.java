@@ -1,6 +1,7 @@
 package io.quiver.store.internal.outbox;
 
 import io.quiver.core.GraphException;
+import io.quiver.store.OutboxStats;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
@@ -12,6 +13,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,14 +23,17 @@ import org.slf4j.LoggerFactory;
  * the shards, each reading the due entries, handing each to its kind's handler ({@link
  * OutboxHandlers}) {@code parallelism} at a time, and deleting it once done — or rescheduling it
  * by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
- * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay.
+ * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay,
+ * unless a write of this server commits an entry on the host ({@link #wake}): then the next pass
+ * starts at once. So the inverse of a local write follows within a pass, and an idle drainer
+ * polls rarely; the idle delay bounds only how long entries written by other servers wait.
  */
 final class OutboxDrainer {
   private static final Logger log = LoggerFactory.getLogger(OutboxDrainer.class);
 
   /** What every host's drainer shares. */
   record Parts(Vertx vertx, Context context, ShardRouter router, OutboxHandlers handlers, RetryPolicy retries,
-      OutboxFigures figures, int batchSize, long idleDelayMs, int parallelism, Clock clock) {}
+      int batchSize, long idleDelayMs, int parallelism, Clock clock) {}
 
   private final String host;
   private final Parts parts;
@@ -36,6 +41,10 @@ final class OutboxDrainer {
   private volatile boolean running;
   /** The pass under way, which stopping waits for. */
   private volatile Future<Integer> inFlight = Future.succeededFuture(0);
+  /** The timer of the pause between passes; -1 during a pass. Touched on the drainer's context only. */
+  private long pause = -1;
+  /** Whether an entry was committed during the pass under way (so the next starts at once). */
+  private boolean woken;
 
   OutboxDrainer(String host, Parts parts, TombstoneCollector tombstones) {
     this.host = host;
@@ -51,23 +60,36 @@ final class OutboxDrainer {
   /** Stops after the pass under way, which the answer waits for. */
   Future<Void> stop() {
     running = false;
-    parts.figures().forget(host);
     return inFlight.<Void>mapEmpty().otherwiseEmpty();
   }
 
+  /** An entry was committed on one of the host's shards: start a pass now, or right after the one under way. */
+  void wake() {
+    parts.context().runOnContext(now -> {
+      if (pause != -1 && parts.vertx().cancelTimer(pause)) {
+        pause = -1;
+        loop();
+      } else {
+        woken = true;
+      }
+    });
+  }
+
   private void loop() {
+    pause = -1;
     if (!running) {
       return;
     }
+    woken = false;
     inFlight = pass();
     inFlight.onComplete(done -> {
       // A pass cut short by stopping (its pools closing) is not a failure worth reporting.
       if (done.failed() && running) {
         log.warn("outbox pass on host {} failed: {}", host, done.cause().getMessage());
       }
-      long delay = done.succeeded() && done.result() > 0 ? 1 : parts.idleDelayMs();
+      long delay = woken || done.succeeded() && done.result() > 0 ? 1 : parts.idleDelayMs();
       if (running) {
-        parts.vertx().setTimer(delay, timer -> loop());
+        pause = parts.vertx().setTimer(delay, timer -> loop());
       }
     });
   }
@@ -75,18 +97,20 @@ final class OutboxDrainer {
   /** One pass over the host's writable shards; answers how many entries it handled. */
   private Future<Integer> pass() {
     List<ShardRoute> routes = writableShards();
-    List<OutboxTable.Depth> depths = new ArrayList<>();
     Future<Integer> handled = Future.succeededFuture(0);
     for (ShardRoute route : routes) {
-      handled = handled.compose(sum -> drainShard(route, depths).map(count -> sum + count));
+      handled = handled.compose(sum -> drainShard(route).map(count -> sum + count));
     }
-    return handled
-        .compose(sum -> tombstones.collectIfDue(routes).map(sum))
-        .onSuccess(sum -> {
-          if (running) {
-            parts.figures().record(host, depths, nowUs());
-          }
-        });
+    return handled.compose(sum -> tombstones.collectIfDue(routes).map(sum));
+  }
+
+  /** The host's outbox figures now: one depth statement per writable shard. */
+  Future<OutboxStats> measure() {
+    List<Future<OutboxTable.Depth>> depths = new ArrayList<>();
+    for (ShardRoute route : writableShards()) {
+      depths.add(OutboxTable.INSTANCE.depth(route.pool(), route));
+    }
+    return Future.all(depths).map(all -> OutboxFigures.of(all.list(), nowUs()));
   }
 
   /** A read-only or offline shard is skipped until it is writable again. */
@@ -102,33 +126,38 @@ final class OutboxDrainer {
     return routes;
   }
 
-  private Future<Integer> drainShard(ShardRoute route, List<OutboxTable.Depth> depths) {
+  private Future<Integer> drainShard(ShardRoute route) {
     return OutboxTable.INSTANCE.due(route.pool(), route, nowUs(), parts.batchSize())
-        .compose(entries -> handleAll(route, entries).map(entries.size()))
-        .compose(count -> OutboxTable.INSTANCE.depth(route.pool(), route).map(depth -> {
-          depths.add(depth);
-          return count;
-        }));
+        .compose(entries -> handleAll(route, entries).map(entries.size()));
   }
 
-  /** Handles the entries {@code parallelism} at a time; a failed entry is rescheduled, never fatal. */
+  /**
+   * Handles the entries {@code parallelism} at a time, then deletes every handled one in one
+   * statement; a failed entry is rescheduled, never fatal. Should the deletion not happen (a
+   * crash), the handled entries run again, which their handlers make harmless.
+   */
   private Future<Void> handleAll(ShardRoute route, List<OutboxEntry> entries) {
+    List<Long> handled = Collections.synchronizedList(new ArrayList<>());
     Future<Void> done = Future.succeededFuture();
     for (int start = 0; start < entries.size(); start += parts.parallelism()) {
       List<OutboxEntry> group = entries.subList(start, Math.min(entries.size(), start + parts.parallelism()));
       done = done.compose(previous -> {
         List<Future<Void>> handling = new ArrayList<>();
-        group.forEach(entry -> handling.add(handle(route, entry)));
+        group.forEach(entry -> handling.add(handle(route, entry).map(ok -> {
+          handled.add(entry.id());
+          return null;
+        })));
         return Future.join(handling).<Void>mapEmpty().otherwiseEmpty();
       });
     }
-    return done;
+    return done.compose(all -> OutboxTable.INSTANCE.deleteAll(route.pool(), route, handled));
   }
 
+  /** Applies one entry; a failure reschedules it and fails the answer (so it is not deleted). */
   private Future<Void> handle(ShardRoute route, OutboxEntry entry) {
-    return parts.handlers().apply(entry.op())
-        .compose(done -> OutboxTable.INSTANCE.delete(route.pool(), route, entry.id()))
-        .recover(failure -> reschedule(route, entry, SqlErrors.classify(failure, host)));
+    return parts.handlers().apply(entry.op()).<Void>mapEmpty()
+        .recover(failure -> reschedule(route, entry, SqlErrors.classify(failure, host))
+            .compose(rescheduled -> Future.failedFuture(failure)));
   }
 
   private Future<Void> reschedule(ShardRoute route, OutboxEntry entry, GraphException failure) {

@@ -3,14 +3,16 @@ package io.quiver.store.internal.outbox;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.internal.table.OutboxTable;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
-/** The outbox figures of each host this process drains, as its last pass measured them. */
+/**
+ * One host's outbox figures from its shards' depths. Measured when asked (a scrape of
+ * {@code /metrics}), never by the drainer's passes: an idle drainer costs one statement per shard
+ * and pass, not two.
+ */
 final class OutboxFigures {
-  private final Map<String, OutboxStats> byHost = new ConcurrentHashMap<>();
+  private OutboxFigures() {}
 
-  void record(String host, List<OutboxTable.Depth> depths, long nowUs) {
+  static OutboxStats of(List<OutboxTable.Depth> depths, long nowUs) {
     long pending = 0;
     long parked = 0;
     Long oldest = null;
@@ -22,15 +24,6 @@ final class OutboxFigures {
       }
     }
     long ageMillis = oldest == null ? 0 : Math.max(0, (nowUs - oldest) / 1000);
-    byHost.put(host, new OutboxStats(pending, parked, ageMillis));
-  }
-
-  /** The host is no longer drained here. */
-  void forget(String host) {
-    byHost.remove(host);
-  }
-
-  Map<String, OutboxStats> snapshot() {
-    return Map.copyOf(byHost);
+    return new OutboxStats(pending, parked, ageMillis);
   }
 }

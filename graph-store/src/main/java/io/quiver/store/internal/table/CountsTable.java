@@ -2,17 +2,28 @@ package io.quiver.store.internal.table;
 
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
+import io.vertx.mysqlclient.MySQLClient;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.Tuple;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code edge_counts}: the number of active edges of each (from, edge type), kept in the same
  * transaction as the edge rows it counts, so a count always equals its active rows.
+ *
+ * <h2>The list's version</h2>
+ * Beside the count, every committed change to a list — an edge added, updated or removed, by a
+ * client or by the inverse applier — moves the list's {@code version} by one, in the same
+ * transaction, under the same row lock. So changes to one list are numbered in commit order, and
+ * a reader that sees version <i>v</i> has seen exactly the first <i>v</i> changes: a cache that
+ * holds a list at version <i>v</i> can apply change <i>v + 1</i> in place, ignore what it already
+ * holds, and knows a gap when it sees one. The new version comes back in the write's own OK
+ * packet ({@code LAST_INSERT_ID(expr)}), so numbering costs no extra round trip.
  */
 public final class CountsTable implements ShardTable {
   public static final CountsTable INSTANCE = new CountsTable();
-  private static final List<String> COLUMNS = List.of("from_id", "edge_type", "count");
+  private static final List<String> COLUMNS = List.of("from_id", "edge_type", "count", "version");
 
   private CountsTable() {}
 
@@ -37,15 +48,28 @@ public final class CountsTable implements ShardTable {
         + " from_id BIGINT UNSIGNED NOT NULL,"
         + " edge_type SMALLINT UNSIGNED NOT NULL,"
         + " count BIGINT NOT NULL,"
+        + " version BIGINT NOT NULL DEFAULT 0,"
         + " PRIMARY KEY (from_id, edge_type)"
         + ") ENGINE=InnoDB";
   }
 
-  /** Moves a count by {@code delta}, creating its row at the first edge. */
-  public Future<Void> adjust(SqlClient client, ShardRoute route, int edgeTypeId, long from, int delta) {
-    String sql = "INSERT INTO " + on(route.shard()) + " (from_id, edge_type, count) VALUES (?, ?, ?)"
-        + " ON DUPLICATE KEY UPDATE count = count + VALUES(count)";
-    return client.preparedQuery(sql).execute(Tuple.of(from, edgeTypeId, delta)).mapEmpty();
+  /** Counts written before lists had versions start at version 0. */
+  @Override
+  public List<String> upgrades(int shard, Set<String> existingColumns) {
+    return existingColumns.contains("version") ? List.of()
+        : List.of("ALTER TABLE " + on(shard) + " ADD COLUMN version BIGINT NOT NULL DEFAULT 0");
+  }
+
+  /**
+   * Records one committed change to a list: moves its count by {@code delta} (0 for an update)
+   * and its version by one, creating the row at the list's first change. Answers the new version.
+   */
+  public Future<Long> adjust(SqlClient client, ShardRoute route, int edgeTypeId, long from, int delta) {
+    String sql = "INSERT INTO " + on(route.shard()) + " (from_id, edge_type, count, version)"
+        + " VALUES (?, ?, ?, LAST_INSERT_ID(1))"
+        + " ON DUPLICATE KEY UPDATE count = count + VALUES(count), version = LAST_INSERT_ID(version + 1)";
+    return client.preparedQuery(sql).execute(Tuple.of(from, edgeTypeId, delta))
+        .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
   }
 
   /** The count of one list; 0 when it has never had an edge. */

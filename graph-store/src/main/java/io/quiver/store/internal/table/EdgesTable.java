@@ -1,12 +1,15 @@
 package io.quiver.store.internal.table;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.schema.EdgeType;
 import io.quiver.store.Cursor;
+import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.SqlValues;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
@@ -27,6 +30,12 @@ import java.util.Set;
  * its row exists with an upsert that changes nothing (a placeholder tombstone ranked below every
  * operation), which locks it either way ({@link #lock}). Two writers of one edge serialize on
  * its row; writers of different edges never meet on a gap lock.
+ *
+ * <h2>Pipelined</h2>
+ * Statements of a write that do not need each other's answers are sent together on the
+ * transaction's connection (the MySQL protocol runs them in order; the client pipelines up to
+ * {@code mysql.pipeliningLimit}): the placeholder and the locking read are one round trip, and so
+ * are the row's update and its count's.
  */
 public final class EdgesTable implements ShardTable {
   private static final List<String> COLUMNS = List.of("from_id", "to_id", "sequence", "state", "data", "updated_us");
@@ -82,8 +91,9 @@ public final class EdgesTable implements ShardTable {
   public Future<EdgeRow> lock(SqlConnection connection, ShardRoute route, long from, long to) {
     String ensure = "INSERT INTO " + on(route.shard()) + " (" + String.join(", ", COLUMNS) + ")"
         + " VALUES (?, ?, 0, " + EdgeRow.DELETED + ", NULL, 0) ON DUPLICATE KEY UPDATE updated_us = updated_us";
-    return connection.preparedQuery(ensure).execute(Tuple.of(from, to))
-        .compose(locked -> readLocked(connection, route, from, to));
+    Future<?> ensured = connection.preparedQuery(ensure).execute(Tuple.of(from, to));
+    Future<EdgeRow> read = readLocked(connection, route, from, to);
+    return Future.all(ensured, read).map(both -> read.result());
   }
 
   /** The row, locked if it exists; null when there is none (which, at READ COMMITTED, locks nothing). */
@@ -93,19 +103,24 @@ public final class EdgesTable implements ShardTable {
         .map(rows -> rows.size() == 0 ? null : row(rows.iterator().next()));
   }
 
-  /** Writes a locked row, and moves the FROM node's count if the edge became active or inactive. */
-  public Future<Void> write(SqlConnection connection, ShardRoute route, long from, long to, EdgeRow before,
+  /**
+   * Writes a locked row, and records the change on its list's count row ({@link CountsTable}):
+   * the count moves if the edge became active or inactive, the list's version always. Answers the
+   * list's new version.
+   */
+  public Future<Long> write(SqlConnection connection, ShardRoute route, long from, long to, EdgeRow before,
       EdgeRow after) {
     String sql = "UPDATE " + on(route.shard()) + " SET sequence = ?, state = ?, data = ?, updated_us = ?"
         + " WHERE from_id = ? AND to_id = ?";
-    Future<Void> written = connection.preparedQuery(sql)
-        .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from, to))
-        .mapEmpty();
-    if (before.active() == after.active()) {
-      return written;
-    }
-    return written.compose(done ->
-        CountsTable.INSTANCE.adjust(connection, route, type.id(), from, after.active() ? 1 : -1));
+    Future<?> written = connection.preparedQuery(sql)
+        .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from, to));
+    Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from, countDelta(before, after));
+    return Future.all(written, version).map(both -> version.result());
+  }
+
+  /** What a write does to its list's count: +1, −1 or 0. */
+  public static int countDelta(EdgeRow before, EdgeRow after) {
+    return before.active() == after.active() ? 0 : after.active() ? 1 : -1;
   }
 
   // ---- reads ----
@@ -158,6 +173,35 @@ public final class EdgesTable implements ShardTable {
     });
   }
 
+  /** The newest edges of a list, with the list's count and version as of the same moment. */
+  public record Head(List<Listed> newest, long count, long version) {}
+
+  /**
+   * The newest {@code limit} active edges of a list with its count and version, in one statement
+   * and so from one consistent snapshot: the count row and the top of {@code by_sequence},
+   * joined by {@code UNION ALL}. What a cache keeps of a list is filled by this one read.
+   */
+  public Future<Head> head(SqlClient client, ShardRoute route, long from, int limit) {
+    String sql = "(SELECT 0 AS part, count AS to_id, version AS sequence, NULL AS state, NULL AS data,"
+        + " NULL AS updated_us FROM " + CountsTable.INSTANCE.on(route.shard()) + " WHERE from_id = ? AND edge_type = ?)"
+        + " UNION ALL (SELECT 1, to_id, " + ROW + " FROM " + on(route.shard())
+        + " WHERE from_id = ? AND state = " + EdgeRow.ACTIVE + " ORDER BY sequence DESC, to_id DESC LIMIT ?)";
+    return client.preparedQuery(sql).execute(Tuple.of(from, type.id(), from, limit)).map(rows -> {
+      long count = 0;
+      long version = 0;
+      List<Listed> newest = new ArrayList<>();
+      for (Row row : rows) {
+        if (row.getInteger("part") == 0) {
+          count = row.getLong("to_id");
+          version = row.getLong("sequence");
+        } else {
+          newest.add(new Listed(new NodeId(row.getLong("to_id")), row(row)));
+        }
+      }
+      return new Head(newest, count, version);
+    });
+  }
+
   // ---- scans, for repair ----
 
   /** A row with its key, tombstones included. */
@@ -202,6 +246,13 @@ public final class EdgesTable implements ShardTable {
   }
 
   // ---- rows ----
+
+  /** A row as the edge it is, its data completed with the type's defaults. */
+  public Edge edge(NodeId from, NodeId to, EdgeRow row) {
+    ObjectNode stored = row.data() == null ? SqlValues.emptyObject() : SqlValues.parseObject(row.data());
+    return new Edge(from, type.name(), to, row.sequence(), type.withDefaults(stored),
+        SqlValues.fromMicros(row.updatedUs()));
+  }
 
   private static List<Stored> stored(Iterable<Row> rows) {
     List<Stored> stored = new ArrayList<>();

@@ -5,6 +5,7 @@ import io.quiver.store.internal.outbox.CascadeOp;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.outbox.OutboxEntry;
 import io.quiver.store.internal.outbox.OutboxOp;
+import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
 import io.vertx.mysqlclient.MySQLClient;
@@ -120,8 +121,17 @@ public final class OutboxTable implements ShardTable {
 
   /** Retires an entry whose work is done. */
   public Future<Void> delete(SqlClient client, ShardRoute route, long id) {
-    return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE id = ?").execute(Tuple.of(id))
-        .mapEmpty();
+    return deleteAll(client, route, List.of(id));
+  }
+
+  /** Removes handled entries, in one statement however many. */
+  public Future<Void> deleteAll(SqlClient client, ShardRoute route, List<Long> ids) {
+    if (ids.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    List<Object> arguments = new ArrayList<>();
+    String sql = "DELETE FROM " + on(route.shard()) + " WHERE id IN (" + InLists.pad(ids, arguments) + ")";
+    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).mapEmpty();
   }
 
   /** Tries the entry again later; {@code counted} attempts count toward parking it. */

@@ -60,8 +60,7 @@ class InverseConvergenceTest {
         new Side("board_has_pins", boards, pins), new Side("pin_owned_by_board", pins, boards),
         new Side("follows", users, users), new Side("followed_by", users, users),
         new Side("friends", users, users));
-    assertThat(users.stream().map(id -> TestBackend.get().shardMap().rangeOf(id.shard()).orElseThrow().host()))
-        .as("the nodes span both hosts").contains("h1", "h2");
+    assertThat(hostsOf(users)).as("the nodes span both hosts").contains("h1", "h2");
 
     Random random = new Random(20261121);
     int acknowledged = 0;
@@ -116,11 +115,17 @@ class InverseConvergenceTest {
         assertThat(counts[0]).as("count of %s from %d", type, from).isEqualTo(counts[1]));
   }
 
+  /** At least {@code count} nodes on random shards, and more if needed until they span both hosts. */
   private static List<NodeId> create(GraphStore store, String type, String data, int count) {
     List<NodeId> ids = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
+    while (ids.size() < count || hostsOf(ids).size() < 2) {
       ids.add(store.createNode(type, json(data), null).await().id());
     }
     return ids;
+  }
+
+  private static java.util.Set<String> hostsOf(List<NodeId> ids) {
+    return ids.stream().map(id -> TestBackend.get().shardMap().rangeOf(id.shard()).orElseThrow().host())
+        .collect(java.util.stream.Collectors.toSet());
   }
 }

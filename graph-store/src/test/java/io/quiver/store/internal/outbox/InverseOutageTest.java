@@ -63,7 +63,7 @@ class InverseOutageTest {
       }
       assertThat(store.countEdges(board, "board_has_pins").await()).isEqualTo(pins.size());
       Thread.sleep(1500);
-      assertThat(fixture.backend.telemetry().outboxStats().get("h1").pending()).as("waiting in h1's outboxes").isEqualTo(pins.size());
+      assertThat(fixture.backend.telemetry().outboxStats().await().get("h1").pending()).as("waiting in h1's outboxes").isEqualTo(pins.size());
     } finally {
       TestBackend.get().hosts().start(1);
     }

@@ -1,0 +1,232 @@
+package io.quiver.benchmarks.hot;
+
+import ch.qos.logback.classic.AsyncAppender;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.FileAppender;
+import io.quiver.api.server.QuiverServer;
+import io.quiver.dev.DevStack;
+import io.quiver.embedded.Ports;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code ./bench hot}: what a cache hit costs against the HTTP stack's ceiling. One Quiver server
+ * with its cache over the embedded stack, access log on (asynchronous, to a file, as a deployment
+ * would), answers a getNode and a getEdges of 50 edges from memory; a bare Vert.x server, one per
+ * event loop like Quiver's, answers the very same bytes. A load generator in its own JVM
+ * ({@link LoadGenerator}) drives each in turn, in a shuffled order, three times; the report gives
+ * each median and spread, the ratio to bare Vert.x, and the CPU the generator took (it shares the
+ * two cores with what it measures).
+ *
+ * <p>{@code ./bench hot [--duration SECONDS] [--warmup SECONDS] [--connections N] [--runs N] [--no-access-log]}
+ */
+public final class HotPath {
+  private HotPath() {}
+
+  private record Case(String name, int port, String path) {}
+
+  private record Run(double perSecond, double generatorCpuShare, double serverCpuShare, long errors) {}
+
+  public static void main(String[] args) throws Exception {
+    long duration = 10;
+    long warmup = 10;
+    int connections = 16;
+    int runs = 3;
+    boolean accessLog = true;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--duration" -> duration = Long.parseLong(args[++i]);
+        case "--warmup" -> warmup = Long.parseLong(args[++i]);
+        case "--connections" -> connections = Integer.parseInt(args[++i]);
+        case "--runs" -> runs = Integer.parseInt(args[++i]);
+        case "--no-access-log" -> accessLog = false;
+        default -> {
+          System.err.println("usage: ./bench hot [--duration S] [--warmup S] [--connections N] [--runs N] [--no-access-log]");
+          System.exit(2);
+        }
+      }
+    }
+    Path target = Path.of("benchmarks", "target").toAbsolutePath();
+    if (accessLog) {
+      logAccessTo(target.resolve("hot-access.log"));
+    }
+    Vertx vertx = Vertx.vertx();
+    Vertx bare = Vertx.vertx();
+    Map<String, List<Run>> results = new LinkedHashMap<>();
+    try (DevStack stack = DevStack.start(target.resolve("hot-data-" + System.currentTimeMillis()));
+        QuiverServer quiver = QuiverServer.start(stack.config(Ports.free()), stack.schema())) {
+      WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
+          .setDefaultPort(quiver.port()));
+      String user = createUser(client, "hot");
+      for (int i = 0; i < 50; i++) {
+        String other = createUser(client, "other" + i);
+        client.request(HttpMethod.PUT, "/v1/nodes/" + user + "/edges/follows/" + other).send().await();
+      }
+      String nodePath = "/v1/nodes/" + user;
+      String edgesPath = "/v1/nodes/" + user + "/edges/follows?limit=50";
+      Buffer node = client.request(HttpMethod.GET, nodePath).send().await().body();
+      Buffer edges = client.request(HttpMethod.GET, edgesPath).send().await().body();
+      int barePort = Ports.free();
+      serveFixed(bare, barePort, node, edges);
+      List<Case> cases = List.of(new Case("bare-vertx getNode", barePort, "/node"),
+          new Case("quiver getNode", quiver.port(), nodePath),
+          new Case("bare-vertx getEdges", barePort, "/edges"),
+          new Case("quiver getEdges", quiver.port(), edgesPath));
+      System.out.printf("hot path: node %d bytes, 50 edges %d bytes; %d connections; %d s warm-up, %d s measured, %d"
+          + " runs; access log %s%n", node.length(), edges.length(), connections, warmup, duration, runs,
+          accessLog ? "on (async, to a file)" : "off");
+      Random shuffle = new Random(20261122);
+      for (int run = 0; run < runs; run++) {
+        List<Case> order = new ArrayList<>(cases);
+        Collections.shuffle(order, shuffle);
+        for (Case each : order) {
+          Run measured = drive(each, connections, warmup, duration);
+          System.out.printf(Locale.ROOT, "  run %d: %-20s %,10.0f req/s  generator CPU %4.0f %%  server CPU %4.0f %%%n",
+              run + 1, each.name(), measured.perSecond(), measured.generatorCpuShare() * 100,
+              measured.serverCpuShare() * 100);
+          results.computeIfAbsent(each.name(), name -> new ArrayList<>()).add(measured);
+        }
+      }
+      quiver.cache().ifPresent(cache -> cache.figures().forEach(figures -> System.out.printf(Locale.ROOT,
+          "cache %s: hit ratio %.4f%n", figures.cache(), figures.hitRatio())));
+      System.out.println(table(results));
+    } finally {
+      bare.close().await();
+      vertx.close().await();
+    }
+    System.exit(0);
+  }
+
+  private static String createUser(WebClient client, String name) {
+    return client.request(HttpMethod.POST, "/v1/nodes/user")
+        .sendBuffer(Buffer.buffer("{\"data\": {\"name\": \"" + name + "\"}}")).await()
+        .bodyAsJsonObject().getString("id");
+  }
+
+  /** A bare Vert.x server per event loop, answering the bytes Quiver answered, by path. */
+  private static void serveFixed(Vertx vertx, int port, Buffer node, Buffer edges) {
+    vertx.deployVerticle(() -> new VerticleBase() {
+      @Override
+      public Future<?> start() {
+        return vertx.createHttpServer(new HttpServerOptions().setPort(port).setHost("127.0.0.1"))
+            .requestHandler(request -> request.response().putHeader("Content-Type", "application/json")
+                .end(request.path().equals("/edges") ? edges : node))
+            .listen();
+      }
+    }, new DeploymentOptions().setInstances(Runtime.getRuntime().availableProcessors())).await();
+  }
+
+  /** One measurement: a generator process against one case, and this JVM's CPU over the same time. */
+  private static Run drive(Case each, int connections, long warmup, long seconds) throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process generator = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+        System.getProperty("java.class.path"), LoadGenerator.class.getName(), Integer.toString(each.port()),
+        each.path(), Integer.toString(connections), Long.toString(warmup), Long.toString(seconds))
+        .redirectErrorStream(true).start();
+    Thread.sleep(warmup * 1000);
+    long cpuBefore = cpuNanos();
+    long started = System.nanoTime();
+    String result = null;
+    try (BufferedReader out = new BufferedReader(new InputStreamReader(generator.getInputStream(),
+        StandardCharsets.UTF_8))) {
+      for (String line = out.readLine(); line != null; line = out.readLine()) {
+        if (line.startsWith("requests=")) {
+          result = line;
+        }
+      }
+    }
+    double serverSeconds = (System.nanoTime() - started) / 1e9;
+    double serverCpu = (cpuNanos() - cpuBefore) / 1e9;
+    generator.waitFor();
+    if (result == null) {
+      throw new IllegalStateException("the load generator printed no result for " + each.name());
+    }
+    Map<String, String> fields = new LinkedHashMap<>();
+    for (String pair : result.split(" ")) {
+      String[] kv = pair.split("=");
+      fields.put(kv[0], kv[1]);
+    }
+    int cores = Runtime.getRuntime().availableProcessors();
+    double elapsed = Double.parseDouble(fields.get("seconds"));
+    return new Run(Long.parseLong(fields.get("requests")) / elapsed,
+        Double.parseDouble(fields.get("cpuSeconds")) / (elapsed * cores), serverCpu / (serverSeconds * cores),
+        Long.parseLong(fields.get("errors")));
+  }
+
+  private static String table(Map<String, List<Run>> results) {
+    StringBuilder out = new StringBuilder("\n| case | req/s (median) | spread | ÷ bare-vertx | generator CPU | server CPU | errors |\n"
+        + "|---|---:|---:|---:|---:|---:|---:|\n");
+    for (Map.Entry<String, List<Run>> entry : results.entrySet()) {
+      String name = entry.getKey();
+      double median = median(entry.getValue(), Run::perSecond);
+      String bareName = name.replace("quiver", "bare-vertx");
+      double bare = median(results.get(bareName), Run::perSecond);
+      double min = entry.getValue().stream().mapToDouble(Run::perSecond).min().orElse(0);
+      double max = entry.getValue().stream().mapToDouble(Run::perSecond).max().orElse(0);
+      out.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f–%,.0f | %.2f | %.0f %% | %.0f %% | %d |%n", name, median,
+          min, max, median / bare, median(entry.getValue(), Run::generatorCpuShare) * 100,
+          median(entry.getValue(), Run::serverCpuShare) * 100,
+          entry.getValue().stream().mapToLong(Run::errors).sum()));
+    }
+    return out.toString();
+  }
+
+  private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> value) {
+    double[] values = runs.stream().mapToDouble(value).sorted().toArray();
+    return values[values.length / 2];
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** The access log on, as a deployment runs it: through a queue to a file. */
+  private static void logAccessTo(Path file) {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    encoder.setContext(context);
+    encoder.setPattern("%msg%n");
+    encoder.start();
+    FileAppender<ILoggingEvent> toFile = new FileAppender<>();
+    toFile.setContext(context);
+    toFile.setFile(file.toString());
+    toFile.setAppend(false);
+    toFile.setEncoder(encoder);
+    toFile.start();
+    AsyncAppender async = new AsyncAppender();
+    async.setContext(context);
+    async.setQueueSize(8192);
+    async.setDiscardingThreshold(0);
+    async.setNeverBlock(true);
+    async.addAppender(toFile);
+    async.start();
+    Logger access = context.getLogger("io.quiver.access");
+    access.setLevel(Level.INFO);
+    access.setAdditive(false);
+    access.addAppender(async);
+  }
+}

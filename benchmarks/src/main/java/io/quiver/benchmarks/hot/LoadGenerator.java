@@ -1,0 +1,79 @@
+package io.quiver.benchmarks.hot;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A closed-loop GET generator in a JVM of its own, so that what it costs is not charged to the
+ * server it measures: {@code connections} keep-alive connections on one event loop, each sending
+ * its next request when the last is answered, for a warm-up and then a measured period. It prints
+ * one line: {@code requests=N seconds=S cpuSeconds=C errors=E}, its own CPU time over the
+ * measured period included, so the report can show the generator's share of the machine.
+ *
+ * <p>{@code java … LoadGenerator PORT PATH CONNECTIONS WARMUP_SECONDS SECONDS}
+ */
+public final class LoadGenerator {
+  private LoadGenerator() {}
+
+  public static void main(String[] args) throws Exception {
+    int port = Integer.parseInt(args[0]);
+    String path = args[1];
+    int connections = Integer.parseInt(args[2]);
+    long warmup = Long.parseLong(args[3]);
+    long seconds = Long.parseLong(args[4]);
+    Vertx vertx = Vertx.vertx();
+    HttpClient client = vertx.createHttpClient(
+        new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port).setKeepAlive(true).setTcpNoDelay(true),
+        new PoolOptions().setHttp1MaxSize(connections));
+    run(client, path, connections, warmup, new LongAdder(), new LongAdder());
+    LongAdder done = new LongAdder();
+    LongAdder errors = new LongAdder();
+    long cpuBefore = cpuNanos();
+    long started = System.nanoTime();
+    run(client, path, connections, seconds, done, errors);
+    double elapsed = (System.nanoTime() - started) / 1e9;
+    double cpu = (cpuNanos() - cpuBefore) / 1e9;
+    System.out.printf("requests=%d seconds=%.3f cpuSeconds=%.3f errors=%d%n", done.sum(), elapsed, cpu, errors.sum());
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    System.exit(0);
+  }
+
+  private static void run(HttpClient client, String path, int connections, long seconds, LongAdder done,
+      LongAdder errors) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    CountDownLatch finished = new CountDownLatch(connections);
+    for (int i = 0; i < connections; i++) {
+      next(client, path, deadline, done, errors, finished);
+    }
+    finished.await();
+  }
+
+  private static void next(HttpClient client, String path, long deadline, LongAdder done, LongAdder errors,
+      CountDownLatch finished) {
+    if (System.nanoTime() >= deadline) {
+      finished.countDown();
+      return;
+    }
+    client.request(HttpMethod.GET, path)
+        .compose(request -> request.send().compose(response -> response.body().map(response.statusCode())))
+        .onComplete(answer -> {
+          if (answer.succeeded() && answer.result() == 200) {
+            done.increment();
+          } else {
+            errors.increment();
+          }
+          next(client, path, deadline, done, errors, finished);
+        });
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+}

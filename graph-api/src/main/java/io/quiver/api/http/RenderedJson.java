@@ -1,0 +1,117 @@
+package io.quiver.api.http;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.quiver.store.Cursor;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgePage;
+import io.quiver.store.HydratedPage;
+import io.quiver.store.Node;
+import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeId;
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The API's JSON for nodes, edges and pages, with the bytes of each node and edge kept beside the
+ * value while a cache holds it. A cached node or edge is one immutable object read again and
+ * again; rendering it once and keeping its bytes, keyed by that very object (weak keys, so an
+ * entry goes when the cache drops the value), turns a hit's rendering into copying bytes. A page
+ * is its edges' bytes joined. Without a cache (every read a new object) nothing is kept.
+ *
+ * <p>One instance per server, shared by its event loops.
+ */
+public final class RenderedJson {
+  private static final byte[] PAGE_START = "{\"edges\":[".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] NODES_START = "{\"nodes\":[".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] NEXT = "],\"next\":".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] MISSING = ",\"missing\":[".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] WITH_NODE = ",\"node\":".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] NULL = "null".getBytes(StandardCharsets.UTF_8);
+
+  /** Null when nothing is kept. */
+  private final Cache<Object, byte[]> kept;
+
+  private RenderedJson(Cache<Object, byte[]> kept) {
+    this.kept = kept;
+  }
+
+  /** Keeps the bytes of up to about {@code maxBytes} of nodes and edges (for a server with a cache). */
+  public static RenderedJson keeping(long maxBytes) {
+    return new RenderedJson(Caffeine.newBuilder().weakKeys().maximumWeight(maxBytes)
+        .<Object, byte[]>weigher((value, bytes) -> bytes.length + 64).build());
+  }
+
+  /** Renders every time (for a server without a cache). */
+  public static RenderedJson direct() {
+    return new RenderedJson(null);
+  }
+
+  public byte[] node(Node node) {
+    return kept == null ? renderNode(node) : kept.get(node, RenderedJson::renderNode);
+  }
+
+  public byte[] edge(Edge edge) {
+    return kept == null ? renderEdge(edge) : kept.get(edge, RenderedJson::renderEdge);
+  }
+
+  /** {@code {"edges": [...], "next": cursor}}. */
+  public Buffer page(EdgePage page) {
+    Buffer out = Buffer.buffer(64 + page.edges().size() * 160).appendBytes(PAGE_START);
+    for (int i = 0; i < page.edges().size(); i++) {
+      if (i > 0) {
+        out.appendByte((byte) ',');
+      }
+      out.appendBytes(edge(page.edges().get(i)));
+    }
+    return next(out, page.next()).appendByte((byte) '}');
+  }
+
+  /** Each edge with its target as {@code node}, and the targets gone as {@code missing}. */
+  public Buffer hydrated(HydratedPage page) {
+    Buffer out = Buffer.buffer(64 + page.edges().size() * 360).appendBytes(PAGE_START);
+    for (int i = 0; i < page.edges().size(); i++) {
+      if (i > 0) {
+        out.appendByte((byte) ',');
+      }
+      byte[] edge = edge(page.edges().get(i).edge());
+      out.appendBytes(edge, 0, edge.length - 1).appendBytes(WITH_NODE).appendBytes(node(page.edges().get(i).node()))
+          .appendByte((byte) '}');
+    }
+    return ids(next(out, page.next()).appendBytes(MISSING), page.missing()).appendByte((byte) '}');
+  }
+
+  /** {@code {"nodes": [...], "missing": [ids]}}. */
+  public Buffer batch(NodeBatch batch) {
+    Buffer out = Buffer.buffer(64 + batch.nodes().size() * 200).appendBytes(NODES_START);
+    for (int i = 0; i < batch.nodes().size(); i++) {
+      if (i > 0) {
+        out.appendByte((byte) ',');
+      }
+      out.appendBytes(node(batch.nodes().get(i)));
+    }
+    return ids(out.appendByte((byte) ']').appendBytes(MISSING), batch.missing()).appendByte((byte) '}');
+  }
+
+  private static Buffer next(Buffer out, Cursor next) {
+    out.appendBytes(NEXT);
+    return next == null ? out.appendBytes(NULL) : out.appendByte((byte) '"').appendString(next.encode())
+        .appendByte((byte) '"');
+  }
+
+  private static Buffer ids(Buffer out, List<NodeId> ids) {
+    for (int i = 0; i < ids.size(); i++) {
+      out.appendString(i == 0 ? "\"" : ",\"").appendString(ids.get(i).toString()).appendByte((byte) '"');
+    }
+    return out.appendByte((byte) ']');
+  }
+
+  private static byte[] renderNode(Object node) {
+    return ApiJson.render(out -> ApiJson.writeNode(out, (Node) node)).getBytes();
+  }
+
+  private static byte[] renderEdge(Object edge) {
+    return ApiJson.render(out -> ApiJson.writeEdge(out, (Edge) edge)).getBytes();
+  }
+}

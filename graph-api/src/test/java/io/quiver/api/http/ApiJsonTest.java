@@ -1,0 +1,62 @@
+package io.quiver.api.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.quiver.store.Edge;
+import io.quiver.store.HydratedPage;
+import io.quiver.store.Node;
+import io.quiver.store.NodeId;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
+import org.junit.jupiter.api.Test;
+
+/** The API's JSON shapes, written by the streaming renderer. */
+class ApiJsonTest {
+  private static final DateTimeFormatter RFC_3339_MICROS =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+
+  @Property(tries = 5000)
+  void timestamps_areWrittenAsTheJdkFormatterWritesThem(
+      @ForAll @LongRange(min = -62_135_596_800L, max = 253_402_300_799L) long second,
+      @ForAll @LongRange(min = 0, max = 999_999_999) long nanos) {
+    Instant instant = Instant.ofEpochSecond(second, nanos);
+
+    assertThat(ApiJson.timestamp(instant)).isEqualTo(RFC_3339_MICROS.format(instant));
+  }
+
+  @Test
+  void timestampsAtCalendarEdges_areWrittenAsTheJdkFormatterWritesThem() {
+    for (String text : new String[] {"1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999Z", "2000-02-29T12:00:00Z",
+        "2100-03-01T00:00:00.000001Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "+10000-01-01T00:00:00Z"}) {
+      Instant instant = Instant.parse(text);
+      assertThat(ApiJson.timestamp(instant)).as(text).isEqualTo(RFC_3339_MICROS.format(instant));
+    }
+  }
+
+  @Test
+  void anEdgeWithItsTarget_isWrittenInTheApisShape_keptOrNot() throws Exception {
+    Instant at = Instant.parse("2026-11-22T01:02:03.456789Z");
+    Node pin = new Node(NodeId.of(3, 2, 9), "pin", ApiJson.MAPPER.createObjectNode().put("link", "l"), 2, at, at);
+    Edge edge = new Edge(NodeId.of(1, 1, 5), "board_has_pins", pin.id(), 42, ApiJson.object(), at);
+    HydratedPage page = new HydratedPage(List.of(new HydratedPage.Entry(edge, pin)), null, List.of(NodeId.of(2, 2, 2)));
+    String expected = """
+        {"edges": [{"from": "%s", "type": "board_has_pins", "to": "%s", "sequence": 42, "data": {},
+         "updatedAt": "2026-11-22T01:02:03.456789Z",
+         "node": {"id": "%s", "type": "pin", "shard": 3, "data": {"link": "l"}, "version": 2,
+                  "createdAt": "2026-11-22T01:02:03.456789Z", "updatedAt": "2026-11-22T01:02:03.456789Z"}}],
+         "next": null, "missing": ["%s"]}""".formatted(edge.from(), pin.id(), pin.id(), NodeId.of(2, 2, 2));
+
+    for (RenderedJson rendered : List.of(RenderedJson.direct(), RenderedJson.keeping(1 << 20))) {
+      for (int twice = 0; twice < 2; twice++) {
+        String written = rendered.hydrated(page).toString(StandardCharsets.UTF_8);
+        assertThat(ApiJson.MAPPER.readTree(written)).isEqualTo(ApiJson.MAPPER.readTree(expected));
+      }
+    }
+  }
+}
