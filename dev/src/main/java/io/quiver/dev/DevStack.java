@@ -50,12 +50,14 @@ public final class DevStack implements AutoCloseable {
   public static final String USER = "root";
   public static final String PASSWORD = "";
 
+  private final DataDirectory directory;
   private final EmbeddedZooKeeper zooKeeper;
   private final List<EmbeddedMariaDb> hosts;
   private final Schema schema;
   private final String adminToken = newAdminToken();
 
-  private DevStack(EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts, Schema schema) {
+  private DevStack(DataDirectory directory, EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts, Schema schema) {
+    this.directory = directory;
     this.zooKeeper = zooKeeper;
     this.hosts = hosts;
     this.schema = schema;
@@ -77,11 +79,12 @@ public final class DevStack implements AutoCloseable {
     EmbeddedMariaDb.requireDurable(dataDir);
     List<AutoCloseable> started = new ArrayList<>();
     try {
+      DataDirectory directory = remember(started, DataDirectory.take(dataDir));
       EmbeddedZooKeeper zooKeeper = remember(started, EmbeddedZooKeeper.start(dataDir.resolve("zookeeper"), 0));
       List<EmbeddedMariaDb> hosts = List.of(
           remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h1"), 0)),
           remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h2"), 0)));
-      DevStack stack = new DevStack(zooKeeper, hosts, exampleSchema());
+      DevStack stack = new DevStack(directory, zooKeeper, hosts, exampleSchema());
       stack.publishAndProvision();
       return stack;
     } catch (Exception | Error e) {
@@ -196,5 +199,6 @@ public final class DevStack implements AutoCloseable {
   public void close() {
     hosts.forEach(EmbeddedMariaDb::close);
     zooKeeper.close();
+    directory.close();
   }
 }

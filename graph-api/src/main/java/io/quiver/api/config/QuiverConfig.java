@@ -38,6 +38,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
   public static final Duration DEFAULT_ZK_SESSION_TIMEOUT = Duration.ofSeconds(15);
+  public static final Duration DEFAULT_ZK_CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
   public QuiverConfig {
     Objects.requireNonNull(http, "http");
@@ -100,7 +101,16 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     }
   }
 
-  public record ZooKeeper(String connect, String shardMapPath, String schemaPath, Duration sessionTimeout) {
+  /**
+   * @param connectTimeout how long a server's start waits to reach ZooKeeper before it fails,
+   *     naming the ensemble
+   */
+  public record ZooKeeper(String connect, String shardMapPath, String schemaPath, Duration sessionTimeout,
+      Duration connectTimeout) {
+    public ZooKeeper(String connect, String shardMapPath, String schemaPath, Duration sessionTimeout) {
+      this(connect, shardMapPath, schemaPath, sessionTimeout, DEFAULT_ZK_CONNECT_TIMEOUT);
+    }
+
     public ZooKeeper {
       if (connect == null || connect.isBlank()) {
         throw new IllegalArgumentException("zooKeeper.connect must name at least one host:port");
@@ -112,6 +122,9 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
         throw new IllegalArgumentException("zooKeeper.schemaPath must be an absolute znode path, got " + schemaPath);
       }
       Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+      if (connectTimeout == null || connectTimeout.isNegative() || connectTimeout.isZero()) {
+        throw new IllegalArgumentException("zooKeeper.connectTimeoutMs must be positive, got " + connectTimeout);
+      }
     }
   }
 
@@ -133,7 +146,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile"),
       "http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
           "maxRequestLineBytes"),
-      "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs"),
+      "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs"),
       "mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
           "statementCacheSize", "pipeliningLimit"),
       "outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
@@ -207,7 +220,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             http.path("maxRequestLineBytes").asInt(DEFAULT_MAX_REQUEST_LINE_BYTES)),
         new ZooKeeper(zk.path("connect").asText(null), zk.path("shardMapPath").asText(ShardMapStore.DEFAULT_PATH),
             zk.path("schemaPath").asText(SchemaStore.DEFAULT_PATH),
-            Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis()))),
+            Duration.ofMillis(zk.path("sessionTimeoutMs").asLong(DEFAULT_ZK_SESSION_TIMEOUT.toMillis())),
+            Duration.ofMillis(zk.path("connectTimeoutMs").asLong(DEFAULT_ZK_CONNECT_TIMEOUT.toMillis()))),
         new PoolSettings(
             mysql.path("user").asText("root"),
             mysql.path("password").asText(""),

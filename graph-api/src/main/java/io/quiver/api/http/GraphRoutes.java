@@ -89,14 +89,14 @@ public final class GraphRoutes {
         .compose(creation -> store.createNode(creation.type(), creation.data(), creation.colocateWith()))
         .map(node -> {
           ctx.response().setStatusCode(201).putHeader("Location", "/v1/nodes/" + node.id());
-          return nodeAnswer(ctx, node);
+          return nodeAnswer(ctx, node, false);
         });
   }
 
   private Future<Buffer> getNode(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.pathId(ctx, "id"))
         .compose(store::getNode)
-        .map(node -> nodeAnswer(ctx, node));
+        .map(node -> nodeAnswer(ctx, node, true));
   }
 
   private Future<Buffer> getNodes(RoutingContext ctx) {
@@ -122,13 +122,13 @@ public final class GraphRoutes {
   private Future<Buffer> updateNode(RoutingContext ctx) {
     return readRewrite(ctx)
         .compose(rewrite -> store.updateNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
-        .map(node -> nodeAnswer(ctx, node));
+        .map(node -> nodeAnswer(ctx, node, false));
   }
 
   private Future<Buffer> replaceNode(RoutingContext ctx) {
     return readRewrite(ctx)
         .compose(rewrite -> store.replaceNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
-        .map(node -> nodeAnswer(ctx, node));
+        .map(node -> nodeAnswer(ctx, node, false));
   }
 
   private record Deletion(NodeId id, GraphStore.Cascade cascade) {}
@@ -158,7 +158,7 @@ public final class GraphRoutes {
         })
         .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
             write.sequence(), write.data(), write.inverseWait()))
-        .map(result -> json(ctx, Buffer.buffer(rendered.edge(reportInverse(ctx, result).edge()))));
+        .map(result -> json(ctx, out -> ApiJson.writeEdge(out, reportInverse(ctx, result).edge())));
   }
 
   /** {@code ?waitForInverse=true} answers after the inverse copy is written too, when its host is up. */
@@ -220,9 +220,13 @@ public final class GraphRoutes {
 
   // ---- rendering ----
 
-  private Buffer nodeAnswer(RoutingContext ctx, Node node) {
+  /**
+   * A node with its version as ETag. A read's node may be a cached one, whose bytes are kept; a
+   * write's node is new and read again only from the cache, so it is rendered, not kept.
+   */
+  private Buffer nodeAnswer(RoutingContext ctx, Node node, boolean read) {
     ctx.response().putHeader("ETag", "\"" + node.version() + "\"");
-    return json(ctx, Buffer.buffer(rendered.node(node)));
+    return read ? json(ctx, Buffer.buffer(rendered.node(node))) : json(ctx, out -> ApiJson.writeNode(out, node));
   }
 
   private static Buffer json(RoutingContext ctx, ApiJson.Writing writing) {

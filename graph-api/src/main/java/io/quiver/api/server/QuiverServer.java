@@ -6,6 +6,7 @@ import io.quiver.api.http.SlowClients;
 import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.cache.CacheInvalidations;
 import io.quiver.cache.CachingGraphStore;
+import io.quiver.core.GraphException;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaWatcher;
 import io.quiver.store.GraphBackend;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -79,6 +81,11 @@ public final class QuiverServer implements AutoCloseable {
         .build();
     curator.start();
     started.add(curator);
+    if (!curator.blockUntilConnected((int) config.zooKeeper().connectTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+      throw GraphException.of(GraphException.Code.UNAVAILABLE, "cannot reach ZooKeeper at "
+          + config.zooKeeper().connect() + " within " + config.zooKeeper().connectTimeout().toMillis()
+          + " ms (zooKeeper.connectTimeoutMs)");
+    }
     ShardMapWatcher watcher = new ShardMapWatcher(curator, config.zooKeeper().shardMapPath());
     started.add(watcher);
     watcher.start();

@@ -27,7 +27,8 @@ class QuiverConfigTest {
     QuiverConfig config = parse("""
         {"http": {"port": 9090, "bodyLimitBytes": 2048, "requestTimeoutMs": 5000, "headerTimeoutMs": 3000,
                   "idleTimeoutSeconds": 30, "maxRequestLineBytes": 8192},
-         "zooKeeper": {"connect": "z:2181", "shardMapPath": "/m", "schemaPath": "/s", "sessionTimeoutMs": 9000},
+         "zooKeeper": {"connect": "z:2181", "shardMapPath": "/m", "schemaPath": "/s", "sessionTimeoutMs": 9000,
+                       "connectTimeoutMs": 4000},
          "mysql": {"user": "q", "password": "p", "poolSize": 160, "waitQueue": 10, "connectTimeoutMs": 100,
                    "acquireTimeoutMs": 100, "statementCacheSize": 10, "pipeliningLimit": 2},
          "outbox": {"leasePath": "/l", "batchSize": 5, "idleDelayMs": 5, "maxAttempts": 3, "maxBackoffMs": 100,
@@ -38,5 +39,6 @@ class QuiverConfigTest {
          "schemaFile": "/etc/quiver/schema.json"}""");
     assertThat(config.mysql().maxSize()).isEqualTo(160);
     assertThat(config.http().headerTimeout().toMillis()).isEqualTo(3000);
+    assertThat(config.zooKeeper().connectTimeout().toMillis()).isEqualTo(4000);
   }
 }

@@ -38,6 +38,23 @@ class QuiverServerTest {
     assertThat(everythingUnder(backend.curator(), PEERS)).as("cache peer registrations").isEmpty();
   }
 
+  @Test
+  void start_withZooKeeperUnreachable_failsWithinItsConnectTimeout_namingTheEnsemble() {
+    TestBackend backend = TestBackend.get();
+    String nowhere = "127.0.0.1:" + io.quiver.embedded.Ports.free();
+    QuiverConfig reachable = config(backend);
+    QuiverConfig unreachable = new QuiverConfig(reachable.http(),
+        new QuiverConfig.ZooKeeper(nowhere, TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH,
+            Duration.ofSeconds(15), Duration.ofSeconds(1)),
+        reachable.mysql(), reachable.outbox(), reachable.cache(), null, reachable.adminToken());
+
+    long started = System.nanoTime();
+    assertThatThrownBy(() -> QuiverServer.start(unreachable, null))
+        .isInstanceOfSatisfying(GraphException.class, refusal -> assertThat(refusal.getMessage())
+            .contains("cannot reach ZooKeeper at " + nowhere).contains("zooKeeper.connectTimeoutMs"));
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+  }
+
   private static QuiverConfig config(TestBackend backend) {
     ApplierSettings outbox = TestBackend.applierSettings();
     return new QuiverConfig(

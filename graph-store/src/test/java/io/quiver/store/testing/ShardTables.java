@@ -29,6 +29,9 @@ import java.util.Map;
  * the store uses, so no table's name or columns are written twice.
  */
 public final class ShardTables {
+  /** The due time of a held-back outbox entry: never, until let go. */
+  public static final long HELD_BACK_US = Long.MAX_VALUE / 2;
+
   private final TestBackend backend;
 
   public ShardTables(TestBackend backend) {
@@ -129,8 +132,18 @@ public final class ShardTables {
 
   /** Appends an inverse-edge entry to a shard's outbox behind the store's back, as a write would. */
   public void appendInverseEntry(int shard, int edgeTypeId, NodeId from, NodeId to) throws Exception {
+    appendInverseEntry(shard, edgeTypeId, from, to, false);
+  }
+
+  /**
+   * Appends an inverse-edge entry; a held-back one is not due until the test lets it go (it
+   * commits already held back, so no drainer can take it first).
+   */
+  public void appendInverseEntry(int shard, int edgeTypeId, NodeId from, NodeId to, boolean heldBack)
+      throws Exception {
     try (Connection connection = connect(hostIndexOf(shard));
         PreparedStatement statement = connection.prepareStatement(OutboxTable.INSTANCE.appendSql(shard))) {
+      connection.setAutoCommit(false);
       long now = System.currentTimeMillis() * 1000;
       Object[] values = {OutboxOp.Kind.INVERSE_EDGE.code(), edgeTypeId, from.value(), to.value(), EdgeRow.ACTIVE, now,
           null, now, now};
@@ -138,6 +151,13 @@ public final class ShardTables {
         statement.setObject(i + 1, values[i]);
       }
       statement.executeUpdate();
+      if (heldBack) {
+        try (Statement hold = connection.createStatement()) {
+          hold.executeUpdate("UPDATE " + OutboxTable.INSTANCE.on(shard) + " SET next_attempt_us = " + HELD_BACK_US
+              + " WHERE id = LAST_INSERT_ID()");
+        }
+      }
+      connection.commit();
     }
   }
 

@@ -13,6 +13,7 @@ import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable.Stored;
 import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.OutboxTable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -26,6 +27,10 @@ import java.util.function.Consumer;
  * shard in primary-key order, finds copies that are missing or differ, and makes each pair
  * equal by applying the higher-ranked copy to the other ({@link EdgeRow}), exactly as the
  * applier would. Running it while clients write is safe: a fix never overwrites a newer write.
+ *
+ * <p>A pair whose copies differ while an outbox entry that will write one of them is pending
+ * (on either copy's shard) is work in flight, not damage: it is counted apart ({@code inFlight})
+ * and left for the entry, never "fixed" against it.
  *
  * <p>Blocking (it awaits each batch): run it on a worker thread or from the command line.
  */
@@ -51,6 +56,7 @@ public final class InverseRepair {
     long missing;
     long differing;
     long orphaned;
+    long inFlight;
     long fixed;
   }
 
@@ -68,7 +74,7 @@ public final class InverseRepair {
       scan(inverse, type, Side.INVERSE, tally, progress);
     }
     RepairReport report = new RepairReport(edgeTypeName, tally.scanned, tally.missing, tally.differing,
-        tally.orphaned, tally.fixed);
+        tally.orphaned, tally.inFlight, tally.fixed);
     progress.accept("done: " + report);
     return report;
   }
@@ -97,12 +103,21 @@ public final class InverseRepair {
         fromAfter = last.from().value();
         toAfter = last.to().value();
       }
-      progress.accept(String.format("%s shard %d: %d rows scanned; so far %d missing, %d differing, %d orphaned, %d fixed",
-          table.name(), shard, tally.scanned - before, tally.missing, tally.differing, tally.orphaned, tally.fixed));
+      progress.accept(String.format("%s shard %d: %d rows scanned; so far %d missing, %d differing, %d orphaned,"
+              + " %d in flight, %d fixed", table.name(), shard, tally.scanned - before, tally.missing, tally.differing,
+          tally.orphaned, tally.inFlight, tally.fixed));
     }
   }
 
   private void check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side, Tally tally) {
+    boolean equal = mirror == null ? !stored.row().active() : stored.row().sameAs(mirror);
+    if (!equal && inFlight(stored, table, mirrorType)) {
+      // A pair with both copies was already met from the forward side: count it once.
+      if (side == Side.FORWARD || mirror == null) {
+        tally.inFlight++;
+      }
+      return;
+    }
     if (mirror == null) {
       if (stored.row().active()) {
         if (side == Side.FORWARD) {
@@ -123,6 +138,20 @@ public final class InverseRepair {
     } else {
       fix(new InverseOp(table.id(), stored.from(), stored.to(), mirror), tally);
     }
+  }
+
+  /**
+   * Whether an entry still to be applied will write either copy of the pair: the mirror's, from
+   * the stored copy's shard, or the stored copy, from the mirror's shard.
+   */
+  private boolean inFlight(Stored stored, EdgeType table, EdgeType mirrorType) {
+    return pendingOn(stored.from().shard(), mirrorType, stored.to().value(), stored.from().value())
+        || pendingOn(stored.to().shard(), table, stored.from().value(), stored.to().value());
+  }
+
+  private boolean pendingOn(int shard, EdgeType copyType, long from, long to) {
+    ShardRoute route = router.route(shard, Access.READ);
+    return client.read(route, sql -> OutboxTable.INSTANCE.pendingFor(sql, route, copyType.id(), from, to)).await();
   }
 
   private void fix(InverseOp op, Tally tally) {

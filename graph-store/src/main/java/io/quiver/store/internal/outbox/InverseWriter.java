@@ -3,15 +3,18 @@ package io.quiver.store.internal.outbox;
 import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
+import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.GraphChange;
 import io.quiver.store.internal.Changes;
+import io.quiver.store.internal.TypeChecks;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.NodesTable;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 
@@ -20,6 +23,17 @@ import io.vertx.sqlclient.SqlConnection;
  * The copy changes only if the operation outranks what it holds ({@link EdgeRow}), so applying
  * twice, late or out of order leaves the same result. Used by the drainer, by a request that
  * waits for its inverse, and by repair; a change is announced on the change feed.
+ *
+ * <h2>Edges to a node that is gone</h2>
+ * An add's forward copy commits on its FROM node's shard without knowing whether its TO node
+ * still exists (that node lives elsewhere). Its inverse copy would start from that node, so the
+ * writer takes the node's row lock first, as a client's write on that shard does: if the node is
+ * gone, no inverse is created, and the forward copy is removed instead (unless a newer write has
+ * replaced it, whose own inverse will decide). A deletion and an inverse serialize on that row:
+ * the inverse that committed first is found by the deletion's cascade, one that comes later
+ * finds the node gone. So once a cascade has drained, a deleted node has no active edges, in or
+ * out — Meta's DELF removes what a deletion leaves behind the same way, asynchronously; TAO
+ * leaves dangling edges.
  */
 public final class InverseWriter implements OutboxHandler<InverseOp> {
   private final ShardRouter router;
@@ -34,21 +48,31 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     this.changes = changes;
   }
 
+  /** What applying did: the change made (null when the copy already held it), or that the node is gone. */
+  private record Applied(GraphChange.EdgeChanged changed, boolean nodeGone) {}
+
   /** Answers whether the copy changed. */
   @Override
   public Future<Boolean> apply(InverseOp op) {
     return Futures.attempt(() -> target(op))
-        .compose(target -> client.inTransaction(target.route(), connection -> target.table()
-                .lock(connection, target.route(), op.from().value(), op.to().value())
-                .compose(stored -> op.row().outranks(stored)
-                    ? write(connection, target, op, stored)
-                    : Future.succeededFuture(null)))
-            .onSuccess(changed -> {
-              if (changed != null) {
-                changes.announce(changed);
-              }
-            })
-            .map(changed -> changed != null));
+        .compose(target -> client.inTransaction(target.route(), connection -> applyLocked(connection, target, op))
+            .compose(applied -> applied.nodeGone() ? removeForward(target, op).map(false)
+                : announce(applied.changed()).map(applied.changed() != null)));
+  }
+
+  private Future<Applied> applyLocked(SqlConnection connection, Target target, InverseOp op) {
+    // Sent together (pipelined); only an active copy needs its FROM node.
+    Future<Boolean> exists = op.row().active()
+        ? target.fromNodes().existsLocked(connection, target.route(), op.from()) : Future.succeededFuture(true);
+    Future<EdgeRow> stored = target.table().lock(connection, target.route(), op.from().value(), op.to().value());
+    return Future.all(exists, stored).compose(both -> {
+      if (!exists.result()) {
+        return Future.succeededFuture(new Applied(null, true));
+      }
+      return op.row().outranks(stored.result())
+          ? write(connection, target, op, stored.result()).map(changed -> new Applied(changed, false))
+          : Future.succeededFuture(new Applied(null, false));
+    });
   }
 
   private Future<GraphChange.EdgeChanged> write(SqlConnection connection, Target target, InverseOp op,
@@ -60,12 +84,45 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
             EdgesTable.countDelta(stored, row)));
   }
 
-  private record Target(EdgesTable table, ShardRoute route) {}
+  /**
+   * The inverse's node is gone: the forward copy that asked for it (from {@code op.to()} to
+   * {@code op.from()}) becomes a tombstone, unless a newer write has replaced it. Nothing is told
+   * to the inverse side: there is no node there to hold an edge.
+   */
+  private Future<Void> removeForward(Target target, InverseOp op) {
+    EdgesTable forward = target.forward();
+    ShardRoute route = router.route(op.to().shard(), Access.WRITE);
+    return client.inTransaction(route, connection -> forward.lock(connection, route, op.to().value(), op.from().value())
+            .compose(stored -> {
+              if (!stored.active() || stored.outranks(op.row())) {
+                return Future.succeededFuture((GraphChange.EdgeChanged) null);
+              }
+              EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(),
+                  Math.max(stored.updatedUs(), op.row().updatedUs()) + 1);
+              return forward.write(connection, route, op.to().value(), op.from().value(), stored, removed)
+                  .map(version -> new GraphChange.EdgeChanged(op.to(), forward.type().name(), op.from(), null,
+                      version, EdgesTable.countDelta(stored, removed)));
+            }))
+        .compose(this::announce);
+  }
+
+  private Future<Void> announce(GraphChange.EdgeChanged changed) {
+    if (changed != null) {
+      changes.announce(changed);
+    }
+    return Future.succeededFuture();
+  }
+
+  /** The copy's table and route, the FROM node's table, and the forward copy's table. */
+  private record Target(EdgesTable table, ShardRoute route, NodesTable fromNodes, EdgesTable forward) {}
 
   private Target target(InverseOp op) {
-    EdgeType type = schemas.current().edgeType(op.edgeTypeId())
+    Schema schema = schemas.current();
+    EdgeType type = schema.edgeType(op.edgeTypeId())
         .orElseThrow(() -> GraphException.of(GraphException.Code.INTERNAL,
             "edge type id " + op.edgeTypeId() + " is not in the schema"));
-    return new Target(new EdgesTable(type), router.route(op.from().shard(), Access.WRITE));
+    EdgeType forward = type.inverse() == null ? type : schema.edgeType(type.inverse()).orElse(type);
+    return new Target(new EdgesTable(type), router.route(op.from().shard(), Access.WRITE),
+        new NodesTable(TypeChecks.issued(schema, router.shardMap(), op.from())), new EdgesTable(forward));
   }
 }

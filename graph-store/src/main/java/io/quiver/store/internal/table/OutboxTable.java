@@ -124,6 +124,16 @@ public final class OutboxTable implements ShardTable {
     return deleteAll(client, route, List.of(id));
   }
 
+  /**
+   * Whether an inverse-edge entry for the copy (from, to) of an edge type waits here, not parked:
+   * work that will still write that copy.
+   */
+  public Future<Boolean> pendingFor(SqlClient client, ShardRoute route, int edgeTypeId, long from, long to) {
+    String sql = "SELECT 1 FROM " + on(route.shard()) + " WHERE parked = 0 AND kind = "
+        + OutboxOp.Kind.INVERSE_EDGE.code() + " AND edge_type = ? AND from_id = ? AND to_id = ? LIMIT 1";
+    return client.preparedQuery(sql).execute(Tuple.of(edgeTypeId, from, to)).map(rows -> rows.size() > 0);
+  }
+
   /** Removes handled entries, in one statement however many. */
   public Future<Void> deleteAll(SqlClient client, ShardRoute route, List<Long> ids) {
     if (ids.isEmpty()) {
