@@ -30,12 +30,19 @@ final class DataDirectory implements AutoCloseable {
   static final String LOCK_FILE = "quiver-dev.lock";
   private static final Duration ORPHAN_STOP = Duration.ofSeconds(10);
 
+  private final Path path;
   private final FileChannel channel;
   private final FileLock lock;
 
-  private DataDirectory(FileChannel channel, FileLock lock) {
+  private DataDirectory(Path path, FileChannel channel, FileLock lock) {
+    this.path = path;
     this.channel = channel;
     this.lock = lock;
+  }
+
+  /** The directory, absolute. */
+  Path path() {
+    return path;
   }
 
   /** Takes the directory, or fails at once naming the run that has it; then stops its orphans. */
@@ -60,7 +67,7 @@ final class DataDirectory implements AutoCloseable {
       channel.truncate(0);
       channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
       stopOrphans(absolute);
-      return new DataDirectory(channel, lock);
+      return new DataDirectory(absolute, channel, lock);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot take the data directory " + absolute, e);
     }

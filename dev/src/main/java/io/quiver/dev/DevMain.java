@@ -39,10 +39,11 @@ public final class DevMain {
       stack.close();
       throw e;
     }
+    Path tools = stack.writeToolsConfig(server.port());
     System.out.printf("%nQuiver is serving on http://localhost:%d  (data in %s; Ctrl-C stops)%n"
             + "admin token for this run: %s%n"
-            + "ZooKeeper for command-line tools: %s%n%n",
-        server.port(), data.toAbsolutePath(), stack.adminToken(), stack.config(port).zooKeeper().connect());
+            + "command-line tools against this run: ./quiver repair --config %s --edge-type board_has_pins%n%n",
+        server.port(), data.toAbsolutePath(), stack.adminToken(), tools);
     Main.awaitShutdown(() -> {
       server.close();
       stack.close();

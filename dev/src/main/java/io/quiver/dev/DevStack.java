@@ -1,5 +1,7 @@
 package io.quiver.dev;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.cache.CacheSettings;
 import io.quiver.embedded.EmbeddedMariaDb;
@@ -24,6 +26,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +123,26 @@ public final class DevStack implements AutoCloseable {
   /** The example schema; the server defines it through the registry, as an admin call would. */
   public Schema schema() {
     return schema;
+  }
+
+  /** Where {@link #writeToolsConfig} writes, in the data directory. */
+  public static final String TOOLS_CONFIG = "quiver-dev.json";
+
+  /**
+   * Writes the configuration the command-line tools need to reach this run ({@code ./quiver repair
+   * --config …}, {@code provision}): ZooKeeper's address of this start, the MySQL account and the
+   * admin token. Rewritten at every start (the ports change); answers the file.
+   */
+  public Path writeToolsConfig(int httpPort) throws IOException {
+    QuiverConfig config = config(httpPort);
+    ObjectNode json = JsonNodeFactory.instance.objectNode();
+    json.putObject("http").put("port", httpPort);
+    json.putObject("zooKeeper").put("connect", config.zooKeeper().connect());
+    json.putObject("mysql").put("user", USER).put("password", PASSWORD);
+    json.putObject("admin").put("token", adminToken);
+    Path file = directory.path().resolve(TOOLS_CONFIG);
+    Files.writeString(file, json.toPrettyString() + "\n");
+    return file;
   }
 
   /** The configuration of a server over this stack. */

@@ -35,6 +35,10 @@ class DevShutdownTest {
         String pin = idOf(call(port, "POST", "/v1/nodes/pin", "{\"data\": {\"link\": \"l\"}}"));
         call(port, "PUT", "/v1/nodes/" + board + "/edges/board_has_pins/" + pin, "{}");
       }
+      // The command-line tools reach the run through the configuration it wrote and printed.
+      Path tools = data.resolve(DevStack.TOOLS_CONFIG);
+      assertThat(Files.readAllLines(log)).anyMatch(line -> line.contains("./quiver repair --config " + tools));
+      io.quiver.api.cli.Main.run("repair", "--config", tools.toString(), "--edge-type", "board_has_pins");
 
       dev.destroy();
       assertThat(dev.waitFor(60, TimeUnit.SECONDS)).as("stopped within a minute").isTrue();

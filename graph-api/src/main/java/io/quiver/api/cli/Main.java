@@ -39,7 +39,7 @@ public final class Main {
       usage: quiver serve --config FILE [--port N]
              quiver provision --config FILE
              quiver repair --config FILE --edge-type NAME
-             quiver example board-page [URL]
+             quiver example board-page [--server URL]   (default http://localhost:8080)
       """;
 
   private Main() {}
@@ -170,7 +170,13 @@ public final class Main {
     if (options.isEmpty() || !options.get(0).equals("board-page")) {
       throw new UsageException("the examples are: board-page");
     }
-    io.quiver.client.example.BoardPage.main(options.subList(1, options.size()).toArray(new String[0]));
+    options.remove(0);
+    String server = option(options, "--server", null);
+    if (server == null && !options.isEmpty() && !options.get(0).startsWith("--")) {
+      server = options.remove(0);
+    }
+    requireNoMore(options);
+    io.quiver.client.example.BoardPage.main(server == null ? new String[0] : new String[] {server});
   }
 
   /** How long stopping may take before the process exits anyway (ZooKeeper away, a host frozen). */
