@@ -60,9 +60,7 @@ public final class CacheInvalidations implements AutoCloseable {
   private void announce(GraphChange change) {
     if (change instanceof GraphChange.NodeChanged node) {
       peers.nodeChanged(node.id());
-    } else if (change instanceof GraphChange.EdgeChanged edge) {
-      peers.edgesChanged(edge.from(), edge.edgeType());
-    } else if (change instanceof GraphChange.EdgeListChanged list) {
+    } else if (change instanceof GraphChange.ListChange list) {
       peers.edgesChanged(list.from(), list.edgeType());
     }
   }

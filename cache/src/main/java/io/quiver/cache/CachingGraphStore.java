@@ -60,7 +60,11 @@ import org.apache.curator.framework.CuratorFramework;
  * starting point, so a cache does not clear itself at its first read.
  */
 public final class CachingGraphStore extends ForwardingGraphStore implements AutoCloseable {
-  private record WindowKey(NodeId from, String edgeType) {}
+  private record WindowKey(NodeId from, String edgeType) {
+    static WindowKey of(GraphChange.ListChange change) {
+      return new WindowKey(change.from(), change.edgeType());
+    }
+  }
 
   private final CacheSettings settings;
   private final GuardedCache<NodeId, Node> nodes;
@@ -182,13 +186,10 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     return differences;
   }
 
-  /** A window equals what MySQL holds if its edges, count and version do; its size may differ (in-place changes shrink it). */
+  /** A window equals what MySQL holds read to the window's size (in-place changes may shrink it). */
   private Future<List<String>> windowDifferences(GraphStore truth, WindowKey key, EdgeWindow held) {
-    return truth.getEdgeListHead(key.from(), key.edgeType(), held.edges().size()).map(EdgeWindow::of).map(stored -> {
-      boolean same = held.edges().equals(stored.edges()) && held.count() == stored.count()
-          && held.version() == stored.version() && (held.complete() == stored.complete() || !held.complete());
-      return same ? List.<String>of() : List.of("edge window " + key + ": cached " + held + ", stored " + stored);
-    });
+    return truth.getEdgeListHead(key.from(), key.edgeType(), held.edges().size()).map(EdgeWindow::of).map(stored ->
+        held.equals(stored) ? List.<String>of() : List.of("edge window " + key + ": cached " + held + ", stored " + stored));
   }
 
   // ---- what changed ----
@@ -202,10 +203,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
         nodes.write(node.id(), node.node());
       }
     } else if (change instanceof GraphChange.EdgeChanged edge) {
-      windows.update(new WindowKey(edge.from(), edge.edgeType()),
-          window -> window.after(edge, settings.edgeWindow()).orElse(null));
-    } else if (change instanceof GraphChange.EdgeListChanged list) {
-      windows.invalidate(new WindowKey(list.from(), list.edgeType()));
+      windows.update(WindowKey.of(edge), window -> window.after(edge, settings.edgeWindow()).orElse(null));
+    } else if (change instanceof GraphChange.ListChange list) {
+      windows.invalidate(WindowKey.of(list));
     }
   }
 
@@ -213,10 +213,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private void invalidate(GraphChange change) {
     if (change instanceof GraphChange.NodeChanged node) {
       nodes.invalidate(node.id());
-    } else if (change instanceof GraphChange.EdgeChanged edge) {
-      windows.invalidate(new WindowKey(edge.from(), edge.edgeType()));
-    } else if (change instanceof GraphChange.EdgeListChanged list) {
-      windows.invalidate(new WindowKey(list.from(), list.edgeType()));
+    } else if (change instanceof GraphChange.ListChange list) {
+      windows.invalidate(WindowKey.of(list));
     }
   }
 

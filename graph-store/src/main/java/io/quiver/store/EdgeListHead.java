@@ -7,11 +7,15 @@ import java.util.Objects;
  * The newest edges of one list, newest first, with the list's count and version as of the same
  * moment ({@link GraphStore#getEdgeListHead}).
  *
- * @param complete whether {@code edges} is the whole list
  * @param version how many committed changes the list has had ({@link GraphChange.EdgeChanged#listVersion()})
  */
-public record EdgeListHead(List<Edge> edges, boolean complete, long count, long version) {
+public record EdgeListHead(List<Edge> edges, long count, long version) {
   public EdgeListHead {
     edges = List.copyOf(Objects.requireNonNull(edges, "edges"));
+  }
+
+  /** Whether {@code edges} is the whole list: as many as its count, read from the same snapshot. */
+  public boolean complete() {
+    return edges.size() == count;
   }
 }

@@ -23,6 +23,13 @@ public sealed interface GraphChange {
     }
   }
 
+  /** A change to the list of {@code edgeType} edges from {@code from}: one edge, or not said. */
+  sealed interface ListChange extends GraphChange {
+    NodeId from();
+
+    String edgeType();
+  }
+
   /**
    * One edge of a list was written: added, updated or removed, by a client or by the inverse
    * applier. Changes to one list are numbered in commit order ({@code listVersion}), so a reader
@@ -34,7 +41,7 @@ public sealed interface GraphChange {
    * @param countDelta what this change did to the list's count: +1, −1 or 0
    */
   record EdgeChanged(NodeId from, String edgeType, NodeId to, Edge edge, long listVersion, int countDelta)
-      implements GraphChange {
+      implements ListChange {
     public EdgeChanged {
       Objects.requireNonNull(from, "from");
       Objects.requireNonNull(edgeType, "edgeType");
@@ -47,7 +54,7 @@ public sealed interface GraphChange {
    * what another server tells, or a change made without its list's version. Whatever is held of
    * the list is stale.
    */
-  record EdgeListChanged(NodeId from, String edgeType) implements GraphChange {
+  record EdgeListChanged(NodeId from, String edgeType) implements ListChange {
     public EdgeListChanged {
       Objects.requireNonNull(from, "from");
       Objects.requireNonNull(edgeType, "edgeType");

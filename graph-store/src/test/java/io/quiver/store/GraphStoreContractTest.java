@@ -2,7 +2,6 @@ package io.quiver.store;
 
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.core.GraphException.Code;
 import io.quiver.core.GraphException;

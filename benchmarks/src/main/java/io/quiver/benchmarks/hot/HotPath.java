@@ -8,6 +8,7 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.FileAppender;
 import io.quiver.api.server.QuiverServer;
+import io.quiver.benchmarks.CpuTime;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.vertx.core.DeploymentOptions;
@@ -21,7 +22,6 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -148,7 +148,7 @@ public final class HotPath {
         each.path(), Integer.toString(connections), Long.toString(warmup), Long.toString(seconds))
         .redirectErrorStream(true).start();
     Thread.sleep(warmup * 1000);
-    long cpuBefore = cpuNanos();
+    double cpuBefore = CpuTime.thisProcess();
     long started = System.nanoTime();
     String result = null;
     try (BufferedReader out = new BufferedReader(new InputStreamReader(generator.getInputStream(),
@@ -160,7 +160,7 @@ public final class HotPath {
       }
     }
     double serverSeconds = (System.nanoTime() - started) / 1e9;
-    double serverCpu = (cpuNanos() - cpuBefore) / 1e9;
+    double serverCpu = CpuTime.thisProcess() - cpuBefore;
     generator.waitFor();
     if (result == null) {
       throw new IllegalStateException("the load generator printed no result for " + each.name());
@@ -200,9 +200,6 @@ public final class HotPath {
     return values[values.length / 2];
   }
 
-  private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-  }
 
   /** The access log on, as a deployment runs it: through a queue to a file. */
   private static void logAccessTo(Path file) {

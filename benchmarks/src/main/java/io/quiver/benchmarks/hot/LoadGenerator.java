@@ -1,11 +1,11 @@
 package io.quiver.benchmarks.hot;
 
+import io.quiver.benchmarks.CpuTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -35,11 +35,11 @@ public final class LoadGenerator {
     run(client, path, connections, warmup, new LongAdder(), new LongAdder());
     LongAdder done = new LongAdder();
     LongAdder errors = new LongAdder();
-    long cpuBefore = cpuNanos();
+    double cpuBefore = CpuTime.thisProcess();
     long started = System.nanoTime();
     run(client, path, connections, seconds, done, errors);
     double elapsed = (System.nanoTime() - started) / 1e9;
-    double cpu = (cpuNanos() - cpuBefore) / 1e9;
+    double cpu = CpuTime.thisProcess() - cpuBefore;
     System.out.printf("requests=%d seconds=%.3f cpuSeconds=%.3f errors=%d%n", done.sum(), elapsed, cpu, errors.sum());
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     System.exit(0);
@@ -73,7 +73,4 @@ public final class LoadGenerator {
         });
   }
 
-  private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-  }
 }

@@ -2,8 +2,8 @@ package io.quiver.benchmarks.workload;
 
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
+import io.quiver.benchmarks.CpuTime;
 import io.quiver.cache.CacheFigures;
-import io.quiver.cache.CacheSettings;
 import io.quiver.cache.CachingGraphStore;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -113,8 +112,8 @@ public final class Workload {
     List<CacheFigures> cacheBefore = server == null ? List.of() : server.cache().map(CachingGraphStore::figures)
         .orElse(List.of());
     Recording recording = new Recording();
-    double databaseCpu = databaseCpuSeconds();
-    double processCpu = processCpuSeconds();
+    double databaseCpu = CpuTime.mariaDbProcesses();
+    double processCpu = CpuTime.thisProcess();
     long started = System.nanoTime();
     if (options.rate() != null) {
       driver.openLoop(target, options.rate(), options.measure(), recording).await();
@@ -126,7 +125,7 @@ public final class Workload {
     long measured = Math.max(1, recording.all().getTotalCount());
     report.note(String.format(Locale.ROOT, "%s, %d callers: CPU per operation: MariaDB %.3f ms, this JVM (driver and"
             + " every in-process server) %.3f ms", target.name(), concurrency,
-        (databaseCpuSeconds() - databaseCpu) * 1000 / measured, (processCpuSeconds() - processCpu) * 1000 / measured));
+        (CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured, (CpuTime.thisProcess() - processCpu) * 1000 / measured));
     if (server == null) {
       return;
     }
@@ -146,19 +145,6 @@ public final class Workload {
           lookups == 0 ? 0.0 : (double) hits / lookups, lookups));
     }
     report.note(note.append('.').toString());
-  }
-
-  /** CPU time of every MariaDB server process on this machine, in seconds. */
-  private static double databaseCpuSeconds() {
-    return ProcessHandle.allProcesses()
-        .filter(process -> process.info().command().orElse("").endsWith("mariadbd"))
-        .mapToDouble(process -> process.info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(0.0))
-        .sum();
-  }
-
-  private static double processCpuSeconds() {
-    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-        .getOperatingSystemMXBean()).getProcessCpuTime() / 1e9;
   }
 
   /**

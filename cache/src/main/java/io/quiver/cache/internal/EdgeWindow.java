@@ -27,10 +27,9 @@ import java.util.Optional;
  * window updated in place is always what MySQL held at its version, the rule TAO follows when it
  * updates an association list on write rather than dropping it.
  *
- * @param complete whether the window holds the whole list
  * @param version how many committed changes the list had when this window was true
  */
-public record EdgeWindow(List<Edge> edges, boolean complete, long count, long version) {
+public record EdgeWindow(List<Edge> edges, long count, long version) {
 
   public EdgeWindow {
     edges = List.copyOf(edges);
@@ -38,13 +37,19 @@ public record EdgeWindow(List<Edge> edges, boolean complete, long count, long ve
 
   /** What a store read of the list's head gave. */
   public static EdgeWindow of(EdgeListHead head) {
-    return new EdgeWindow(head.edges(), head.complete(), head.count(), head.version());
+    return new EdgeWindow(head.edges(), head.count(), head.version());
+  }
+
+  /** Whether the window holds the whole list: as many edges as the list's count. */
+  public boolean complete() {
+    return edges.size() == count;
   }
 
   /**
    * This window after {@code change}, holding at most {@code capacity} edges; empty when the
-   * change cannot be applied (a gap in the versions) or the window has shrunk under half its
-   * capacity without being the whole list (it would answer little; better read it again).
+   * change cannot be applied (a gap in the versions, or a whole window whose count would no
+   * longer match its edges) or the window has shrunk under half its capacity without being the
+   * whole list (it would answer little; better read it again).
    */
   public Optional<EdgeWindow> after(GraphChange.EdgeChanged change, int capacity) {
     if (change.listVersion() <= version) {
@@ -62,20 +67,17 @@ public record EdgeWindow(List<Edge> edges, boolean complete, long count, long ve
     Edge written = change.edge();
     if (written != null) {
       int at = rankOf(next, written);
-      if (complete || at < next.size()) {
+      if (complete() || at < next.size()) {
         next.add(at, written);
       }
     }
     long nextCount = count + change.countDelta();
-    boolean nextComplete = complete;
-    if (next.size() > capacity) {
-      next = next.subList(0, capacity);
-      nextComplete = false;
-    }
-    if (nextComplete && next.size() != nextCount || !nextComplete && next.size() < capacity / 2) {
+    if (complete() && next.size() != nextCount) {
       return Optional.empty();
     }
-    return Optional.of(new EdgeWindow(next, nextComplete, nextCount, change.listVersion()));
+    EdgeWindow after = new EdgeWindow(next.size() > capacity ? next.subList(0, capacity) : next, nextCount,
+        change.listVersion());
+    return after.complete() || after.edges().size() >= capacity / 2 ? Optional.of(after) : Optional.empty();
   }
 
   /** The edge from {@code to}, if the window holds it. */
@@ -109,6 +111,7 @@ public record EdgeWindow(List<Edge> edges, boolean complete, long count, long ve
    * outside the window ranks below every edge in it.
    */
   public Optional<EdgePage> page(EdgeQuery query) {
+    boolean complete = complete();
     if (!complete && query.order() == Order.ASC) {
       return Optional.empty();
     }

@@ -36,7 +36,7 @@ class EdgeWindowTest {
 
   @Test
   void theNextChange_isAppliedInRankOrder_andMovesTheCount() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(3, 30), edge(1, 10)), true, 2, 7);
+    EdgeWindow window = new EdgeWindow(List.of(edge(3, 30), edge(1, 10)), 2, 7);
 
     EdgeWindow after = window.after(added(2, 20, 8, 1), 10).orElseThrow();
 
@@ -48,7 +48,7 @@ class EdgeWindowTest {
 
   @Test
   void anUpdate_movesTheEdgeToItsNewRank_withoutCountingItTwice() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(3, 30), edge(2, 20), edge(1, 10)), true, 3, 1);
+    EdgeWindow window = new EdgeWindow(List.of(edge(3, 30), edge(2, 20), edge(1, 10)), 3, 1);
 
     EdgeWindow after = window.after(added(1, 40, 2, 0), 10).orElseThrow();
 
@@ -58,7 +58,7 @@ class EdgeWindowTest {
 
   @Test
   void aChangeTheWindowAlreadyReflects_isIgnored() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), true, 1, 5);
+    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), 1, 5);
 
     assertThat(window.after(added(2, 20, 5, 1), 10)).contains(window);
     assertThat(window.after(removed(2, 4), 10)).contains(window);
@@ -66,14 +66,14 @@ class EdgeWindowTest {
 
   @Test
   void aGapInTheVersions_cannotBeApplied() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), true, 1, 5);
+    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), 1, 5);
 
     assertThat(window.after(added(3, 30, 7, 1), 10)).isEmpty();
   }
 
   @Test
   void aPartialWindow_takesOnlyEdgesThatRankInsideIt_butCountsEveryOne() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(5, 50), edge(4, 40)), false, 9, 3);
+    EdgeWindow window = new EdgeWindow(List.of(edge(5, 50), edge(4, 40)), 9, 3);
 
     EdgeWindow outside = window.after(added(9, 1, 4, 1), 4).orElseThrow();
     assertThat(targets(outside)).containsExactly(to(5), to(4));
@@ -86,7 +86,7 @@ class EdgeWindowTest {
 
   @Test
   void aWholeListGrowingPastTheCapacity_keepsItsNewest_andIsNoLongerWhole() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20), edge(1, 10)), true, 2, 1);
+    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20), edge(1, 10)), 2, 1);
 
     EdgeWindow after = window.after(added(3, 30, 2, 1), 2).orElseThrow();
 
@@ -97,7 +97,7 @@ class EdgeWindowTest {
 
   @Test
   void aPartialWindowShrunkUnderHalfItsCapacity_isDroppedToBeReadAgain() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(6, 60), edge(5, 50), edge(4, 40)), false, 9, 3);
+    EdgeWindow window = new EdgeWindow(List.of(edge(6, 60), edge(5, 50), edge(4, 40)), 9, 3);
 
     EdgeWindow half = window.after(removed(6, 4), 4).orElseThrow();
     assertThat(targets(half)).as("two of four left").containsExactly(to(5), to(4));
@@ -106,14 +106,14 @@ class EdgeWindowTest {
 
   @Test
   void aWholeWindowWhoseCountDisagreesWithItsEdges_isDropped() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), true, 1, 1);
+    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), 1, 1);
 
     assertThat(window.after(new GraphChange.EdgeChanged(FROM, "follows", to(3), edge(3, 30), 2, 0), 10)).isEmpty();
   }
 
   @Test
   void theWindowAnswersSingleEdgesItHolds() {
-    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), true, 1, 1);
+    EdgeWindow window = new EdgeWindow(List.of(edge(2, 20)), 1, 1);
 
     assertThat(window.edgeTo(to(2))).contains(edge(2, 20));
     assertThat(window.edgeTo(to(3))).isEmpty();

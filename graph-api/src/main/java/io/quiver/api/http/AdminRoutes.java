@@ -1,6 +1,5 @@
 package io.quiver.api.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
 import io.quiver.core.GraphException.Code;

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
 import io.quiver.store.Node;
@@ -94,18 +93,14 @@ public final class ApiJson {
     out.writeEndObject();
   }
 
-  public static void writeId(JsonGenerator out, String field, NodeId id) throws IOException {
+  private static void writeId(JsonGenerator out, String field, NodeId id) throws IOException {
     out.writeFieldName(field);
     out.writeString(id.toString());
   }
 
   /** {@code field: "yyyy-MM-ddTHH:mm:ss.uuuuuuZ"}, by arithmetic for years 1 to 9999. */
-  public static void writeTimestamp(JsonGenerator out, String field, Instant instant) throws IOException {
+  private static void writeTimestamp(JsonGenerator out, String field, Instant instant) throws IOException {
     out.writeStringField(field, timestamp(instant));
-  }
-
-  public static ArrayNode array() {
-    return MAPPER.createArrayNode();
   }
 
   public static ObjectNode object() {

@@ -2,28 +2,22 @@ package io.quiver.api.http;
 
 import static io.quiver.api.http.RequestObserver.operation;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
-import io.quiver.store.Edge;
-import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphQueries;
 import io.quiver.store.GraphStore;
-import io.quiver.store.HydratedPage;
 import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
-import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.io.IOException;
 import java.util.Set;
 
 /**

@@ -12,6 +12,7 @@ import io.quiver.store.NodeId;
 import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.BiConsumer;
 
 /**
  * The API's JSON for nodes, edges and pages, with the bytes of each node and edge kept beside the
@@ -59,39 +60,36 @@ public final class RenderedJson {
   /** {@code {"edges": [...], "next": cursor}}. */
   public Buffer page(EdgePage page) {
     Buffer out = Buffer.buffer(64 + page.edges().size() * 160).appendBytes(PAGE_START);
-    for (int i = 0; i < page.edges().size(); i++) {
-      if (i > 0) {
-        out.appendByte((byte) ',');
-      }
-      out.appendBytes(edge(page.edges().get(i)));
-    }
+    joined(out, page.edges(), (into, edge) -> into.appendBytes(edge(edge)));
     return next(out, page.next()).appendByte((byte) '}');
   }
 
   /** Each edge with its target as {@code node}, and the targets gone as {@code missing}. */
   public Buffer hydrated(HydratedPage page) {
     Buffer out = Buffer.buffer(64 + page.edges().size() * 360).appendBytes(PAGE_START);
-    for (int i = 0; i < page.edges().size(); i++) {
-      if (i > 0) {
-        out.appendByte((byte) ',');
-      }
-      byte[] edge = edge(page.edges().get(i).edge());
-      out.appendBytes(edge, 0, edge.length - 1).appendBytes(WITH_NODE).appendBytes(node(page.edges().get(i).node()))
+    joined(out, page.edges(), (into, entry) -> {
+      byte[] edge = edge(entry.edge());
+      into.appendBytes(edge, 0, edge.length - 1).appendBytes(WITH_NODE).appendBytes(node(entry.node()))
           .appendByte((byte) '}');
-    }
+    });
     return ids(next(out, page.next()).appendBytes(MISSING), page.missing()).appendByte((byte) '}');
   }
 
   /** {@code {"nodes": [...], "missing": [ids]}}. */
   public Buffer batch(NodeBatch batch) {
     Buffer out = Buffer.buffer(64 + batch.nodes().size() * 200).appendBytes(NODES_START);
-    for (int i = 0; i < batch.nodes().size(); i++) {
+    joined(out, batch.nodes(), (into, node) -> into.appendBytes(node(node)));
+    return ids(out.appendByte((byte) ']').appendBytes(MISSING), batch.missing()).appendByte((byte) '}');
+  }
+
+  /** Each item written by {@code write}, separated by commas. */
+  private static <T> void joined(Buffer out, List<T> items, BiConsumer<Buffer, T> write) {
+    for (int i = 0; i < items.size(); i++) {
       if (i > 0) {
         out.appendByte((byte) ',');
       }
-      out.appendBytes(node(batch.nodes().get(i)));
+      write.accept(out, items.get(i));
     }
-    return ids(out.appendByte((byte) ']').appendBytes(MISSING), batch.missing()).appendByte((byte) '}');
   }
 
   private static Buffer next(Buffer out, Cursor next) {
@@ -101,9 +99,7 @@ public final class RenderedJson {
   }
 
   private static Buffer ids(Buffer out, List<NodeId> ids) {
-    for (int i = 0; i < ids.size(); i++) {
-      out.appendString(i == 0 ? "\"" : ",\"").appendString(ids.get(i).toString()).appendByte((byte) '"');
-    }
+    joined(out, ids, (into, id) -> into.appendByte((byte) '"').appendString(id.toString()).appendByte((byte) '"'));
     return out.appendByte((byte) ']');
   }
 

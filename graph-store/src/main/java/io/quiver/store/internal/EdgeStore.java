@@ -108,9 +108,8 @@ final class EdgeStore {
               EdgeRow.ACTIVE,
               data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null,
               nextWriteTime(stored));
-          Edge edge = target.table().edge(from, to, added);
-          return record(connection, target, from, to, stored, added, edge)
-              .map(recorded -> new EdgeWrite(edge, recorded.inverse(), addChange(stored, added), recorded.changed()));
+          return record(connection, target, from, to, stored, added)
+              .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(stored, added), recorded.changed()));
         });
   }
 
@@ -132,7 +131,7 @@ final class EdgeStore {
     if (target.inverse() == null) {
       return target.table().readLocked(connection, target.route(), from.value(), to.value())
           .compose(stored -> stored == null || !stored.active()
-              ? Future.succeededFuture(new EdgeWrite(null, null, EdgeResult.Change.ABSENT, null))
+              ? Future.succeededFuture(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
               : tombstone(connection, target, from, to, stored));
     }
     return target.table().lock(connection, target.route(), from.value(), to.value())
@@ -141,27 +140,21 @@ final class EdgeStore {
 
   private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored) {
-    EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(), nextWriteTime(stored));
     EdgeResult.Change change = stored.active() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
-    return record(connection, target, from, to, stored, removed, null)
-        .map(recorded -> new EdgeWrite(null, recorded.inverse(), change, recorded.changed()));
+    return record(connection, target, from, to, stored, stored.removedAt(nextWriteTime(stored)))
+        .map(recorded -> new EdgeWrite(recorded.inverse(), change, recorded.changed()));
   }
 
   /** What {@link #record} wrote: the change to announce, and the inverse's entry (null when none). */
   private record Recorded(GraphChange.EdgeChanged changed, EdgeWrite.PendingInverse inverse) {}
 
   /**
-   * Writes the forward row (with its list's count and version) and the inverse's outbox entry, sent together
-   * in the caller's transaction.
-   *
-   * @param edge the written row as an edge; null when it is not active
+   * Writes the forward row (with its list's count and version) and the inverse's outbox entry, sent
+   * together in the caller's transaction.
    */
   private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
-      EdgeRow stored, EdgeRow written, Edge edge) {
-    Future<GraphChange.EdgeChanged> forward = target.table()
-        .write(connection, target.route(), from.value(), to.value(), stored, written)
-        .map(version -> new GraphChange.EdgeChanged(from, target.type().name(), to, edge, version,
-            EdgesTable.countDelta(stored, written)));
+      EdgeRow stored, EdgeRow written) {
+    Future<GraphChange.EdgeChanged> forward = target.table().write(connection, target.route(), from, to, stored, written);
     boolean selfInverse = target.inverse() != null && target.type().symmetric() && from.equals(to);
     if (target.inverse() == null || selfInverse) {
       return forward.map(changed -> new Recorded(changed, null));
@@ -245,13 +238,11 @@ final class EdgeStore {
     return Futures.attempt(() -> planRead(from, typeName, null))
         .compose(target -> {
           readQueries.increment();
-          return client.read(target.route(), sql -> target.table().head(sql, target.route(), from.value(), limit + 1))
+          return client.read(target.route(), sql -> target.table().head(sql, target.route(), from.value(), limit))
               .map(head -> {
                 List<Edge> edges = new ArrayList<>(head.newest().size());
                 head.newest().forEach(row -> edges.add(target.table().edge(from, row.to(), row.row())));
-                boolean complete = edges.size() <= limit;
-                return new EdgeListHead(complete ? edges : List.copyOf(edges.subList(0, limit)), complete,
-                    head.count(), head.version());
+                return new EdgeListHead(edges, head.count(), head.version());
               });
         });
   }

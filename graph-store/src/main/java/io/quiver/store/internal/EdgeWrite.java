@@ -7,13 +7,17 @@ import io.quiver.store.GraphChange;
 /**
  * What a client edge write did.
  *
- * @param edge the edge as written; null for a removal
  * @param change what the write did to the forward copy
  * @param inverse the outbox entry that will write the inverse copy; null when the edge type has
  *     no inverse (or the edge is a symmetric self-loop, its own inverse)
  * @param changed what to announce on the change feed; null when nothing was written
  */
-record EdgeWrite(Edge edge, PendingInverse inverse, EdgeResult.Change change, GraphChange.EdgeChanged changed) {
+record EdgeWrite(PendingInverse inverse, EdgeResult.Change change, GraphChange.EdgeChanged changed) {
+
+  /** The edge as written; null for a removal. */
+  Edge edge() {
+    return changed == null ? null : changed.edge();
+  }
 
   /** An outbox entry: on which shard, with which id. */
   record PendingInverse(int shard, long entryId) {}

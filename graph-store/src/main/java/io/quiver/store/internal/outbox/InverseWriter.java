@@ -70,19 +70,12 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
         return Future.succeededFuture(new Applied(null, true));
       }
       return op.row().outranks(stored.result())
-          ? write(connection, target, op, stored.result()).map(changed -> new Applied(changed, false))
+          ? target.table().write(connection, target.route(), op.from(), op.to(), stored.result(), op.row())
+              .map(changed -> new Applied(changed, false))
           : Future.succeededFuture(new Applied(null, false));
     });
   }
 
-  private Future<GraphChange.EdgeChanged> write(SqlConnection connection, Target target, InverseOp op,
-      EdgeRow stored) {
-    EdgeRow row = op.row();
-    return target.table().write(connection, target.route(), op.from().value(), op.to().value(), stored, row)
-        .map(version -> new GraphChange.EdgeChanged(op.from(), target.table().type().name(), op.to(),
-            row.active() ? target.table().edge(op.from(), op.to(), row) : null, version,
-            EdgesTable.countDelta(stored, row)));
-  }
 
   /**
    * The inverse's node is gone: the forward copy that asked for it (from {@code op.to()} to
@@ -97,11 +90,8 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
               if (!stored.active() || stored.outranks(op.row())) {
                 return Future.succeededFuture((GraphChange.EdgeChanged) null);
               }
-              EdgeRow removed = new EdgeRow(stored.sequence(), EdgeRow.DELETED, stored.data(),
-                  Math.max(stored.updatedUs(), op.row().updatedUs()) + 1);
-              return forward.write(connection, route, op.to().value(), op.from().value(), stored, removed)
-                  .map(version -> new GraphChange.EdgeChanged(op.to(), forward.type().name(), op.from(), null,
-                      version, EdgesTable.countDelta(stored, removed)));
+              EdgeRow removed = stored.removedAt(Math.max(stored.updatedUs(), op.row().updatedUs()) + 1);
+              return forward.write(connection, route, op.to(), op.from(), stored, removed);
             }))
         .compose(this::announce);
   }

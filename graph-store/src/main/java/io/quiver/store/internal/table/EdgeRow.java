@@ -32,6 +32,11 @@ public record EdgeRow(long sequence, int state, String data, long updatedUs) {
     return state == ACTIVE;
   }
 
+  /** This copy removed: a tombstone keeping its sequence and data, written at {@code updatedUs}. */
+  public EdgeRow removedAt(long updatedUs) {
+    return new EdgeRow(sequence, DELETED, data, updatedUs);
+  }
+
   /** Whether this version would replace {@code stored}. */
   public boolean outranks(EdgeRow stored) {
     return RANK.compare(this, stored) > 0;

@@ -5,6 +5,7 @@ import io.quiver.schema.EdgeType;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import io.quiver.store.internal.sql.InLists;
@@ -106,21 +107,18 @@ public final class EdgesTable implements ShardTable {
   /**
    * Writes a locked row, and records the change on its list's count row ({@link CountsTable}):
    * the count moves if the edge became active or inactive, the list's version always. Answers the
-   * list's new version.
+   * change as the change feed announces it, once the transaction commits.
    */
-  public Future<Long> write(SqlConnection connection, ShardRoute route, long from, long to, EdgeRow before,
-      EdgeRow after) {
+  public Future<GraphChange.EdgeChanged> write(SqlConnection connection, ShardRoute route, NodeId from, NodeId to,
+      EdgeRow before, EdgeRow after) {
     String sql = "UPDATE " + on(route.shard()) + " SET sequence = ?, state = ?, data = ?, updated_us = ?"
         + " WHERE from_id = ? AND to_id = ?";
     Future<?> written = connection.preparedQuery(sql)
-        .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from, to));
-    Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from, countDelta(before, after));
-    return Future.all(written, version).map(both -> version.result());
-  }
-
-  /** What a write does to its list's count: +1, −1 or 0. */
-  public static int countDelta(EdgeRow before, EdgeRow after) {
-    return before.active() == after.active() ? 0 : after.active() ? 1 : -1;
+        .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from.value(), to.value()));
+    int countDelta = before.active() == after.active() ? 0 : after.active() ? 1 : -1;
+    Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta);
+    return Future.all(written, version).map(both -> new GraphChange.EdgeChanged(from, type.name(), to,
+        after.active() ? edge(from, to, after) : null, version.result(), countDelta));
   }
 
   // ---- reads ----
@@ -179,7 +177,9 @@ public final class EdgesTable implements ShardTable {
   /**
    * The newest {@code limit} active edges of a list with its count and version, in one statement
    * and so from one consistent snapshot: the count row and the top of {@code by_sequence},
-   * joined by {@code UNION ALL}. What a cache keeps of a list is filled by this one read.
+   * joined by {@code UNION ALL} (the count row's two values travel in the first row's {@code to_id}
+   * and {@code sequence} places, marked {@code part = 0}). What a cache keeps of a list is filled
+   * by this one read.
    */
   public Future<Head> head(SqlClient client, ShardRoute route, long from, int limit) {
     String sql = "(SELECT 0 AS part, count AS to_id, version AS sequence, NULL AS state, NULL AS data,"
