@@ -1,5 +1,6 @@
 package io.quiver.cache;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import io.quiver.cache.internal.CachePeers;
 import io.quiver.store.ChangeFeed;
 import io.quiver.store.GraphChange;
@@ -14,7 +15,9 @@ import org.apache.curator.framework.CuratorFramework;
  * what the peers send to a {@link Receiver} (a cache drops its copy; a tool ignores them).
  *
  * <p>Peers find each other as ephemeral znodes under {@link CacheSettings#peersPath()}; one UDP
- * datagram per change and peer ({@link CachePeers}).
+ * datagram per change and peer ({@link CachePeers}). A lost datagram, a silent peer or a ZooKeeper
+ * partition cannot leave a cache stale beyond {@link CacheSettings#staleBound()}: see
+ * {@link CachePeers} for how they are detected, and {@link #trusted()}.
  */
 public final class CacheInvalidations implements AutoCloseable {
 
@@ -22,6 +25,13 @@ public final class CacheInvalidations implements AutoCloseable {
   @FunctionalInterface
   public interface Receiver {
     void invalidate(GraphChange change);
+
+    /**
+     * Anything may have changed unannounced — a datagram lost, a peer silent, this server cut from
+     * ZooKeeper — so nothing held is known good; {@code why} says which.
+     */
+    default void invalidateAll(String why) {
+    }
 
     /** For a process with nothing cached. */
     Receiver NONE = change -> { };
@@ -41,8 +51,14 @@ public final class CacheInvalidations implements AutoCloseable {
    */
   public static CacheInvalidations join(Vertx vertx, CuratorFramework curator, CacheSettings settings,
       ChangeFeed changes, Receiver receiver) {
+    return join(vertx, curator, settings, changes, Ticker.systemTicker(), receiver);
+  }
+
+  /** As {@link #join(Vertx, CuratorFramework, CacheSettings, ChangeFeed, Receiver)}, timing silences by {@code ticker}. */
+  public static CacheInvalidations join(Vertx vertx, CuratorFramework curator, CacheSettings settings,
+      ChangeFeed changes, Ticker ticker, Receiver receiver) {
     CachePeers peers = new CachePeers(vertx, curator, settings.peersPath(), settings.advertiseHost(),
-        new CachePeers.Receiver() {
+        settings.staleBound(), ticker, new CachePeers.Receiver() {
           @Override
           public void nodeChanged(NodeId id) {
             receiver.invalidate(new GraphChange.NodeChanged(id, null));
@@ -51,6 +67,11 @@ public final class CacheInvalidations implements AutoCloseable {
           @Override
           public void edgesChanged(NodeId from, String edgeType) {
             receiver.invalidate(new GraphChange.EdgeListChanged(from, edgeType));
+          }
+
+          @Override
+          public void anythingChanged(String why) {
+            receiver.invalidateAll(why);
           }
         });
     peers.start();
@@ -63,6 +84,14 @@ public final class CacheInvalidations implements AutoCloseable {
     } else if (change instanceof GraphChange.ListChange list) {
       peers.edgesChanged(list.from(), list.edgeType());
     }
+  }
+
+  /**
+   * Whether a cache may answer from memory: false while this process has been cut from ZooKeeper
+   * for longer than the stale bound.
+   */
+  public boolean trusted() {
+    return peers.trusted();
   }
 
   /** Datagrams sent to peers since start. */

@@ -13,9 +13,13 @@ import java.time.Duration;
  * @param valueTtl the safety net for a change another server failed to announce
  * @param peersPath where servers register for invalidations, in ZooKeeper
  * @param advertiseHost the address other servers send this one its invalidations at
+ * @param staleBound how stale a cached read may be when invalidations fail
+ *     ({@link CacheInvalidations}): a server that has lost ZooKeeper this long stops answering
+ *     from its cache until it rejoins (and clears it then); a peer silent this long, its
+ *     heartbeats included, clears the cache once per bound while it stays silent
  */
 public record CacheSettings(boolean enabled, long nodeMaxBytes, int edgeWindow, long edgeMaxBytes,
-    Duration valueTtl, String peersPath, String advertiseHost) {
+    Duration valueTtl, String peersPath, String advertiseHost, Duration staleBound) {
 
   public static final long DEFAULT_NODE_MAX_BYTES = 256L << 20;
   public static final int DEFAULT_EDGE_WINDOW = 100;
@@ -24,6 +28,7 @@ public record CacheSettings(boolean enabled, long nodeMaxBytes, int edgeWindow, 
   public static final String DEFAULT_PEERS_PATH = "/quiver/cache-peers";
   public static final Duration ABSENT_TTL = Duration.ofSeconds(2);
   public static final Duration INVALIDATED_TTL = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_STALE_BOUND = Duration.ofSeconds(2);
 
   public CacheSettings {
     if (nodeMaxBytes < 1 || edgeMaxBytes < 1) {
@@ -35,18 +40,29 @@ public record CacheSettings(boolean enabled, long nodeMaxBytes, int edgeWindow, 
     if (peersPath == null || !peersPath.startsWith("/")) {
       throw GraphException.invalid("cache.peersPath must be an absolute znode path");
     }
+    if (staleBound == null || staleBound.toMillis() < 100) {
+      throw GraphException.invalid("cache.staleBoundMs must be at least 100, got "
+          + (staleBound == null ? null : staleBound.toMillis()));
+    }
   }
 
   public static CacheSettings defaults() {
     return new CacheSettings(true, DEFAULT_NODE_MAX_BYTES, DEFAULT_EDGE_WINDOW, DEFAULT_EDGE_MAX_BYTES,
-        DEFAULT_VALUE_TTL, DEFAULT_PEERS_PATH, "127.0.0.1");
+        DEFAULT_VALUE_TTL, DEFAULT_PEERS_PATH, "127.0.0.1", DEFAULT_STALE_BOUND);
   }
 
   public CacheSettings withPeersPath(String path) {
-    return new CacheSettings(enabled, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, path, advertiseHost);
+    return new CacheSettings(enabled, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, path, advertiseHost,
+        staleBound);
   }
 
   public CacheSettings disabled() {
-    return new CacheSettings(false, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, peersPath, advertiseHost);
+    return new CacheSettings(false, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, peersPath, advertiseHost,
+        staleBound);
+  }
+
+  public CacheSettings withStaleBound(Duration bound) {
+    return new CacheSettings(enabled, nodeMaxBytes, edgeWindow, edgeMaxBytes, valueTtl, peersPath, advertiseHost,
+        bound);
   }
 }

@@ -30,6 +30,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link GraphStore} that answers most reads from memory. It overrides reads only: writes go
@@ -54,12 +56,18 @@ import org.apache.curator.framework.CuratorFramework;
  * ({@link EdgeWindow#after}), as TAO updates an association list on write instead of dropping
  * it: the hottest lists, written most, stay cached. A change on another server drops the window.
  *
+ * <h2>When invalidations may have failed</h2>
+ * A gap in a peer's numbering, a silent peer, or this server's rejoining ZooKeeper clears both
+ * caches; while this server is cut from ZooKeeper longer than
+ * {@link CacheSettings#staleBound()}, reads go to MySQL ({@link CacheInvalidations}).
+ *
  * <h2>Schema changes</h2>
  * Cached nodes and edges carry the defaults of the schema they were read under; when the schema's
  * version moves, everything cached is forgotten. The version held at construction is the
  * starting point, so a cache does not clear itself at its first read.
  */
 public final class CachingGraphStore extends ForwardingGraphStore implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(CachingGraphStore.class);
   private record WindowKey(NodeId from, String edgeType) {
     static WindowKey of(GraphChange.ListChange change) {
       return new WindowKey(change.from(), change.edgeType());
@@ -89,7 +97,20 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.schemaVersion = schemas.current().version();
     this.subscription = builder.changes.subscribe(this::committed);
     this.peers = builder.coordination == null ? null
-        : CacheInvalidations.join(builder.vertx, builder.coordination, settings, builder.changes, this::invalidate);
+        : CacheInvalidations.join(builder.vertx, builder.coordination, settings, builder.changes, builder.ticker,
+            new CacheInvalidations.Receiver() {
+              @Override
+              public void invalidate(GraphChange change) {
+                dropped(change);
+              }
+
+              @Override
+              public void invalidateAll(String why) {
+                log.info("cache cleared: {}", why);
+                nodes.clear();
+                windows.clear();
+              }
+            });
   }
 
   /** A cache over {@code store}, kept by the change feed of the backend {@code store} writes through. */
@@ -210,12 +231,22 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   }
 
   /** A change another server committed: whatever is held for it is dropped. */
-  private void invalidate(GraphChange change) {
+  private void dropped(GraphChange change) {
     if (change instanceof GraphChange.NodeChanged node) {
       nodes.invalidate(node.id());
     } else if (change instanceof GraphChange.ListChange list) {
       windows.invalidate(WindowKey.of(list));
     }
+  }
+
+  /**
+   * Whether this read may be answered from memory: not while the server has been cut from
+   * ZooKeeper longer than the stale bound ({@link CacheInvalidations#trusted()}). Forgets
+   * everything cached first when the schema's version has moved.
+   */
+  private boolean answerable() {
+    followSchema();
+    return peers == null || peers.trusted();
   }
 
   /** Forgets everything cached when the schema's version moves (schema changes are rare; reads are not). */
@@ -236,7 +267,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<Node> getNode(NodeId id) {
-    followSchema();
+    if (!answerable()) {
+      return delegate.getNode(id);
+    }
     Slot<Node> slot = nodes.lookup(id);
     if (slot instanceof Present<Node> present) {
       return Future.succeededFuture(present.value());
@@ -263,7 +296,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<NodeBatch> getNodes(List<NodeId> ids) {
-    followSchema();
+    if (!answerable()) {
+      return delegate.getNodes(ids);
+    }
     Map<NodeId, Node> found = new HashMap<>();
     List<NodeId> unknown = new ArrayList<>();
     for (NodeId id : ids) {
@@ -293,7 +328,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query) {
-    followSchema();
+    if (!answerable()) {
+      return delegate.getEdges(from, type, query);
+    }
     WindowKey key = new WindowKey(from, type);
     return window(key).compose(window -> window.page(query)
         .map(Future::succeededFuture)
@@ -303,7 +340,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   /** From the window when it holds the edge, or is the whole list and does not; else from MySQL. */
   @Override
   public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
-    followSchema();
+    if (!answerable()) {
+      return delegate.getEdge(from, type, to);
+    }
     if (windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
       EdgeWindow window = present.value();
       Optional<Edge> held = window.edgeTo(to);
@@ -319,7 +358,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<Long> countEdges(NodeId from, String type) {
-    followSchema();
+    if (!answerable()) {
+      return delegate.countEdges(from, type);
+    }
     return window(new WindowKey(from, type)).map(EdgeWindow::count);
   }
 

@@ -233,7 +233,7 @@ class CachingGraphStoreTest {
   void windowsUpdatedInPlace_equalWhatMySqlHolds_afterARandomMixOfConcurrentWritesAndFills() throws Exception {
     // A small window, so that partial windows, edges moving in and out of them, and refills all happen.
     CacheSettings small = new CacheSettings(true, SETTINGS.nodeMaxBytes(), 6, SETTINGS.edgeMaxBytes(),
-        SETTINGS.valueTtl(), SETTINGS.peersPath(), SETTINGS.advertiseHost());
+        SETTINGS.valueTtl(), SETTINGS.peersPath(), SETTINGS.advertiseHost(), SETTINGS.staleBound());
     CachingGraphStore server = CachingGraphStore.builder(store, fixture.backend.changes(),
         SchemaSource.fixed(TestBackend.get().schema())).settings(small).build();
     List<NodeId> boards = new ArrayList<>();

@@ -133,6 +133,37 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the server process without ending it (SIGSTOP), as a host that hangs rather than
+   * fails: connections stay open and connects still succeed, but nothing is answered. For fault
+   * tests; {@link #thaw} resumes it. POSIX systems only.
+   */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** Resumes a {@link #freeze frozen} server (SIGCONT). */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  private void signal(String signal) {
+    try (Stream<Path> files = Files.list(db.getConfiguration().getDataDir().toPath())) {
+      Path pidFile = files.filter(file -> file.getFileName().toString().endsWith(".pid")).findFirst()
+          .orElseThrow(() -> new IllegalStateException("MariaDB on port " + port + " wrote no pid file"));
+      String pid = Files.readString(pidFile).trim();
+      Process kill = new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Starts the stopped server again on the same port and data. */
   public synchronized void restart() {
     if (running) {

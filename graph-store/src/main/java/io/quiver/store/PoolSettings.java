@@ -17,6 +17,13 @@ import java.util.Objects;
  * @param statementCacheSize prepared statements cached per connection; bounded because MySQL
  *     refuses more than max_prepared_stmt_count (16,382 by default) server-wide
  * @param pipeliningLimit statements in flight on one connection
+ * @param statementTimeout how long a statement, or a transaction's statements together, may take
+ *     on a host once it has a connection; past it the request gets 503 and a transaction is rolled
+ *     back, never committed later. Well under the HTTP request timeout, so that a frozen host
+ *     is named in the answer instead of a generic timeout
+ * @param downAfter a host whose probe (one {@code SELECT 1} every quarter of this) has not been
+ *     answered for this long is down: its shards answer 503 at once, naming it, until a probe
+ *     is answered again
  */
 public record PoolSettings(
     String user,
@@ -26,7 +33,9 @@ public record PoolSettings(
     Duration connectTimeout,
     Duration acquireTimeout,
     int statementCacheSize,
-    int pipeliningLimit) {
+    int pipeliningLimit,
+    Duration statementTimeout,
+    Duration downAfter) {
 
   public static final int DEFAULT_MAX_SIZE = 16;
   public static final int DEFAULT_MAX_WAIT_QUEUE = 256;
@@ -34,6 +43,15 @@ public record PoolSettings(
   public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(2);
   public static final int DEFAULT_STATEMENT_CACHE_SIZE = 256;
   public static final int DEFAULT_PIPELINING_LIMIT = 16;
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(3);
+  public static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(1);
+
+  /** Settings with the default statement timeout and down-after. */
+  public PoolSettings(String user, String password, int maxSize, int maxWaitQueue, Duration connectTimeout,
+      Duration acquireTimeout, int statementCacheSize, int pipeliningLimit) {
+    this(user, password, maxSize, maxWaitQueue, connectTimeout, acquireTimeout, statementCacheSize, pipeliningLimit,
+        DEFAULT_STATEMENT_TIMEOUT, DEFAULT_DOWN_AFTER);
+  }
 
   public PoolSettings {
     Objects.requireNonNull(user, "user");
@@ -44,6 +62,11 @@ public record PoolSettings(
     requirePositive("pipeliningLimit", pipeliningLimit);
     requirePositive("connectTimeout", connectTimeout);
     requirePositive("acquireTimeout", acquireTimeout);
+    requirePositive("statementTimeout", statementTimeout);
+    requirePositive("downAfter", downAfter);
+    if (downAfter.toMillis() < 100) {
+      throw GraphException.invalid("downAfter must be at least 100 ms, got " + downAfter.toMillis() + " ms");
+    }
   }
 
   /** Connections per host kept apart for background work: the outbox, cascades, repair. */
@@ -55,7 +78,7 @@ public record PoolSettings(
    */
   public PoolSettings forBackground() {
     return new PoolSettings(user, password, Math.min(maxSize, BACKGROUND_MAX_SIZE), maxWaitQueue, connectTimeout,
-        acquireTimeout, statementCacheSize, pipeliningLimit);
+        acquireTimeout, statementCacheSize, pipeliningLimit, statementTimeout, downAfter);
   }
 
   public static PoolSettings defaults(String user, String password) {

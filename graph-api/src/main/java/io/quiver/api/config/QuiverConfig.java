@@ -25,7 +25,8 @@ import java.util.Set;
  * {"http":      {"port": 8080, "bodyLimitBytes": 1048576},
  *  "zooKeeper": {"connect": "zk1:2181,zk2:2181", "shardMapPath": "/quiver/shard-map"},
  *  "mysql":     {"user": "quiver", "password": "…", "poolSize": 16, "waitQueue": 256,
- *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000},
+ *                "connectTimeoutMs": 500, "acquireTimeoutMs": 2000, "statementTimeoutMs": 3000,
+ *                "downAfterMs": 1000},
  *  "outbox":    {"tombstoneGraceSeconds": 604800, "maxAttempts": 10},
  *  "cache":     {"enabled": true, "nodeMaxBytes": 268435456, "edgeWindow": 100, "advertiseHost": "10.0.0.5"},
  *  "admin":     {"token": "…at least 16 characters…"},
@@ -148,11 +149,11 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
           "maxRequestLineBytes"),
       "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs"),
       "mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
-          "statementCacheSize", "pipeliningLimit"),
+          "statementCacheSize", "pipeliningLimit", "statementTimeoutMs", "downAfterMs"),
       "outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
           "gcIntervalSeconds"),
       "cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
-          "advertiseHost"),
+          "advertiseHost", "staleBoundMs"),
       "admin", Set.of("token"));
 
   /**
@@ -230,7 +231,9 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             Duration.ofMillis(mysql.path("connectTimeoutMs").asLong(PoolSettings.DEFAULT_CONNECT_TIMEOUT.toMillis())),
             Duration.ofMillis(mysql.path("acquireTimeoutMs").asLong(PoolSettings.DEFAULT_ACQUIRE_TIMEOUT.toMillis())),
             mysql.path("statementCacheSize").asInt(PoolSettings.DEFAULT_STATEMENT_CACHE_SIZE),
-            mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT)),
+            mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT),
+            Duration.ofMillis(mysql.path("statementTimeoutMs").asLong(PoolSettings.DEFAULT_STATEMENT_TIMEOUT.toMillis())),
+            Duration.ofMillis(mysql.path("downAfterMs").asLong(PoolSettings.DEFAULT_DOWN_AFTER.toMillis()))),
         new ApplierSettings(
             outbox.path("leasePath").asText(defaults.leasePath()),
             outbox.path("batchSize").asInt(defaults.batchSize()),
@@ -246,7 +249,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             cache.path("edgeMaxBytes").asLong(cacheDefaults.edgeMaxBytes()),
             Duration.ofSeconds(cache.path("valueTtlSeconds").asLong(cacheDefaults.valueTtl().toSeconds())),
             cache.path("peersPath").asText(cacheDefaults.peersPath()),
-            cache.path("advertiseHost").asText(cacheDefaults.advertiseHost())),
+            cache.path("advertiseHost").asText(cacheDefaults.advertiseHost()),
+            Duration.ofMillis(cache.path("staleBoundMs").asLong(cacheDefaults.staleBound().toMillis()))),
         root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
         root.path("admin").path("token").asText(null));
   }

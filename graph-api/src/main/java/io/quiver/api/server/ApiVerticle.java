@@ -52,7 +52,7 @@ final class ApiVerticle extends VerticleBase {
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);
     new AdminRoutes(services.backend().admin(), services.config().adminToken()).mount(router);
-    new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected, Clock.systemUTC()).mount(router);
+    new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
     new OperationsRoutes(services.metrics()).mount(router);
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);

@@ -41,17 +41,25 @@ public final class QuiverServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QuiverServer.class);
   /** The bound of the rendered JSON kept beside cached nodes and edges ({@link RenderedJson}). */
   static final long RENDERED_MAX_BYTES = 64L << 20;
+  /**
+   * How long one step of stopping may take before the stop goes on without it: tidying ZooKeeper
+   * (a peer registration, outbox leases) waits on retries while ZooKeeper is silent.
+   */
+  public static final Duration STEP_BOUND = Duration.ofSeconds(2);
   /** How long start waits for ZooKeeper and the first shard map. */
   public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
 
   /** What a server started, in order; closed in reverse. */
   private final List<AutoCloseable> started;
+  private final CuratorFramework curator;
   private final GraphBackend backend;
   private final CachingGraphStore cache;
   private final int port;
 
-  private QuiverServer(List<AutoCloseable> started, GraphBackend backend, CachingGraphStore cache, int port) {
+  private QuiverServer(List<AutoCloseable> started, CuratorFramework curator, GraphBackend backend,
+      CachingGraphStore cache, int port) {
     this.started = started;
+    this.curator = curator;
     this.backend = backend;
     this.cache = cache;
     this.port = port;
@@ -133,7 +141,7 @@ public final class QuiverServer implements AutoCloseable {
     int port = deploy(vertx, services, config.http().port(), cores);
     log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
         watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());
-    return new QuiverServer(started, backend, cache, port);
+    return new QuiverServer(started, curator, backend, cache, port);
   }
 
   /**
@@ -166,23 +174,64 @@ public final class QuiverServer implements AutoCloseable {
     return backend;
   }
 
+  /**
+   * Stops in reverse order of start. With ZooKeeper unreachable, tidying it — deleting this
+   * server's peer registration, leaving its outbox leases — would wait on Curator's retries
+   * without end, for nothing: those ephemeral nodes go with the session. So the client is closed
+   * first, and each of those steps then fails at once instead of holding the stop.
+   */
   @Override
   public void close() {
+    if (!curator.getZookeeperClient().isConnected()) {
+      log.warn("ZooKeeper is unreachable: stopping without tidying it (this server's ephemeral nodes expire with"
+          + " its session)");
+      curator.close();
+    }
     closeAll(started, null);
   }
 
   private static void closeAll(List<AutoCloseable> started, Throwable failure) {
     for (int i = started.size() - 1; i >= 0; i--) {
-      try {
-        started.get(i).close();
-      } catch (Exception e) {
+      Exception failed = closeWithin(started.get(i), STEP_BOUND);
+      if (failed != null) {
         if (failure != null) {
-          failure.addSuppressed(e);
+          failure.addSuppressed(failed);
         } else {
-          log.warn("stopping the server", e);
+          log.warn("stopping the server", failed);
         }
       }
     }
     started.clear();
+  }
+
+  /**
+   * Closes {@code step} on a thread of its own and waits for it at most {@code bound}: a step
+   * that waits on a ZooKeeper gone silent (which the client takes seconds to notice) is left to
+   * finish or fail by itself, and the stop goes on.
+   */
+  private static Exception closeWithin(AutoCloseable step, Duration bound) {
+    java.util.concurrent.CompletableFuture<Exception> closed = new java.util.concurrent.CompletableFuture<>();
+    Thread closing = new Thread(() -> {
+      try {
+        step.close();
+        closed.complete(null);
+      } catch (Exception e) {
+        closed.complete(e);
+      }
+    }, "quiver-stop-step");
+    closing.setDaemon(true);
+    closing.start();
+    try {
+      return closed.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      log.warn("a step of stopping ({}) took longer than {} ms; going on without it", step.getClass().getSimpleName(),
+          bound.toMillis());
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return e;
+    } catch (java.util.concurrent.ExecutionException e) {
+      return e;
+    }
   }
 }

@@ -55,6 +55,25 @@ class QuiverServerTest {
     assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
   }
 
+  @Test
+  @org.junit.jupiter.api.Timeout(60)
+  void stop_withZooKeeperGoneSilent_finishesWithinAFewSeconds() throws Exception {
+    TestBackend backend = TestBackend.get();
+    try (io.quiver.api.testing.BlackHoleProxy zooKeeper =
+        new io.quiver.api.testing.BlackHoleProxy(backend.zooKeeperConnectString())) {
+      QuiverConfig direct = config(backend);
+      QuiverServer server = QuiverServer.start(new QuiverConfig(direct.http(),
+          new QuiverConfig.ZooKeeper(zooKeeper.address(), TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH,
+              Duration.ofSeconds(15)),
+          direct.mysql(), direct.outbox(), direct.cache(), null, direct.adminToken()), null);
+      zooKeeper.blackHole();
+
+      long started = System.nanoTime();
+      server.close();
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
   private static QuiverConfig config(TestBackend backend) {
     ApplierSettings outbox = TestBackend.applierSettings();
     return new QuiverConfig(

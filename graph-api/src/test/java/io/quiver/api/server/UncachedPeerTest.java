@@ -11,7 +11,6 @@ import io.quiver.api.testing.ApiFixture;
 import io.quiver.cache.CacheSettings;
 import io.quiver.store.testing.TestBackend;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,7 +27,8 @@ class UncachedPeerTest {
         ApiFixture uncached = new ApiFixture(TestBackend.get().poolSettings(), QuiverConfig.DEFAULT_REQUEST_TIMEOUT,
             noCache)) {
       assertThat(uncached.server.cache()).isEmpty();
-      awaitTrue("the uncached server registered as a peer", () -> cached.server.cache().orElseThrow().peerCount() >= 1);
+      ApiFixture.awaitTrue("the uncached server registered as a peer", Duration.ofSeconds(5),
+          () -> cached.server.cache().orElseThrow().peerCount() >= 1);
       String board = cached.call(POST, "/v1/nodes/board", "{\"data\": {\"title\": \"before\"}}").body().get("id").asText();
       String pin = cached.call(POST, "/v1/nodes/pin", "{\"data\": {\"link\": \"l\"}}").body().get("id").asText();
       assertThat(cached.call(GET, "/v1/nodes/" + board).body().get("version").asInt()).isEqualTo(1);
@@ -38,19 +38,11 @@ class UncachedPeerTest {
       uncached.call(PATCH, "/v1/nodes/" + board, "{\"data\": {\"title\": \"after\"}}");
       uncached.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "?waitForInverse=true", "{}");
 
-      awaitTrue("the node write is seen through the cached server",
+      ApiFixture.awaitTrue("the node write is seen through the cached server", Duration.ofSeconds(5),
           () -> cached.call(GET, "/v1/nodes/" + board).body().get("version").asInt() == 2);
-      awaitTrue("the inverse edge is seen through the cached server",
+      ApiFixture.awaitTrue("the inverse edge is seen through the cached server", Duration.ofSeconds(5),
           () -> cached.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count").body().get("count").asLong()
               == 1);
-    }
-  }
-
-  private static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(10);
     }
   }
 }

@@ -46,10 +46,23 @@ public final class ApiFixture implements AutoCloseable {
 
   private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache)
       throws Exception {
+    this(http, pools, cache, TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15));
+  }
+
+  /**
+   * A server that reaches ZooKeeper at {@code zooKeeper} — a {@link BlackHoleProxy} a test can
+   * cut — with its own session timeout and cache settings.
+   */
+  public ApiFixture(String zooKeeper, Duration sessionTimeout, io.quiver.cache.CacheSettings cache) throws Exception {
+    this(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(), cache,
+        zooKeeper, sessionTimeout);
+  }
+
+  private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache,
+      String zooKeeper, Duration sessionTimeout) throws Exception {
     QuiverConfig config = new QuiverConfig(
         http,
-        new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
-            TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
+        new QuiverConfig.ZooKeeper(zooKeeper, TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH, sessionTimeout),
         pools,
         TestBackend.applierSettings(),
         cache,
@@ -100,6 +113,18 @@ public final class ApiFixture implements AutoCloseable {
   /** A node's data exactly as stored in its type's table, read straight from its host. */
   public String storedData(String nodeType, io.quiver.store.NodeId id) throws Exception {
     return tables.storedData(nodeType, id);
+  }
+
+  /** Polls {@code condition} until it holds, failing with {@code what} if it does not within {@code within}. */
+  public static void awaitTrue(String what, Duration within, java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + within.toMillis() + " ms: " + what);
+      }
+      Thread.sleep(20);
+    }
   }
 
   /** The host holding a shard in the test map. */

@@ -15,6 +15,7 @@ import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
+import io.quiver.store.internal.sql.HostHealth;
 import io.quiver.store.internal.sql.HostPools;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
@@ -23,11 +24,8 @@ import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapSource;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.sqlclient.Pool;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
@@ -48,6 +46,7 @@ public final class DefaultBackend implements GraphBackend {
       CuratorFramework drainCoordination, ApplierSettings applier, RegistryPaths registry, Clock clock,
       String serverId) {}
 
+  private final HostHealth health;
   private final HostPools requestPools;
   private final HostPools backgroundPools;
   private final ShardRouter router;
@@ -68,11 +67,12 @@ public final class DefaultBackend implements GraphBackend {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
     SchemaSource schemas = settings.schemas();
     Clock clock = settings.clock();
-    ShardClient client = new ShardClient(vertx);
+    ShardClient client = new ShardClient(vertx, settings.pools());
+    this.health = new HostHealth(vertx, settings.pools(), clock, initial);
     this.requestPools = new HostPools(vertx, settings.pools());
-    this.router = new ShardRouter(requestPools, initial);
+    this.router = new ShardRouter(requestPools, health, initial);
     this.backgroundPools = new HostPools(vertx, settings.pools().forBackground());
-    this.backgroundRouter = new ShardRouter(backgroundPools, initial);
+    this.backgroundRouter = new ShardRouter(backgroundPools, health, initial);
 
     NodeStore nodes = new NodeStore(router, client, schemas, changes, clock);
     InverseNow inverseNow = new InverseNow(router, new InverseWriter(router, client, schemas, changes));
@@ -106,6 +106,7 @@ public final class DefaultBackend implements GraphBackend {
   }
 
   private void follow(ShardMap map) {
+    health.apply(map);
     router.apply(map);
     backgroundRouter.apply(map);
     if (drain != null) {
@@ -142,7 +143,8 @@ public final class DefaultBackend implements GraphBackend {
   public Future<Void> close() {
     adminJobs.shutdownNow();
     Future<Void> drained = drain == null ? Future.succeededFuture() : drain.close();
-    return drained.compose(stopped -> Future.join(requestPools.close(), backgroundPools.close())).mapEmpty();
+    return drained.compose(stopped -> Future.join(requestPools.close(), backgroundPools.close(), health.close()))
+        .mapEmpty();
   }
 
   private final class Telemetry implements StoreTelemetry {
@@ -169,20 +171,8 @@ public final class DefaultBackend implements GraphBackend {
     }
 
     @Override
-    public Future<Map<String, Boolean>> checkHosts() {
-      Map<String, Pool> pools = router.pools();
-      List<String> names = new ArrayList<>(pools.keySet());
-      List<Future<Boolean>> checks = new ArrayList<>();
-      for (String name : names) {
-        checks.add(pools.get(name).query("SELECT 1").execute().map(rows -> true).otherwise(false));
-      }
-      return Future.join(checks).map(done -> {
-        Map<String, Boolean> result = new LinkedHashMap<>();
-        for (int i = 0; i < names.size(); i++) {
-          result.put(names.get(i), checks.get(i).result());
-        }
-        return result;
-      });
+    public Map<String, Boolean> hostsAnswering() {
+      return health.answering();
     }
   }
 }

@@ -40,6 +40,16 @@ final class MariaDbHosts implements MySqlHosts {
   }
 
   @Override
+  public void freeze(int host) {
+    servers.get(host).freeze();
+  }
+
+  @Override
+  public void thaw(int host) {
+    servers.get(host).thaw();
+  }
+
+  @Override
   public void close() {
     servers.forEach(EmbeddedMariaDb::close);
   }

@@ -50,6 +50,17 @@ final class MySql8Hosts implements MySqlHosts {
     container.getDockerClient().unpauseContainerCmd(container.getContainerId()).exec();
   }
 
+  /** A paused container is what {@link #stop} makes already: a host that hangs. */
+  @Override
+  public void freeze(int host) {
+    stop(host);
+  }
+
+  @Override
+  public void thaw(int host) {
+    start(host);
+  }
+
   @Override
   public void close() {
     containers.forEach(MySQLContainer::stop);

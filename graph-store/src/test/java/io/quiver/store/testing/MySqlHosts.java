@@ -17,6 +17,12 @@ public interface MySqlHosts extends AutoCloseable {
   /** Brings host i back on the same address. */
   void start(int host);
 
+  /** Host i stops answering without closing anything: a hung process, not a dead one. */
+  void freeze(int host);
+
+  /** Host i answers again, as it was. */
+  void thaw(int host);
+
   @Override
   void close();
 }

@@ -45,6 +45,8 @@ final class OutboxDrainer {
   private long pause = -1;
   /** Whether an entry was committed during the pass under way (so the next starts at once). */
   private boolean woken;
+  /** Whether the last pass failed: a run of failures is reported once. */
+  private boolean failing;
 
   OutboxDrainer(String host, Parts parts, TombstoneCollector tombstones) {
     this.host = host;
@@ -84,9 +86,14 @@ final class OutboxDrainer {
     inFlight = pass();
     inFlight.onComplete(done -> {
       // A pass cut short by stopping (its pools closing) is not a failure worth reporting.
-      if (done.failed() && running) {
-        log.warn("outbox pass on host {} failed: {}", host, done.cause().getMessage());
+      // Reported once per run of failures (a host down fails every pass until it is back).
+      if (done.failed() && running && !failing) {
+        log.warn("outbox pass on host {} failed, retrying every pass until one succeeds: {}", host,
+            done.cause().getMessage());
+      } else if (done.succeeded() && failing) {
+        log.info("outbox passes on host {} succeed again", host);
       }
+      failing = done.failed() && running;
       long delay = woken || done.succeeded() && done.result() > 0 ? 1 : parts.idleDelayMs();
       if (running) {
         pause = parts.vertx().setTimer(delay, timer -> loop());

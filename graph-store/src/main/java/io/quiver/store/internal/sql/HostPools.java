@@ -82,6 +82,19 @@ public final class HostPools {
   }
 
   private Pool create(Host host) {
+    PoolOptions pool = new PoolOptions()
+        .setName("quiver-" + host.name())
+        .setMaxSize(settings.maxSize())
+        .setMaxWaitQueueSize(settings.maxWaitQueue())
+        .setConnectionTimeout((int) settings.acquireTimeout().toMillis())
+        .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
+        .setIdleTimeout(60)
+        .setIdleTimeoutUnit(TimeUnit.SECONDS);
+    return pool(vertx, host, settings, pool);
+  }
+
+  /** A pool of {@code options} to {@code host}'s primary, its sessions prepared as every Quiver session is. */
+  static Pool pool(Vertx vertx, Host host, PoolSettings settings, PoolOptions options) {
     MySQLConnectOptions connect = new MySQLConnectOptions()
         .setHost(host.primaryHost())
         .setPort(host.primaryPort())
@@ -94,20 +107,12 @@ public final class HostPools {
         .setCachePreparedStatements(true)
         .setPreparedStatementCacheMaxSize(settings.statementCacheSize())
         .setPipeliningLimit(settings.pipeliningLimit());
-    PoolOptions pool = new PoolOptions()
-        .setName("quiver-" + host.name())
-        .setMaxSize(settings.maxSize())
-        .setMaxWaitQueueSize(settings.maxWaitQueue())
-        .setConnectionTimeout((int) settings.acquireTimeout().toMillis())
-        .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
-        .setIdleTimeout(60)
-        .setIdleTimeoutUnit(TimeUnit.SECONDS);
     NetClientOptions net = new NetClientOptions()
         .setConnectTimeout((int) settings.connectTimeout().toMillis())
         .setTcpNoDelay(true)
         .setTcpKeepAlive(true);
     return MySQLBuilder.pool()
-        .with(pool)
+        .with(options)
         .with(net)
         .connectingTo(connect)
         .withConnectHandler(HostPools::prepareSession)

@@ -1,7 +1,10 @@
 package io.quiver.store.internal.sql;
 
 import io.quiver.core.GraphException;
+import io.quiver.store.PoolSettings;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
@@ -9,13 +12,26 @@ import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Runs statements on a shard. The one place that owns transactions: begin, commit, rollback
  * (re-failing with the original error) and release, and the retry of a transaction that lost a
  * deadlock or a lock wait (MySQL 1213, 1205). Every failure leaves here as a
  * {@link GraphException}.
+ *
+ * <h2>Deadlines</h2>
+ * A host can stop answering without closing anything (see {@link HostHealth}); the MySQL protocol
+ * has no deadline of its own, so every statement gets one here. A statement outside a transaction
+ * is answered UNAVAILABLE after the pool's acquire timeout and {@link PoolSettings#statementTimeout()}
+ * together. A transaction gets {@code statementTimeout} from the moment it holds a connection,
+ * and what it does when that passes is the point: a transaction whose work has not finished is
+ * <em>abandoned</em> — the caller is answered at once, and when the host answers again the work
+ * finds it abandoned and rolls back instead of committing. So a request answered 503 never
+ * commits later. Only a deadline passing while COMMIT itself is in flight leaves the outcome
+ * unknown, and the answer says so.
  */
 public final class ShardClient {
   /** Attempts of one transaction before an ABORTED failure is handed to the caller. */
@@ -23,15 +39,16 @@ public final class ShardClient {
   private static final long BASE_BACKOFF_MS = 5;
 
   private final Vertx vertx;
+  private final PoolSettings settings;
 
-  public ShardClient(Vertx vertx) {
+  public ShardClient(Vertx vertx, PoolSettings settings) {
     this.vertx = vertx;
+    this.settings = settings;
   }
 
   /** One statement outside a transaction. */
   public Future<RowSet<Row>> query(ShardRoute route, String sql, Tuple arguments) {
-    return route.pool().preparedQuery(sql).execute(arguments)
-        .recover(failure -> Future.failedFuture(SqlErrors.classify(failure, route.host())));
+    return read(route, pool -> pool.preparedQuery(sql).execute(arguments));
   }
 
   /** Statements outside a transaction, on the shard's pool; failures leave classified. */
@@ -42,7 +59,9 @@ public final class ShardClient {
     } catch (RuntimeException e) {
       running = Future.failedFuture(e);
     }
-    return running.recover(failure -> Future.failedFuture(SqlErrors.classify(failure, route.host())));
+    long bound = settings.acquireTimeout().toMillis() + settings.statementTimeout().toMillis();
+    return withDeadline(running, bound, () -> notAnswering(route, bound, ""))
+        .recover(failure -> Future.failedFuture(SqlErrors.classify(failure, route.host())));
   }
 
   /**
@@ -54,7 +73,8 @@ public final class ShardClient {
   }
 
   private <T> Future<T> attempt(ShardRoute route, Function<SqlConnection, Future<T>> work, int attempt) {
-    return route.pool().withTransaction(work)
+    return route.pool().getConnection()
+        .compose(connection -> new Transaction(route, connection).run(work))
         .recover(failure -> retryIfAborted(route, work, attempt, SqlErrors.classify(failure, route.host())));
   }
 
@@ -65,5 +85,87 @@ public final class ShardClient {
     }
     long backoff = BASE_BACKOFF_MS * attempt + ThreadLocalRandom.current().nextLong(BASE_BACKOFF_MS);
     return vertx.timer(backoff).compose(fired -> attempt(route, work, attempt + 1));
+  }
+
+  /** {@code running}'s outcome, or {@code late}'s failure if it has none within {@code boundMs}. */
+  private <T> Future<T> withDeadline(Future<T> running, long boundMs, Supplier<GraphException> late) {
+    if (running.isComplete()) {
+      return running;
+    }
+    Promise<T> answer = Promise.promise();
+    long timer = vertx.setTimer(boundMs, fired -> answer.tryFail(late.get()));
+    running.onComplete(done -> {
+      vertx.cancelTimer(timer);
+      complete(answer, done);
+    });
+    return answer.future();
+  }
+
+  private static <T> void complete(Promise<T> answer, AsyncResult<T> done) {
+    if (done.succeeded()) {
+      answer.tryComplete(done.result());
+    } else {
+      answer.tryFail(done.cause());
+    }
+  }
+
+  private static GraphException notAnswering(ShardRoute route, long boundMs, String outcome) {
+    return GraphException.unavailable("host " + route.host() + " did not answer within " + boundMs
+        + " ms (mysql.statementTimeoutMs)" + outcome);
+  }
+
+  /**
+   * One attempt of a transaction on a borrowed connection, under the statement deadline. Its
+   * state moves once, from working to committing (COMMIT sent) or to abandoned (the deadline
+   * passed first), so commit and abandonment exclude each other.
+   */
+  private final class Transaction {
+    private static final int WORKING = 0;
+    private static final int COMMITTING = 1;
+    private static final int ABANDONED = 2;
+    private static final String ROLLED_BACK = "; the transaction is rolled back, nothing was written";
+
+    private final ShardRoute route;
+    private final SqlConnection connection;
+    private final AtomicInteger state = new AtomicInteger(WORKING);
+
+    Transaction(ShardRoute route, SqlConnection connection) {
+      this.route = route;
+      this.connection = connection;
+    }
+
+    <T> Future<T> run(Function<SqlConnection, Future<T>> work) {
+      long bound = settings.statementTimeout().toMillis();
+      Promise<T> answer = Promise.promise();
+      long timer = vertx.setTimer(bound, fired -> answer.tryFail(state.compareAndSet(WORKING, ABANDONED)
+          ? notAnswering(route, bound, ROLLED_BACK)
+          : notAnswering(route, bound, " to COMMIT; the write may or may not have been applied")));
+      connection.begin()
+          .compose(transaction -> apply(work).compose(
+              result -> commitUnlessAbandoned(transaction, result, bound),
+              failure -> transaction.rollback().transform(rolledBack -> Future.<T>failedFuture(failure))))
+          .onComplete(done -> {
+            vertx.cancelTimer(timer);
+            connection.close();
+            complete(answer, done);
+          });
+      return answer.future();
+    }
+
+    private <T> Future<T> apply(Function<SqlConnection, Future<T>> work) {
+      try {
+        return work.apply(connection);
+      } catch (RuntimeException e) {
+        return Future.failedFuture(e);
+      }
+    }
+
+    private <T> Future<T> commitUnlessAbandoned(io.vertx.sqlclient.Transaction transaction, T result, long bound) {
+      if (state.compareAndSet(WORKING, COMMITTING)) {
+        return transaction.commit().map(result);
+      }
+      return transaction.rollback().transform(rolledBack -> Future.failedFuture(
+          notAnswering(route, bound, ROLLED_BACK)));
+    }
   }
 }

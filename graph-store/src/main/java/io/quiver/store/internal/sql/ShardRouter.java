@@ -11,16 +11,19 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Routes a shard to its host's pool through one immutable snapshot of the shard map and the
  * pools built for it. A new map is swapped in atomically; a request that already took a route
- * finishes on the old one.
+ * finishes on the old one. A shard whose host does not answer its probe ({@link HostHealth}) is
+ * refused at once, naming the host, rather than left to wait for it.
  */
 public final class ShardRouter implements ShardResolver {
   private record Topology(ShardMap map, Map<String, Pool> pools) {}
 
   private final HostPools hostPools;
+  private final HostHealth health;
   private final AtomicReference<Topology> topology = new AtomicReference<>();
 
-  public ShardRouter(HostPools hostPools, ShardMap initial) {
+  public ShardRouter(HostPools hostPools, HostHealth health, ShardMap initial) {
     this.hostPools = hostPools;
+    this.health = health;
     apply(initial);
   }
 
@@ -43,7 +46,7 @@ public final class ShardRouter implements ShardResolver {
    *
    * @throws GraphException INVALID_ARGUMENT when the shard is not in the map (no ID this
    *     cluster issued can point there); UNAVAILABLE when the shard is offline, or read-only
-   *     and the access is a write
+   *     and the access is a write, or its host is down
    */
   public ShardRoute route(int shard, Access access) {
     Topology current = topology.get();
@@ -56,6 +59,9 @@ public final class ShardRouter implements ShardResolver {
     if (access == Access.WRITE && !state.writable()) {
       throw GraphException.unavailable("shard " + shard + " is read-only");
     }
+    health.down(range.host()).ifPresent(why -> {
+      throw GraphException.unavailable("host " + range.host() + " of shard " + shard + " is down: " + why);
+    });
     return new ShardRoute(shard, range.host(), current.pools().get(range.host()));
   }
 
