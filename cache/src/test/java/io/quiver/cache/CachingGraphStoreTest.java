@@ -214,6 +214,28 @@ class CachingGraphStoreTest {
   }
 
   @Test
+  void aMultiGet_ofTargetsTheWindowHolds_comesFromMemory_andOneItDoesNotHold_fromMySql() {
+    NodeId board = store.createNode("board", json("{\"title\": \"multi\"}"), null).await().id();
+    List<NodeId> pins = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      pins.add(store.createNode("pin", json("{\"link\": \"m\"}"), board).await().id());
+      store.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
+    }
+    NodeId unlinked = store.createNode("pin", json("{\"link\": \"u\"}"), board).await().id();
+    assertThat(cached.countEdges(board, "board_has_pins").await()).isEqualTo(4);
+
+    long queries = edgeReadQueries();
+    List<Edge> held = cached.getEdgesTo(board, "board_has_pins", List.of(pins.get(0), pins.get(2))).await();
+    assertThat(edgeReadQueries()).as("held by the window: from memory").isEqualTo(queries);
+    assertThat(held).isEqualTo(store.getEdgesTo(board, "board_has_pins", List.of(pins.get(2), pins.get(0))).await());
+
+    queries = edgeReadQueries();
+    List<Edge> mixed = cached.getEdgesTo(board, "board_has_pins", List.of(pins.get(1), unlinked)).await();
+    assertThat(edgeReadQueries()).as("a target without an edge: from MySQL").isEqualTo(queries + 1);
+    assertThat(mixed).extracting(Edge::to).containsExactly(pins.get(1));
+  }
+
+  @Test
   void theInverseApplier_updatesTheInverseListsWindowInPlace() {
     NodeId board = store.createNode("board", json("{\"title\": \"inverse\"}"), null).await().id();
     NodeId pin = store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id();

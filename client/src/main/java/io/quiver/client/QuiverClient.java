@@ -180,6 +180,20 @@ public final class QuiverClient implements AutoCloseable {
     return join(getEdgesAsync(from, type, query));
   }
 
+  /**
+   * The edges of a list that point at any of {@code to} (at most 500), newest first; targets
+   * without an edge are left out.
+   */
+  public CompletableFuture<List<Edge>> getEdgesToAsync(long from, String type, List<Long> to) {
+    String targets = to.stream().map(String::valueOf).collect(Collectors.joining(","));
+    return call("GET", "/v1/nodes/" + from + "/edges/" + type + "?to=" + targets, null, null)
+        .thenApply(json -> list(json.get("edges"), QuiverClient::edge));
+  }
+
+  public List<Edge> getEdgesTo(long from, String type, List<Long> to) {
+    return join(getEdgesToAsync(from, type, to));
+  }
+
   public CompletableFuture<Long> countEdgesAsync(long from, String type) {
     return call("GET", "/v1/nodes/" + from + "/edges/" + type + "/count", null, null)
         .thenApply(json -> json.get("count").asLong());

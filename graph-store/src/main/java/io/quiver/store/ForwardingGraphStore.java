@@ -67,6 +67,11 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
+    return delegate.getEdgesTo(from, type, to);
+  }
+
+  @Override
   public Future<Long> countEdges(NodeId from, String type) {
     return delegate.countEdges(from, type);
   }

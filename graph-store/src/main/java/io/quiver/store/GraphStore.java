@@ -19,6 +19,9 @@ public interface GraphStore {
   /** Pass as the expected version to update whatever version is stored. */
   long ANY_VERSION = -1;
 
+  /** The most targets one {@link #getEdgesTo} may ask about. */
+  int MAX_EDGE_TARGETS = 500;
+
   /** Assembles a backend over a shard map; its {@link GraphBackend#store()} is the uncached store. */
   static GraphStoreBuilder builder(Vertx vertx) {
     return new GraphStoreBuilder(vertx);
@@ -66,6 +69,15 @@ public interface GraphStore {
   }
 
   Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query);
+
+  /**
+   * The edges of a list that point at any of {@code to} (TAO's {@code assoc_get} with a set of
+   * targets, LinkBench's {@code multigetLinks}): the active edges among them, in the list's order
+   * (newest first); targets without an edge are left out. One to {@link #MAX_EDGE_TARGETS}
+   * targets, each checked as an addEdge's TO is; repeats count once. One statement on the FROM
+   * node's shard.
+   */
+  Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to);
 
   Future<Long> countEdges(NodeId from, String type);
 

@@ -314,6 +314,45 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void getEdgesTo_answersExactlyTheActiveEdgesAmongTheTargets_newestFirst_eachOnce() {
+    Node board = board(null);
+    List<Node> pins = IntStream.range(0, 10).mapToObj(i -> pin("t" + i)).toList();
+    for (int i = 0; i < pins.size(); i++) {
+      store.addEdge(board.id(), "board_has_pins", pins.get(i).id(), 100L + i, null).await();
+    }
+    store.removeEdge(board.id(), "board_has_pins", pins.get(3).id()).await();
+    Node unlinked = pin("unlinked");
+    // Warm whatever the store keeps of the list, so a cache answers from it where it can.
+    store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(5)).await();
+
+    List<NodeId> asked = List.of(pins.get(1).id(), pins.get(3).id(), pins.get(5).id(), unlinked.id(),
+        pins.get(5).id(), pins.get(9).id());
+    List<Edge> found = store.getEdgesTo(board.id(), "board_has_pins", asked).await();
+
+    assertThat(found).extracting(Edge::to).containsExactly(pins.get(9).id(), pins.get(5).id(), pins.get(1).id());
+    for (Edge edge : found) {
+      assertThat(edge).isEqualTo(store.getEdge(board.id(), "board_has_pins", edge.to()).await());
+    }
+    List<NodeId> newest = List.of(pins.get(9).id(), pins.get(8).id());
+    assertThat(store.getEdgesTo(board.id(), "board_has_pins", newest).await()).extracting(Edge::to)
+        .containsExactlyElementsOf(newest);
+  }
+
+  @Test
+  void getEdgesTo_refusesNoTargets_tooMany_andATargetOfTheWrongType() {
+    Node board = board(null);
+    Node pin = pin("only");
+    store.addEdge(board.id(), "board_has_pins", pin.id(), null, null).await();
+    store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(5)).await();
+    List<NodeId> tooMany = java.util.Collections.nCopies(GraphStore.MAX_EDGE_TARGETS + 1, pin.id());
+
+    assertThat(failure(store.getEdgesTo(board.id(), "board_has_pins", List.of())).code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(failure(store.getEdgesTo(board.id(), "board_has_pins", tooMany)).code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(failure(store.getEdgesTo(board.id(), "board_has_pins", List.of(pin.id(), user("u").id()))).code())
+        .isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
   void countEdges_equalsActiveEdgesAfterAddsReaddsAndRemoves() {
     Node board = board(null);
     List<Node> pins = IntStream.range(0, 6).mapToObj(i -> pin("n" + i)).toList();

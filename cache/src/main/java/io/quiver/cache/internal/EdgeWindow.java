@@ -9,9 +9,12 @@ import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The newest edges of one list, newest first, with the list's count and version: a prefix of
@@ -88,6 +91,22 @@ public record EdgeWindow(List<Edge> edges, long count, long version) {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The edges to {@code targets} in the window's order, if the window holds an edge to every one of
+   * them; empty otherwise (one it does not hold may be older, or absent, or not a valid target —
+   * MySQL, and the checks in front of it, say which).
+   */
+  public Optional<List<Edge>> edgesTo(Collection<NodeId> targets) {
+    Set<NodeId> wanted = new HashSet<>(targets);
+    List<Edge> found = new ArrayList<>(wanted.size());
+    for (Edge edge : edges) {
+      if (wanted.contains(edge.to())) {
+        found.add(edge);
+      }
+    }
+    return found.size() == wanted.size() ? Optional.of(found) : Optional.empty();
   }
 
   /** Where {@code edge} goes among {@code newestFirst}: before the first edge it outranks. */

@@ -4,8 +4,10 @@ import static io.quiver.api.http.RequestObserver.operation;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
+import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphQueries;
@@ -18,6 +20,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -66,7 +69,7 @@ public final class GraphRoutes {
     operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").handler(WAIT_PARAMETERS)
         .respond(this::removeEdge);
     operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").handler(QueryParams.allowing(
-        Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate"))).respond(this::getEdges);
+        Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "to"))).respond(this::getEdges);
     operation(router.get("/v1/schema"), "getSchema").handler(NO_PARAMETERS).respond(this::getSchema);
   }
 
@@ -94,7 +97,7 @@ public final class GraphRoutes {
   }
 
   private Future<Buffer> getNodes(RoutingContext ctx) {
-    return Futures.attempt(() -> Requests.idList(ctx))
+    return Futures.attempt(() -> Requests.idList(ctx, "ids"))
         .compose(store::getNodes)
         .map(batch -> json(ctx, rendered.batch(batch)));
   }
@@ -198,7 +201,32 @@ public final class GraphRoutes {
 
   private record PageRequest(EdgeKey key, EdgeQuery query, boolean hydrate) {}
 
+  /** The parameters of a page, which a multi-get ({@code ?to=}) answers no question of. */
+  private static final Set<String> PAGE_PARAMETERS = Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq",
+      "hydrate");
+
   private Future<Buffer> getEdges(RoutingContext ctx) {
+    return QueryParams.of(ctx).get("to") != null ? getEdgesTo(ctx) : getEdgePage(ctx);
+  }
+
+  private record MultiGet(EdgeKey key, List<NodeId> to) {}
+
+  /** {@code ?to=a,b,c}: the edges of the list to any of them, newest first, as one page without a cursor. */
+  private Future<Buffer> getEdgesTo(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          for (String parameter : PAGE_PARAMETERS) {
+            if (QueryParams.of(ctx).get(parameter) != null) {
+              throw GraphException.invalid("'to' asks for the edges to given targets and cannot be combined with '"
+                  + parameter + "'");
+            }
+          }
+          return new MultiGet(edgeKey(ctx), Requests.idList(ctx, "to"));
+        })
+        .compose(request -> store.getEdgesTo(request.key().from(), request.key().type(), request.to()))
+        .map(edges -> json(ctx, rendered.page(new EdgePage(edges, null))));
+  }
+
+  private Future<Buffer> getEdgePage(RoutingContext ctx) {
     return Futures.attempt(() -> new PageRequest(edgeKey(ctx), Requests.edgeQuery(ctx), Requests.flag(ctx, "hydrate")))
         .compose(request -> request.hydrate()
             ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(rendered::hydrated)

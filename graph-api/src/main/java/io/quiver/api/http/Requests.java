@@ -90,15 +90,16 @@ final class Requests {
     return value.longValue();
   }
 
-  /** The IDs of {@code ?ids=a,b,c}: at least one, at most {@value #MAX_IDS_PER_GET}. */
-  static List<NodeId> idList(RoutingContext ctx) {
-    String text = QueryParams.of(ctx).get("ids");
+  /** The IDs of a parameter such as {@code ?ids=a,b,c}: at least one, at most {@value #MAX_IDS_PER_GET}. */
+  static List<NodeId> idList(RoutingContext ctx, String name) {
+    String text = QueryParams.of(ctx).get(name);
     if (text == null || text.isBlank()) {
-      throw GraphException.invalid("'ids' must list at least one node ID");
+      throw GraphException.invalid("'" + name + "' must list at least one node ID");
     }
     String[] parts = text.split(",", -1);
     if (parts.length > MAX_IDS_PER_GET) {
-      throw GraphException.invalid("'ids' lists " + parts.length + " IDs; at most " + MAX_IDS_PER_GET + " are allowed");
+      throw GraphException.invalid("'" + name + "' lists " + parts.length + " IDs; at most " + MAX_IDS_PER_GET
+          + " are allowed");
     }
     List<NodeId> ids = new ArrayList<>(parts.length);
     for (String part : parts) {

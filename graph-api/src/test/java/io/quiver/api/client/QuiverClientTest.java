@@ -105,6 +105,9 @@ class QuiverClientTest {
     EdgePage hydrated = quiver.getEdges(board.id(), "board_has_pins", EdgeQuery.newestFirst().hydrate(true));
     assertThat(hydrated.edges().get(0).node().data().get("link").asText()).isEqualTo("p4");
 
+    assertThat(quiver.getEdgesTo(board.id(), "board_has_pins", List.of(pins.get(1).id(), pins.get(3).id())))
+        .extracting(Edge::sequence).containsExactly(13L, 11L);
+
     quiver.removeEdge(board.id(), "board_has_pins", pins.get(4).id());
     assertThat(quiver.countEdges(board.id(), "board_has_pins")).isEqualTo(4);
     assertThat(failure(() -> quiver.getEdge(board.id(), "board_has_pins", pins.get(4).id())).code()).isEqualTo("not_found");

@@ -184,6 +184,59 @@ class GraphApiTest {
   @Nested
   class Edges {
     @Test
+    void getEdgesTo_amongFiveHundredMixedIds_answersExactlyTheActiveEdges_newestFirst_cachedOrNot() throws Exception {
+      String board = board();
+      List<String> pins = new ArrayList<>();
+      for (int i = 0; i < 120; i++) {
+        pins.add(pin("m" + i));
+        if (i < 100) {
+          addEdge(board, pins.get(i), "{\"sequence\": " + (1000 + i) + "}");
+        }
+      }
+      for (int i = 0; i < 30; i++) {
+        assertThat(api.call(DELETE, "/v1/nodes/" + board + "/edges/board_has_pins/" + pins.get(i * 3)).status())
+            .isEqualTo(204);
+      }
+      // Pins of no node at all, on shards of the map: valid targets without an edge.
+      NodeId somePin = NodeId.parse(pins.get(0)).orElseThrow();
+      List<String> asked = new ArrayList<>(pins);
+      for (int i = 0; asked.size() < 500; i++) {
+        asked.add(NodeId.of(i % 8, somePin.type(), NodeId.MAX_LOCAL - i).toString());
+      }
+      java.util.Collections.shuffle(asked, new java.util.Random(7));
+      long boardId = NodeId.parse(board).orElseThrow().value();
+      List<String> expected = api.edges("board_has_pins").entrySet().stream()
+          .filter(row -> row.getKey().from() == boardId && row.getValue().active())
+          .sorted((a, b) -> Long.compare(b.getValue().sequence(), a.getValue().sequence()))
+          .map(row -> String.valueOf(row.getKey().to()))
+          .toList();
+      assertThat(expected).hasSize(70);
+
+      String path = "/v1/nodes/" + board + "/edges/board_has_pins?to=" + String.join(",", asked);
+      Answer cold = api.call(GET, path);
+      api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?limit=100");
+      Answer warm = api.call(GET, path);
+
+      for (Answer answer : List.of(cold, warm)) {
+        assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+        assertThat(answer.body().get("edges").findValuesAsText("to")).containsExactlyElementsOf(expected);
+        assertThat(answer.body().get("next").isNull()).isTrue();
+      }
+    }
+
+    @Test
+    void getEdgesTo_refusesMoreThan500Targets_andPageParametersBeside_it() {
+      String board = board();
+      String pin = pin("one");
+      String many = String.join(",", java.util.Collections.nCopies(501, pin));
+      assertError(api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + many), 400, "invalid_request");
+      assertError(api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + pin + "&limit=5"), 400,
+          "invalid_request");
+      assertError(api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to="), 400, "invalid_request");
+      assertError(api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + board), 400, "invalid_request");
+    }
+
+    @Test
     void getEdges_answersNewestSequenceFirst() {
       String board = board();
       List<String> pins = new ArrayList<>();

@@ -110,6 +110,11 @@ public final class ApiFixture implements AutoCloseable {
     return tables.rows(tables.edgesTable(edgeType));
   }
 
+  /** Every row of an edge type's table on every shard, tombstones included, read straight from the hosts. */
+  public Map<ShardTables.Key, io.quiver.store.internal.table.EdgeRow> edges(String edgeType) throws Exception {
+    return tables.edges(edgeType);
+  }
+
   /** A node's data exactly as stored in its type's table, read straight from its host. */
   public String storedData(String nodeType, io.quiver.store.NodeId id) throws Exception {
     return tables.storedData(nodeType, id);

@@ -101,6 +101,11 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
+    return edges.getTo(from, type, to);
+  }
+
+  @Override
   public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
     return edges.remove(from, type, to).compose(write -> settle(write, wait));
   }

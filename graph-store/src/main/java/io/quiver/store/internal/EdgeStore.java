@@ -14,6 +14,7 @@ import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphChange;
+import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.sql.Access;
@@ -30,6 +31,7 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -202,6 +204,23 @@ final class EdgeStore {
             }));
   }
 
+  /** The active edges from a node to any of {@code tos}, newest first ({@link EdgesTable#activeTo}). */
+  Future<List<Edge>> getTo(NodeId from, String typeName, List<NodeId> tos) {
+    return Futures.attempt(() -> {
+          if (tos.isEmpty() || tos.size() > GraphStore.MAX_EDGE_TARGETS) {
+            throw GraphException.invalid("a multi-get names 1 to " + GraphStore.MAX_EDGE_TARGETS + " targets, got "
+                + tos.size());
+          }
+          return resolve(schemas.current(), from, typeName, List.copyOf(new LinkedHashSet<>(tos)), Access.READ);
+        })
+        .compose(target -> {
+          readQueries.increment();
+          List<Long> targets = tos.stream().map(NodeId::value).distinct().toList();
+          return client.read(target.route(), sql -> target.table().activeTo(sql, target.route(), from.value(), targets))
+              .map(rows -> rows.stream().map(row -> target.table().edge(from, row.to(), row.row())).toList());
+        });
+  }
+
   /** One page of the active edges from a node, in the query's order ({@link EdgesTable#page}). */
   Future<EdgePage> list(NodeId from, String typeName, EdgeQuery query) {
     return Futures.attempt(() -> planRead(from, typeName, null))
@@ -262,12 +281,16 @@ final class EdgeStore {
     return resolve(schemas.current(), from, typeName, to, Access.READ);
   }
 
-  /** Checks both ends against the edge type; an ID of the wrong node type is an invalid argument. */
   private Target resolve(Schema schema, NodeId from, String typeName, NodeId to, Access access) {
+    return resolve(schema, from, typeName, to == null ? List.of() : List.of(to), access);
+  }
+
+  /** Checks both ends against the edge type; an ID of the wrong node type is an invalid argument. */
+  private Target resolve(Schema schema, NodeId from, String typeName, List<NodeId> tos, Access access) {
     EdgeType type = TypeChecks.edgeType(schema, typeName);
     NodeType fromType = TypeChecks.issued(schema, router.shardMap(), from);
     requireEnd(type, "from", type.from(), fromType, from);
-    if (to != null) {
+    for (NodeId to : tos) {
       requireEnd(type, "to", type.to(), TypeChecks.issued(schema, router.shardMap(), to), to);
     }
     EdgeType inverse = type.inverse() == null ? null : schema.edgeType(type.inverse()).orElse(null);

@@ -13,6 +13,7 @@ import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlValues;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
@@ -135,6 +136,18 @@ public final class EdgesTable implements ShardTable {
   public record Listed(NodeId to, EdgeRow row) {}
 
   /**
+   * The active edges from {@code from} to any of {@code tos}, in the list's order (newest first):
+   * one statement, point lookups on the primary key.
+   */
+  public Future<List<Listed>> activeTo(SqlClient client, ShardRoute route, long from, List<Long> tos) {
+    List<Object> arguments = new ArrayList<>();
+    arguments.add(from);
+    String sql = "SELECT to_id, " + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id IN ("
+        + InLists.pad(tos, arguments) + ") AND state = " + EdgeRow.ACTIVE + " ORDER BY sequence DESC, to_id DESC";
+    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(EdgesTable::listed);
+  }
+
+  /**
    * One page of the active edges from a node, by (sequence, to) in the query's order: one range
    * scan of {@code by_sequence}. One row more than the page is read, to know whether another follows.
    */
@@ -164,11 +177,13 @@ public final class EdgesTable implements ShardTable {
     sql.append(" ORDER BY sequence").append(direction).append(", to_id").append(direction).append(" LIMIT ? OFFSET ?");
     arguments.add(query.limit() + 1);
     arguments.add(query.offset());
-    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
-      List<Listed> listed = new ArrayList<>();
-      rows.forEach(row -> listed.add(new Listed(new NodeId(row.getLong("to_id")), row(row))));
-      return listed;
-    });
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(EdgesTable::listed);
+  }
+
+  private static List<Listed> listed(RowSet<Row> rows) {
+    List<Listed> listed = new ArrayList<>(rows.size());
+    rows.forEach(row -> listed.add(new Listed(new NodeId(row.getLong("to_id")), row(row))));
+    return listed;
   }
 
   /** The newest edges of a list, with the list's count and version as of the same moment. */
