@@ -337,20 +337,16 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
         .orElseGet(() -> delegate.getEdges(from, type, query)));
   }
 
-  /** From the window when it holds the edge, or is the whole list and does not; else from MySQL. */
+  /**
+   * From the window when it holds the edge; else from MySQL — even when the window is the whole
+   * list, since an edge out of the list may be archived, and is still read.
+   */
   @Override
   public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
-    if (!answerable()) {
-      return delegate.getEdge(from, type, to);
-    }
-    if (windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
-      EdgeWindow window = present.value();
-      Optional<Edge> held = window.edgeTo(to);
+    if (answerable() && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
+      Optional<Edge> held = present.value().edgeTo(to);
       if (held.isPresent()) {
         return Future.succeededFuture(held.get());
-      }
-      if (window.complete()) {
-        return Future.failedFuture(GraphException.notFound("no " + type + " edge from " + from + " to " + to));
       }
     }
     return delegate.getEdge(from, type, to);

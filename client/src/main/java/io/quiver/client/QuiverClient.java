@@ -162,6 +162,24 @@ public final class QuiverClient implements AutoCloseable {
     return join(getEdgeAsync(from, type, to));
   }
 
+  /** Archives an edge: out of lists and counts on both copies, its row, sequence and data kept. */
+  public CompletableFuture<Edge> archiveEdgeAsync(long from, String type, long to) {
+    return call("POST", edgePath(from, type, to) + "/archive", null, null).thenApply(QuiverClient::edge);
+  }
+
+  public Edge archiveEdge(long from, String type, long to) {
+    return join(archiveEdgeAsync(from, type, to));
+  }
+
+  /** Restores an archived edge whole, with its sequence and data. */
+  public CompletableFuture<Edge> restoreEdgeAsync(long from, String type, long to) {
+    return call("POST", edgePath(from, type, to) + "/restore", null, null).thenApply(QuiverClient::edge);
+  }
+
+  public Edge restoreEdge(long from, String type, long to) {
+    return join(restoreEdgeAsync(from, type, to));
+  }
+
   public CompletableFuture<Void> removeEdgeAsync(long from, String type, long to) {
     return call("DELETE", edgePath(from, type, to), null, null).thenApply(json -> null);
   }
@@ -281,7 +299,7 @@ public final class QuiverClient implements AutoCloseable {
   static Edge edge(JsonNode json) {
     return new Edge(json.get("from").asLong(), json.get("type").asText(), json.get("to").asLong(),
         json.get("sequence").asLong(), (ObjectNode) json.get("data"), Instant.parse(json.get("updatedAt").asText()),
-        json.hasNonNull("node") ? node(json.get("node")) : null);
+        json.hasNonNull("node") ? node(json.get("node")) : null, "archived".equals(json.path("state").asText()));
   }
 
   private static <T> List<T> list(JsonNode array, Function<JsonNode, T> read) {

@@ -21,7 +21,11 @@ public record EdgeResult(Edge edge, Inverse inverse, Change change) {
     /** A removal of an edge that was there. */
     REMOVED,
     /** A removal of an edge that was not there. */
-    ABSENT
+    ABSENT,
+    /** An archive of an active edge: out of lists and counts, its row kept. */
+    ARCHIVED,
+    /** A restore of an archived edge: listed again with its sequence and data. */
+    RESTORED
   }
 
   public enum Inverse {

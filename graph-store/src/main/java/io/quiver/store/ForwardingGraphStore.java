@@ -57,6 +57,16 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<EdgeResult> archiveEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return delegate.archiveEdge(from, type, to, wait);
+  }
+
+  @Override
+  public Future<EdgeResult> restoreEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return delegate.restoreEdge(from, type, to, wait);
+  }
+
+  @Override
   public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
     return delegate.removeEdge(from, type, to, wait);
   }

@@ -60,7 +60,18 @@ public interface GraphStore {
     return addEdge(from, type, to, sequence, data, InverseWait.ASYNC).map(EdgeResult::edge);
   }
 
+  /** The edge, active or archived (its {@link Edge#state()} says which). */
   Future<Edge> getEdge(NodeId from, String type, NodeId to);
+
+  /**
+   * Archives an active edge (FlockDB's archive, LinkBench's hidden links): it keeps its row,
+   * sequence and data, leaves lists and counts, and is still read by {@link #getEdge}. The inverse
+   * copy follows through the outbox. An archived edge is answered unchanged; a missing one is NOT_FOUND.
+   */
+  Future<EdgeResult> archiveEdge(NodeId from, String type, NodeId to, InverseWait wait);
+
+  /** Restores an archived edge whole, with its sequence and data; its inverse copy follows. */
+  Future<EdgeResult> restoreEdge(NodeId from, String type, NodeId to, InverseWait wait);
 
   Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait);
 

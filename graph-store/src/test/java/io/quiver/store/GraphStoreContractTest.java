@@ -353,6 +353,44 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void archiveEdge_leavesListAndCount_getEdgeStillReadsIt_andRestoreBringsItBackWhole() {
+    Node board = board(null);
+    List<Node> pins = IntStream.range(0, 3).mapToObj(i -> pin("a" + i)).toList();
+    for (int i = 0; i < pins.size(); i++) {
+      store.addEdge(board.id(), "board_has_pins", pins.get(i).id(), 10L + i, json("{\"note\": \"n" + i + "\"}")).await();
+    }
+    NodeId archived = pins.get(1).id();
+    Edge before = store.getEdge(board.id(), "board_has_pins", archived).await();
+    store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await();
+
+    EdgeResult archiving = store.archiveEdge(board.id(), "board_has_pins", archived, InverseWait.ASYNC).await();
+    assertThat(archiving.change()).isEqualTo(EdgeResult.Change.ARCHIVED);
+    assertThat(archiving.edge().state()).isEqualTo(EdgeState.ARCHIVED);
+    assertThat(store.archiveEdge(board.id(), "board_has_pins", archived, InverseWait.ASYNC).await().change())
+        .isEqualTo(EdgeResult.Change.UNCHANGED);
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(2);
+    assertThat(store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await().edges())
+        .extracting(Edge::to).containsExactly(pins.get(2).id(), pins.get(0).id());
+    assertThat(store.getEdgesTo(board.id(), "board_has_pins", List.of(archived)).await()).isEmpty();
+    Edge read = store.getEdge(board.id(), "board_has_pins", archived).await();
+    assertThat(read.state()).isEqualTo(EdgeState.ARCHIVED);
+    assertThat(read.sequence()).isEqualTo(before.sequence());
+    assertThat(read.data()).isEqualTo(before.data());
+
+    EdgeResult restoring = store.restoreEdge(board.id(), "board_has_pins", archived, InverseWait.ASYNC).await();
+    assertThat(restoring.change()).isEqualTo(EdgeResult.Change.RESTORED);
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(3);
+    assertThat(store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await().edges())
+        .extracting(Edge::to).containsExactly(pins.get(2).id(), archived, pins.get(0).id());
+    Edge back = store.getEdge(board.id(), "board_has_pins", archived).await();
+    assertThat(back.state()).isEqualTo(EdgeState.ACTIVE);
+    assertThat(back.sequence()).isEqualTo(before.sequence());
+    assertThat(back.data()).isEqualTo(before.data());
+    assertThat(failure(store.archiveEdge(board.id(), "board_has_pins", pin("never").id(), InverseWait.ASYNC)).code())
+        .isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
   void countEdges_equalsActiveEdgesAfterAddsReaddsAndRemoves() {
     Node board = board(null);
     List<Node> pins = IntStream.range(0, 6).mapToObj(i -> pin("n" + i)).toList();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeState;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.vertx.core.buffer.Buffer;
@@ -90,6 +91,10 @@ public final class ApiJson {
     out.writeFieldName("data");
     out.writeTree(edge.data());
     writeTimestamp(out, "updatedAt", edge.updatedAt());
+    // Only a single edge read can be archived; lists hold active edges, so they carry no state.
+    if (edge.state() == EdgeState.ARCHIVED) {
+      out.writeStringField("state", "archived");
+    }
     out.writeEndObject();
   }
 

@@ -64,6 +64,10 @@ public final class GraphRoutes {
         .respond(this::countEdges);
     operation(router.put("/v1/nodes/:from/edges/:edgeType/:to"), "addEdge").handler(WAIT_PARAMETERS)
         .respond(this::addEdge);
+    operation(router.post("/v1/nodes/:from/edges/:edgeType/:to/archive"), "archiveEdge").handler(WAIT_PARAMETERS)
+        .respond(ctx -> changeState(ctx, true));
+    operation(router.post("/v1/nodes/:from/edges/:edgeType/:to/restore"), "restoreEdge").handler(WAIT_PARAMETERS)
+        .respond(ctx -> changeState(ctx, false));
     operation(router.get("/v1/nodes/:from/edges/:edgeType/:to"), "getEdge").handler(NO_PARAMETERS)
         .respond(this::getEdge);
     operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").handler(WAIT_PARAMETERS)
@@ -178,6 +182,15 @@ public final class GraphRoutes {
     return Futures.attempt(() -> edgeKey(ctx))
         .compose(key -> store.getEdge(key.from(), key.type(), key.to()))
         .map(edge -> json(ctx, Buffer.buffer(rendered.edge(edge))));
+  }
+
+  /** Archives or restores an edge; the answer is the edge as it now is, and says what changed. */
+  private Future<Buffer> changeState(RoutingContext ctx, boolean archive) {
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, inverseWait(ctx)))
+        .compose(write -> archive
+            ? store.archiveEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait())
+            : store.restoreEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
+        .map(result -> json(ctx, out -> ApiJson.writeEdge(out, reportInverse(ctx, result).edge())));
   }
 
   private Future<Void> removeEdge(RoutingContext ctx) {

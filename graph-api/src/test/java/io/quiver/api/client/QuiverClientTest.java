@@ -108,6 +108,11 @@ class QuiverClientTest {
     assertThat(quiver.getEdgesTo(board.id(), "board_has_pins", List.of(pins.get(1).id(), pins.get(3).id())))
         .extracting(Edge::sequence).containsExactly(13L, 11L);
 
+    assertThat(quiver.archiveEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isTrue();
+    assertThat(quiver.getEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isTrue();
+    assertThat(quiver.countEdges(board.id(), "board_has_pins")).isEqualTo(4);
+    assertThat(quiver.restoreEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isFalse();
+
     quiver.removeEdge(board.id(), "board_has_pins", pins.get(4).id());
     assertThat(quiver.countEdges(board.id(), "board_has_pins")).isEqualTo(4);
     assertThat(failure(() -> quiver.getEdge(board.id(), "board_has_pins", pins.get(4).id())).code()).isEqualTo("not_found");

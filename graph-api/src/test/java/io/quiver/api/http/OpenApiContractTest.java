@@ -76,6 +76,8 @@ class OpenApiContractTest {
     valid("getEdge", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin));
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?limit=1"));
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?hydrate=true&order=asc"));
+    valid("archiveEdge", api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "/archive"));
+    valid("restoreEdge", api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "/restore"));
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + pin));
     valid("countEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins/count"));
     valid("removeEdge", api.call(DELETE, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin));

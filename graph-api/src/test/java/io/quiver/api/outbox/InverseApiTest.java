@@ -57,6 +57,44 @@ class InverseApiTest {
   }
 
   @Test
+  void anArchivedEdge_leavesListsAndCountsOnBothCopies_andComesBackWholeOnRestore() {
+    String board = create("board", "{\"title\": \"t\"}");
+    String pin = create("pin", "{\"link\": \"l\"}");
+    String other = create("pin", "{\"link\": \"o\"}");
+    Answer added = api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "?waitForInverse=true",
+        "{\"sequence\": 77, \"data\": {\"note\": \"kept\"}}");
+    api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + other + "?waitForInverse=true");
+    String forward = "/v1/nodes/" + board + "/edges/board_has_pins";
+    String inverse = "/v1/nodes/" + pin + "/edges/pin_owned_by_board";
+
+    Answer archived = api.call(POST, forward + "/" + pin + "/archive?waitForInverse=true");
+    assertThat(archived.status()).as(archived.text()).isEqualTo(200);
+    assertThat(archived.headers().get("Quiver-Edge")).isEqualTo("archived");
+    assertThat(archived.headers().get("Quiver-Inverse")).isEqualTo("applied");
+    assertThat(archived.body().get("state").asText()).isEqualTo("archived");
+    assertThat(api.call(GET, forward).body().get("edges").findValuesAsText("to")).containsExactly(other);
+    assertThat(api.call(GET, forward + "/count").body().get("count").asLong()).isEqualTo(1);
+    assertThat(api.call(GET, inverse).body().get("edges")).isEmpty();
+    assertThat(api.call(GET, inverse + "/count").body().get("count").asLong()).isZero();
+    Answer stillRead = api.call(GET, inverse + "/" + board);
+    assertThat(stillRead.status()).isEqualTo(200);
+    assertThat(stillRead.body().get("state").asText()).isEqualTo("archived");
+    assertThat(api.call(POST, forward + "/" + pin + "/archive").headers().get("Quiver-Edge")).isEqualTo("unchanged");
+
+    Answer restored = api.call(POST, forward + "/" + pin + "/restore?waitForInverse=true");
+    assertThat(restored.headers().get("Quiver-Edge")).isEqualTo("restored");
+    assertThat(restored.body().has("state")).isFalse();
+    assertThat(restored.body().get("sequence").asLong()).isEqualTo(77);
+    assertThat(restored.body().get("data").get("note").asText()).isEqualTo("kept");
+    assertThat(api.call(GET, forward + "/count").body().get("count").asLong()).isEqualTo(2);
+    Answer back = api.call(GET, inverse);
+    assertThat(back.body().get("edges").findValuesAsText("to")).containsExactly(board);
+    assertThat(back.body().get("edges").get(0).get("sequence").asLong()).isEqualTo(added.body().get("sequence").asLong());
+    assertThat(api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + create("pin", "{\"link\": \"n\"}")
+        + "/archive").status()).isEqualTo(404);
+  }
+
+  @Test
   void edgeWrites_sayWhereTheirInverseStands() {
     String user = create("user", "{\"name\": \"me\"}");
     String other = create("user", "{\"name\": \"you\"}");

@@ -106,6 +106,16 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<EdgeResult> archiveEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return edges.setState(from, type, to, true).compose(write -> settle(write, wait));
+  }
+
+  @Override
+  public Future<EdgeResult> restoreEdge(NodeId from, String type, NodeId to, InverseWait wait) {
+    return edges.setState(from, type, to, false).compose(write -> settle(write, wait));
+  }
+
+  @Override
   public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
     return edges.remove(from, type, to).compose(write -> settle(write, wait));
   }

@@ -140,6 +140,35 @@ final class EdgeStore {
         .compose(stored -> tombstone(connection, target, from, to, stored));
   }
 
+  // ---- archive and restore ----
+
+  /**
+   * Archives an active edge ({@link EdgeRow#ARCHIVED}) or restores an archived one: the row, its
+   * sequence and data kept, its write time moved, its list's count and version moved with it, and
+   * the inverse told through the outbox like any other write. An edge already in that state is
+   * left unchanged; one that is not there is NOT_FOUND.
+   */
+  Future<EdgeWrite> setState(NodeId from, String typeName, NodeId to, boolean archived) {
+    int wanted = archived ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
+    return Futures.attempt(() -> planWrite(from, typeName, to, null))
+        .compose(target -> client.inTransaction(target.route(), connection -> target.table()
+            .lock(connection, target.route(), from.value(), to.value())
+            .compose(stored -> {
+              if (!stored.live()) {
+                return Future.failedFuture(GraphException.notFound("no " + typeName + " edge from " + from + " to " + to));
+              }
+              if (stored.state() == wanted) {
+                return Future.succeededFuture(new EdgeWrite(null, EdgeResult.Change.UNCHANGED, null,
+                    target.table().edge(from, to, stored)));
+              }
+              EdgeRow written = stored.inState(wanted, nextWriteTime(stored));
+              return record(connection, target, from, to, stored, written).map(recorded -> new EdgeWrite(
+                  recorded.inverse(), archived ? EdgeResult.Change.ARCHIVED : EdgeResult.Change.RESTORED,
+                  recorded.changed(), target.table().edge(from, to, written)));
+            })))
+        .onSuccess(this::announce);
+  }
+
   private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored) {
     EdgeResult.Change change = stored.active() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
@@ -195,7 +224,7 @@ final class EdgeStore {
   Future<Edge> get(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planRead(from, typeName, to))
         .compose(target -> client.read(target.route(),
-                sql -> target.table().getActive(sql, target.route(), from.value(), to.value()))
+                sql -> target.table().getLive(sql, target.route(), from.value(), to.value()))
             .map(row -> {
               if (row == null) {
                 throw GraphException.notFound("no " + typeName + " edge from " + from + " to " + to);

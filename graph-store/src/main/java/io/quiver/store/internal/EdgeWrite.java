@@ -11,12 +11,13 @@ import io.quiver.store.GraphChange;
  * @param inverse the outbox entry that will write the inverse copy; null when the edge type has
  *     no inverse (or the edge is a symmetric self-loop, its own inverse)
  * @param changed what to announce on the change feed; null when nothing was written
+ * @param edge the edge as written, listed or archived; null for a removal
  */
-record EdgeWrite(PendingInverse inverse, EdgeResult.Change change, GraphChange.EdgeChanged changed) {
+record EdgeWrite(PendingInverse inverse, EdgeResult.Change change, GraphChange.EdgeChanged changed, Edge edge) {
 
-  /** The edge as written; null for a removal. */
-  Edge edge() {
-    return changed == null ? null : changed.edge();
+  /** A write whose edge is the one its change lists (an add or a removal). */
+  EdgeWrite(PendingInverse inverse, EdgeResult.Change change, GraphChange.EdgeChanged changed) {
+    this(inverse, change, changed, changed == null ? null : changed.edge());
   }
 
   /** An outbox entry: on which shard, with which id. */

@@ -61,8 +61,8 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
   }
 
   private Future<Applied> applyLocked(SqlConnection connection, Target target, InverseOp op) {
-    // Sent together (pipelined); only an active copy needs its FROM node.
-    Future<Boolean> exists = op.row().active()
+    // Sent together (pipelined); only a live copy (active or archived) needs its FROM node.
+    Future<Boolean> exists = op.row().live()
         ? target.fromNodes().existsLocked(connection, target.route(), op.from()) : Future.succeededFuture(true);
     Future<EdgeRow> stored = target.table().lock(connection, target.route(), op.from().value(), op.to().value());
     return Future.all(exists, stored).compose(both -> {
@@ -87,7 +87,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     ShardRoute route = router.route(op.to().shard(), Access.WRITE);
     return client.inTransaction(route, connection -> forward.lock(connection, route, op.to().value(), op.from().value())
             .compose(stored -> {
-              if (!stored.active() || stored.outranks(op.row())) {
+              if (!stored.live() || stored.outranks(op.row())) {
                 return Future.succeededFuture((GraphChange.EdgeChanged) null);
               }
               EdgeRow removed = stored.removedAt(Math.max(stored.updatedUs(), op.row().updatedUs()) + 1);

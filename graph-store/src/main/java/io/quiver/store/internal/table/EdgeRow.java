@@ -11,20 +11,26 @@ import java.util.Objects;
  * Both directions of an edge may be written by clients, so the forward and the inverse copy can
  * receive the same operations in different orders, or twice. A copy only ever changes to a
  * version that ranks above the one it holds, and versions are ranked by write time, then state
- * (a delete wins a tie), then sequence, then data: a total order, so the copy that has seen a
+ * (a delete wins a tie, then an archive), then sequence, then data: a total order, so the copy that has seen a
  * set of operations holds the greatest of them, whatever the order of delivery. Deletes leave
  * tombstones, so a late add cannot resurrect a newer delete (FlockDB's rule).
+ *
+ * <h2>States</h2>
+ * Active; archived (FlockDB's archive, LinkBench's hidden links: the row, its sequence and data
+ * kept, but out of lists and counts); deleted (a tombstone). An archive or a restore is one more
+ * write of the copy, ranked like any other, so both copies of an edge converge on it too.
  */
 public record EdgeRow(long sequence, int state, String data, long updatedUs) {
   public static final int ACTIVE = 1;
   public static final int DELETED = 0;
+  public static final int ARCHIVED = 2;
 
   /** What a copy holds before its first real write: ranks below every operation. */
   public static final EdgeRow ABSENT = new EdgeRow(0, DELETED, null, 0);
 
   private static final Comparator<EdgeRow> RANK = Comparator
       .comparingLong(EdgeRow::updatedUs)
-      .thenComparing(row -> row.state() == DELETED ? 1 : 0)
+      .thenComparing(row -> row.state() == DELETED ? 2 : row.state() == ARCHIVED ? 1 : 0)
       .thenComparingLong(EdgeRow::sequence)
       .thenComparing(EdgeRow::data, Comparator.nullsFirst(Comparator.naturalOrder()));
 
@@ -32,9 +38,19 @@ public record EdgeRow(long sequence, int state, String data, long updatedUs) {
     return state == ACTIVE;
   }
 
+  /** Active or archived: an edge that exists, listed or not. */
+  public boolean live() {
+    return state != DELETED;
+  }
+
+  /** This copy in another state, keeping its sequence and data, written at {@code updatedUs}. */
+  public EdgeRow inState(int newState, long updatedUs) {
+    return new EdgeRow(sequence, newState, data, updatedUs);
+  }
+
   /** This copy removed: a tombstone keeping its sequence and data, written at {@code updatedUs}. */
   public EdgeRow removedAt(long updatedUs) {
-    return new EdgeRow(sequence, DELETED, data, updatedUs);
+    return inState(DELETED, updatedUs);
   }
 
   /** Whether this version would replace {@code stored}. */

@@ -5,6 +5,7 @@ import io.quiver.schema.EdgeType;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
@@ -124,10 +125,10 @@ public final class EdgesTable implements ShardTable {
 
   // ---- reads ----
 
-  /** The active edge (from, to), or null. */
-  public Future<EdgeRow> getActive(SqlClient client, ShardRoute route, long from, long to) {
+  /** The edge (from, to), active or archived, or null. */
+  public Future<EdgeRow> getLive(SqlClient client, ShardRoute route, long from, long to) {
     return client.preparedQuery("SELECT " + ROW + " FROM " + on(route.shard())
-            + " WHERE from_id = ? AND to_id = ? AND state = " + EdgeRow.ACTIVE)
+            + " WHERE from_id = ? AND to_id = ? AND state <> " + EdgeRow.DELETED)
         .execute(Tuple.of(from, to))
         .map(rows -> rows.size() == 0 ? null : row(rows.iterator().next()));
   }
@@ -266,7 +267,7 @@ public final class EdgesTable implements ShardTable {
   public Edge edge(NodeId from, NodeId to, EdgeRow row) {
     ObjectNode stored = row.data() == null ? SqlValues.emptyObject() : SqlValues.parseObject(row.data());
     return new Edge(from, type.name(), to, row.sequence(), type.withDefaults(stored),
-        SqlValues.fromMicros(row.updatedUs()));
+        SqlValues.fromMicros(row.updatedUs()), row.state() == EdgeRow.ARCHIVED ? EdgeState.ARCHIVED : EdgeState.ACTIVE);
   }
 
   private static List<Stored> stored(Iterable<Row> rows) {
