@@ -12,6 +12,7 @@ import io.quiver.store.ChangeFeed;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeState;
 import io.quiver.store.ForwardingGraphStore;
 import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
@@ -328,7 +329,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query) {
-    if (!answerable()) {
+    if (!answerable() || query.state() != EdgeState.ACTIVE) {
       return delegate.getEdges(from, type, query);
     }
     WindowKey key = new WindowKey(from, type);

@@ -180,6 +180,24 @@ public final class QuiverClient implements AutoCloseable {
     return join(restoreEdgeAsync(from, type, to));
   }
 
+  /** Archives every edge of a node, both directions, in the background (an account suspended). */
+  public CompletableFuture<Void> archiveEdgesOfAsync(long node) {
+    return call("POST", "/v1/nodes/" + node + "/archive-edges", null, null).thenApply(json -> null);
+  }
+
+  public void archiveEdgesOf(long node) {
+    join(archiveEdgesOfAsync(node));
+  }
+
+  /** Restores every archived edge of a node, both directions, in the background. */
+  public CompletableFuture<Void> restoreEdgesOfAsync(long node) {
+    return call("POST", "/v1/nodes/" + node + "/restore-edges", null, null).thenApply(json -> null);
+  }
+
+  public void restoreEdgesOf(long node) {
+    join(restoreEdgesOfAsync(node));
+  }
+
   public CompletableFuture<Void> removeEdgeAsync(long from, String type, long to) {
     return call("DELETE", edgePath(from, type, to), null, null).thenApply(json -> null);
   }

@@ -11,8 +11,10 @@ import io.quiver.core.GraphException;
  * @param order by sequence, newest first by default
  * @param minSequence lowest sequence to include; null for no bound
  * @param maxSequence highest sequence to include; null for no bound
+ * @param state which edges to list: the active ones (the list) by default, or the archived ones
  */
-public record EdgeQuery(int limit, Cursor after, int offset, Order order, Long minSequence, Long maxSequence) {
+public record EdgeQuery(int limit, Cursor after, int offset, Order order, Long minSequence, Long maxSequence,
+    EdgeState state) {
   public static final int DEFAULT_LIMIT = 50;
   public static final int MAX_LIMIT = 1000;
   public static final int MAX_OFFSET = 100_000;
@@ -27,9 +29,17 @@ public record EdgeQuery(int limit, Cursor after, int offset, Order order, Long m
     if (order == null) {
       order = Order.DESC;
     }
+    if (state == null) {
+      state = EdgeState.ACTIVE;
+    }
     if (minSequence != null && maxSequence != null && minSequence > maxSequence) {
       throw GraphException.invalid("minSeq " + minSequence + " is above maxSeq " + maxSequence);
     }
+  }
+
+  /** A query of the active edges. */
+  public EdgeQuery(int limit, Cursor after, int offset, Order order, Long minSequence, Long maxSequence) {
+    this(limit, after, offset, order, minSequence, maxSequence, EdgeState.ACTIVE);
   }
 
   public static EdgeQuery firstPage(int limit) {
@@ -37,6 +47,11 @@ public record EdgeQuery(int limit, Cursor after, int offset, Order order, Long m
   }
 
   public EdgeQuery after(Cursor cursor) {
-    return new EdgeQuery(limit, cursor, offset, order, minSequence, maxSequence);
+    return new EdgeQuery(limit, cursor, offset, order, minSequence, maxSequence, state);
+  }
+
+  /** The same query over the edges in {@code listed} state. */
+  public EdgeQuery in(EdgeState listed) {
+    return new EdgeQuery(limit, after, offset, order, minSequence, maxSequence, listed);
   }
 }

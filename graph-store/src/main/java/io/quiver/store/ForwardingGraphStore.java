@@ -67,6 +67,16 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<Void> archiveEdgesOf(NodeId node) {
+    return delegate.archiveEdgesOf(node);
+  }
+
+  @Override
+  public Future<Void> restoreEdgesOf(NodeId node) {
+    return delegate.restoreEdgesOf(node);
+  }
+
+  @Override
   public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
     return delegate.removeEdge(from, type, to, wait);
   }

@@ -73,6 +73,16 @@ public interface GraphStore {
   /** Restores an archived edge whole, with its sequence and data; its inverse copy follows. */
   Future<EdgeResult> restoreEdge(NodeId from, String type, NodeId to, InverseWait wait);
 
+  /**
+   * Archives every active edge from {@code node}, and through their inverses the edges to it —
+   * an account suspended — asynchronously, through the outbox like a cascading deletion: the
+   * answer means the work is committed, not done. NOT_FOUND when the node does not exist.
+   */
+  Future<Void> archiveEdgesOf(NodeId node);
+
+  /** Restores every archived edge from {@code node} (and the edges to it), as {@link #archiveEdgesOf}. */
+  Future<Void> restoreEdgesOf(NodeId node);
+
   Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait);
 
   default Future<Void> removeEdge(NodeId from, String type, NodeId to) {

@@ -59,6 +59,10 @@ public final class GraphRoutes {
     operation(router.put("/v1/nodes/:id"), "replaceNode").handler(NO_PARAMETERS).respond(this::replaceNode);
     operation(router.delete("/v1/nodes/:id"), "deleteNode").handler(QueryParams.allowing(Set.of("cascade")))
         .respond(this::deleteNode);
+    operation(router.post("/v1/nodes/:id/archive-edges"), "archiveEdgesOf").handler(NO_PARAMETERS)
+        .respond(ctx -> cascade(ctx, "archive-edges", store::archiveEdgesOf));
+    operation(router.post("/v1/nodes/:id/restore-edges"), "restoreEdgesOf").handler(NO_PARAMETERS)
+        .respond(ctx -> cascade(ctx, "restore-edges", store::restoreEdgesOf));
     // Registered before the edge routes so that 'count' is never taken for a node ID.
     operation(router.get("/v1/nodes/:from/edges/:edgeType/count"), "countEdges").handler(NO_PARAMETERS)
         .respond(this::countEdges);
@@ -73,7 +77,8 @@ public final class GraphRoutes {
     operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").handler(WAIT_PARAMETERS)
         .respond(this::removeEdge);
     operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").handler(QueryParams.allowing(
-        Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "to"))).respond(this::getEdges);
+        Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "state", "to")))
+        .respond(this::getEdges);
     operation(router.get("/v1/schema"), "getSchema").handler(NO_PARAMETERS).respond(this::getSchema);
   }
 
@@ -138,6 +143,24 @@ public final class GraphRoutes {
     return Futures.attempt(() -> new Deletion(Requests.pathId(ctx, "id"),
             Requests.flag(ctx, "cascade") ? GraphStore.Cascade.EDGES : GraphStore.Cascade.NONE))
         .compose(deletion -> store.deleteNode(deletion.id(), deletion.cascade()));
+  }
+
+  /**
+   * A node's edges archived or restored in bulk, asynchronously: 202 once the work is committed,
+   * naming the node and what was asked.
+   */
+  private Future<Buffer> cascade(RoutingContext ctx, String asked,
+      java.util.function.Function<NodeId, Future<Void>> cascade) {
+    return Futures.attempt(() -> Requests.pathId(ctx, "id"))
+        .compose(id -> cascade.apply(id).map(accepted -> {
+          ctx.response().setStatusCode(202);
+          return json(ctx, out -> {
+            out.writeStartObject();
+            out.writeStringField("node", id.toString());
+            out.writeStringField("accepted", asked);
+            out.writeEndObject();
+          });
+        }));
   }
 
   // ---- edges ----
@@ -216,7 +239,7 @@ public final class GraphRoutes {
 
   /** The parameters of a page, which a multi-get ({@code ?to=}) answers no question of. */
   private static final Set<String> PAGE_PARAMETERS = Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq",
-      "hydrate");
+      "hydrate", "state");
 
   private Future<Buffer> getEdges(RoutingContext ctx) {
     return QueryParams.of(ctx).get("to") != null ? getEdgesTo(ctx) : getEdgePage(ctx);

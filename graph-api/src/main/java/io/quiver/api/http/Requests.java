@@ -6,6 +6,7 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.Ids;
 import io.quiver.store.Cursor;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
@@ -154,7 +155,19 @@ final class Requests {
     Cursor cursor = after == null || after.isEmpty() ? null
         : Cursor.decode(after).orElseThrow(() -> GraphException.invalid("'after' is not a cursor this API returned"));
     return new EdgeQuery(limit, cursor, offset, order(ctx), optionalLongParam(ctx, "minSeq"),
-        optionalLongParam(ctx, "maxSeq"));
+        optionalLongParam(ctx, "maxSeq"), state(ctx));
+  }
+
+  /** {@code ?state=active} (the list, by default) or {@code archived}. */
+  private static EdgeState state(RoutingContext ctx) {
+    String value = QueryParams.of(ctx).get("state");
+    if (value == null || value.isEmpty() || value.equals("active")) {
+      return EdgeState.ACTIVE;
+    }
+    if (value.equals("archived")) {
+      return EdgeState.ARCHIVED;
+    }
+    throw GraphException.invalid("'state' must be active or archived, got '" + value + "'");
   }
 
   static boolean flag(RoutingContext ctx, String name) {

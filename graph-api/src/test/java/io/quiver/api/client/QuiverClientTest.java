@@ -111,11 +111,27 @@ class QuiverClientTest {
     assertThat(quiver.archiveEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isTrue();
     assertThat(quiver.getEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isTrue();
     assertThat(quiver.countEdges(board.id(), "board_has_pins")).isEqualTo(4);
+    assertThat(quiver.getEdges(board.id(), "board_has_pins", EdgeQuery.newestFirst().archived(true)).edges())
+        .extracting(Edge::to).containsExactly(pins.get(0).id());
     assertThat(quiver.restoreEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isFalse();
 
     quiver.removeEdge(board.id(), "board_has_pins", pins.get(4).id());
     assertThat(quiver.countEdges(board.id(), "board_has_pins")).isEqualTo(4);
     assertThat(failure(() -> quiver.getEdge(board.id(), "board_has_pins", pins.get(4).id())).code()).isEqualTo("not_found");
+  }
+
+  @Test
+  void aNodesEdges_areArchivedAndRestoredInBulk() throws Exception {
+    Node board = quiver.createNode("board", Map.of("title", "bulk"));
+    Node pin = quiver.createNode("pin", Map.of("link", "b"), board.id());
+    quiver.addEdge(board.id(), "board_has_pins", pin.id());
+
+    quiver.archiveEdgesOf(board.id());
+    io.quiver.api.testing.ApiFixture.awaitTrue("archived", java.time.Duration.ofSeconds(10),
+        () -> quiver.countEdges(board.id(), "board_has_pins") == 0);
+    quiver.restoreEdgesOf(board.id());
+    io.quiver.api.testing.ApiFixture.awaitTrue("restored", java.time.Duration.ofSeconds(10),
+        () -> quiver.countEdges(board.id(), "board_has_pins") == 1);
   }
 
   @Test

@@ -78,6 +78,9 @@ class OpenApiContractTest {
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?hydrate=true&order=asc"));
     valid("archiveEdge", api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "/archive"));
     valid("restoreEdge", api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "/restore"));
+    valid("archiveEdgesOf", api.call(POST, "/v1/nodes/" + board + "/archive-edges"));
+    valid("restoreEdgesOf", api.call(POST, "/v1/nodes/" + board + "/restore-edges"));
+    valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?state=archived"));
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + pin));
     valid("countEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins/count"));
     valid("removeEdge", api.call(DELETE, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin));

@@ -95,6 +95,37 @@ class InverseApiTest {
   }
 
   @Test
+  void aNodesEdgesArchivedInBulk_areListedAsArchived_andRestoredInBulk() throws Exception {
+    String board = create("board", "{\"title\": \"bulk\"}");
+    List<String> pins = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      pins.add(create("pin", "{\"link\": \"b\"}"));
+      api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pins.get(i) + "?waitForInverse=true");
+    }
+    String forward = "/v1/nodes/" + board + "/edges/board_has_pins";
+
+    Answer archiving = api.call(POST, "/v1/nodes/" + board + "/archive-edges");
+    assertThat(archiving.status()).as(archiving.text()).isEqualTo(202);
+    ApiFixture.awaitTrue("every edge of the board archived, both copies", Duration.ofSeconds(10),
+        () -> api.call(GET, forward + "/count").body().get("count").asLong() == 0
+            && pins.stream().allMatch(pin -> api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count")
+                .body().get("count").asLong() == 0));
+    assertThat(api.call(GET, forward + "?state=archived").body().get("edges").findValuesAsText("to"))
+        .containsExactlyInAnyOrderElementsOf(pins);
+    assertThat(api.call(GET, forward + "?state=hidden").status()).isEqualTo(400);
+
+    assertThat(api.call(POST, "/v1/nodes/" + board + "/restore-edges").status()).isEqualTo(202);
+    ApiFixture.awaitTrue("every edge of the board restored, both copies", Duration.ofSeconds(10),
+        () -> api.call(GET, forward + "/count").body().get("count").asLong() == 5
+            && pins.stream().allMatch(pin -> api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count")
+                .body().get("count").asLong() == 1));
+    assertThat(api.call(GET, forward + "?state=archived").body().get("edges")).isEmpty();
+    String gone = create("board", "{\"title\": \"gone\"}");
+    api.call(io.vertx.core.http.HttpMethod.DELETE, "/v1/nodes/" + gone);
+    assertThat(api.call(POST, "/v1/nodes/" + gone + "/archive-edges").status()).isEqualTo(404);
+  }
+
+  @Test
   void edgeWrites_sayWhereTheirInverseStands() {
     String user = create("user", "{\"name\": \"me\"}");
     String other = create("user", "{\"name\": \"you\"}");

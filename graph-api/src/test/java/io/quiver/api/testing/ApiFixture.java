@@ -110,9 +110,9 @@ public final class ApiFixture implements AutoCloseable {
     return tables.rows(tables.edgesTable(edgeType));
   }
 
-  /** Every row of an edge type's table on every shard, tombstones included, read straight from the hosts. */
-  public Map<ShardTables.Key, io.quiver.store.internal.table.EdgeRow> edges(String edgeType) throws Exception {
-    return tables.edges(edgeType);
+  /** The targets of the active edges from {@code from}, newest first, read straight from the hosts. */
+  public java.util.List<Long> activeTargets(String edgeType, io.quiver.store.NodeId from) throws Exception {
+    return tables.activeTargets(edgeType, from);
   }
 
   /** A node's data exactly as stored in its type's table, read straight from its host. */

@@ -10,7 +10,7 @@ import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.StoreTelemetry;
-import io.quiver.store.internal.outbox.CascadeDelete;
+import io.quiver.store.internal.outbox.Cascades;
 import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.outbox.OutboxDrain;
@@ -85,7 +85,7 @@ public final class DefaultBackend implements GraphBackend {
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
-            new OutboxHandlers(writer, new CascadeDelete(backgroundStore, schemas)), settings.applier(), clock,
+            new OutboxHandlers(writer, new Cascades(backgroundStore, schemas)), settings.applier(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
     this.admin = new DefaultAdminService(vertx, adminJobs, schemas, settings.shardMaps(),
         new InverseRepair(backgroundRouter, client, schemas, writer),

@@ -12,6 +12,7 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.CascadeOp;
+import io.quiver.store.internal.outbox.OutboxOp;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
@@ -84,9 +85,26 @@ final class DefaultGraphStore implements GraphStore {
     if (cascade == Cascade.NONE) {
       return nodes.delete(id, NodeStore.AlsoInTransaction.NOTHING);
     }
-    return nodes.delete(id, (connection, route) ->
-            OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id), SqlValues.nowMicros(clock)))
+    return nodes.delete(id, cascade(id, OutboxOp.Kind.CASCADE_DELETE))
         .onSuccess(deleted -> outboxWritten.accept(id.shard()));
+  }
+
+  @Override
+  public Future<Void> archiveEdgesOf(NodeId id) {
+    return nodes.whileHeld(id, cascade(id, OutboxOp.Kind.CASCADE_ARCHIVE))
+        .onSuccess(held -> outboxWritten.accept(id.shard()));
+  }
+
+  @Override
+  public Future<Void> restoreEdgesOf(NodeId id) {
+    return nodes.whileHeld(id, cascade(id, OutboxOp.Kind.CASCADE_RESTORE))
+        .onSuccess(held -> outboxWritten.accept(id.shard()));
+  }
+
+  /** The cascade's outbox entry, appended in the node's transaction. */
+  private NodeStore.AlsoInTransaction cascade(NodeId id, OutboxOp.Kind kind) {
+    return (connection, route) ->
+        OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id, kind), SqlValues.nowMicros(clock));
   }
 
   @Override

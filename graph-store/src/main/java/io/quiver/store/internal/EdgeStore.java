@@ -132,7 +132,7 @@ final class EdgeStore {
   private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
     if (target.inverse() == null) {
       return target.table().readLocked(connection, target.route(), from.value(), to.value())
-          .compose(stored -> stored == null || !stored.active()
+          .compose(stored -> stored == null || !stored.live()
               ? Future.succeededFuture(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
               : tombstone(connection, target, from, to, stored));
     }
@@ -171,7 +171,7 @@ final class EdgeStore {
 
   private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored) {
-    EdgeResult.Change change = stored.active() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
+    EdgeResult.Change change = stored.live() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
     return record(connection, target, from, to, stored, stored.removedAt(nextWriteTime(stored)))
         .map(recorded -> new EdgeWrite(recorded.inverse(), change, recorded.changed()));
   }

@@ -233,6 +233,17 @@ final class NodeStore {
         .mapEmpty();
   }
 
+  /** Runs {@code also} in a transaction holding the node's row share-locked; NOT_FOUND when the node is gone. */
+  Future<Void> whileHeld(NodeId id, AlsoInTransaction also) {
+    return Futures.attempt(() -> lookup(id, Access.WRITE))
+        .compose(lookup -> client.inTransaction(lookup.route(), connection -> lookup.table()
+            .existsLocked(connection, lookup.route(), id)
+            .compose(exists -> exists
+                ? also.run(connection, lookup.route())
+                : Future.failedFuture(GraphException.notFound("no node " + id)))))
+        .mapEmpty();
+  }
+
   // ---- shared ----
 
   /** Node read statements issued since start. */

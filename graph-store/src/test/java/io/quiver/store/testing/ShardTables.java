@@ -84,6 +84,16 @@ public final class ShardTables {
     return rows;
   }
 
+  /** The targets of the active edges from {@code from}, in list order (newest sequence first), read from the rows. */
+  public List<Long> activeTargets(String edgeType, NodeId from) throws Exception {
+    return edges(edgeType).entrySet().stream()
+        .filter(row -> row.getKey().from() == from.value() && row.getValue().active())
+        .sorted(java.util.Comparator.<Map.Entry<Key, EdgeRow>>comparingLong(row -> row.getValue().sequence())
+            .thenComparingLong(row -> row.getKey().to()).reversed())
+        .map(row -> row.getKey().to())
+        .toList();
+  }
+
   /** Every row of an edge table keyed as its mirror would be: what the inverse table must hold. */
   public Map<Key, EdgeRow> mirrored(String edgeType) throws Exception {
     Map<Key, EdgeRow> mirrored = new HashMap<>();

@@ -2,10 +2,17 @@ package io.quiver.store.internal.outbox;
 
 import io.quiver.store.NodeId;
 
-/** Remove every edge from {@code node}, which was deleted in the transaction that left this entry. */
-public record CascadeOp(NodeId node) implements OutboxOp {
-  @Override
-  public Kind kind() {
-    return Kind.CASCADE_DELETE;
+/**
+ * Carry a node's state over to all its edges, in the transaction that changed the node (or
+ * asked for it): {@link Kind#CASCADE_DELETE} removes every edge from a deleted node, archived ones
+ * included; {@link Kind#CASCADE_ARCHIVE} archives its active edges (an account suspended);
+ * {@link Kind#CASCADE_RESTORE} restores its archived ones. Incoming edges follow through their
+ * inverses, as for any single write.
+ */
+public record CascadeOp(NodeId node, Kind kind) implements OutboxOp {
+  public CascadeOp {
+    if (kind != Kind.CASCADE_DELETE && kind != Kind.CASCADE_ARCHIVE && kind != Kind.CASCADE_RESTORE) {
+      throw new IllegalArgumentException(kind + " is not a cascade");
+    }
   }
 }

@@ -15,7 +15,11 @@ public sealed interface OutboxOp permits InverseOp, CascadeOp {
     /** Write one copy of an edge to match the other ({@link InverseOp}). */
     INVERSE_EDGE(1),
     /** Remove every edge from a deleted node ({@link CascadeOp}). */
-    CASCADE_DELETE(2);
+    CASCADE_DELETE(2),
+    /** Archive every active edge from a node ({@link CascadeOp}). */
+    CASCADE_ARCHIVE(3),
+    /** Restore every archived edge from a node ({@link CascadeOp}). */
+    CASCADE_RESTORE(4);
 
     private final int code;
 

@@ -2,7 +2,7 @@
  * Work a write leaves for after its commit, never lost: typed operations
  * ({@link io.quiver.store.internal.outbox.OutboxOp}, stored with their kind), one handler per kind
  * ({@link io.quiver.store.internal.outbox.InverseWriter} for inverse edges,
- * {@link io.quiver.store.internal.outbox.CascadeDelete} for cascades), and the drain in small
+ * {@link io.quiver.store.internal.outbox.Cascades} for cascades), and the drain in small
  * parts: host leases, the per-host drainer, the retry policy, tombstone collection and the
  * figures. {@link io.quiver.store.internal.outbox.InverseRepair} finds and fixes copies that differ.
  */

@@ -149,14 +149,15 @@ public final class EdgesTable implements ShardTable {
   }
 
   /**
-   * One page of the active edges from a node, by (sequence, to) in the query's order: one range
-   * scan of {@code by_sequence}. One row more than the page is read, to know whether another follows.
+   * One page of the active (or, as the query asks, archived) edges from a node, by (sequence, to)
+   * in the query's order: one range scan of {@code by_sequence}. One row more than the page is read, to know whether another follows.
    */
   public Future<List<Listed>> page(SqlClient client, ShardRoute route, long from, EdgeQuery query) {
     boolean descending = query.order() == Order.DESC;
     List<Object> arguments = new ArrayList<>();
     StringBuilder sql = new StringBuilder("SELECT to_id, ").append(ROW).append(" FROM ").append(on(route.shard()))
-        .append(" WHERE from_id = ? AND state = ").append(EdgeRow.ACTIVE);
+        .append(" WHERE from_id = ? AND state = ")
+        .append(query.state() == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE);
     arguments.add(from);
     if (query.minSequence() != null) {
       sql.append(" AND sequence >= ?");

@@ -194,7 +194,7 @@ public final class OutboxTable implements ShardTable {
     OutboxOp op = switch (kind) {
       case INVERSE_EDGE -> new InverseOp(row.getInteger("edge_type"), from, new NodeId(row.getLong("to_id")),
           EdgesTable.row(row));
-      case CASCADE_DELETE -> new CascadeOp(from);
+      case CASCADE_DELETE, CASCADE_ARCHIVE, CASCADE_RESTORE -> new CascadeOp(from, kind);
     };
     return new OutboxEntry(row.getLong("id"), shard, op, row.getInteger("attempts"));
   }

@@ -3,7 +3,9 @@ package io.quiver.store.internal.outbox;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.GraphException;
 import io.quiver.store.GraphStore;
+import io.quiver.store.InverseWait;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.testing.GraphInvariants;
@@ -25,8 +27,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Both directions of several edge types, a symmetric one among them, written concurrently and at
- * random on a small set of nodes spread over two hosts, so that the same edges are written from
- * both sides over and over: once the outboxes drain, every copy equals its mirror.
+ * random on a small set of nodes spread over two hosts — adds, removals, archives and restores —
+ * so that the same edges are written from both sides over and over: once the outboxes drain,
+ * every copy equals its mirror.
  */
 @ExtendWith(GraphInvariants.class)
 class InverseConvergenceTest {
@@ -70,9 +73,9 @@ class InverseConvergenceTest {
         batch.add(randomOperation(store, sides.get(random.nextInt(sides.size())), random));
       }
       Future.join(batch).otherwiseEmpty().await();
-      acknowledged += (int) batch.stream().filter(Future::succeeded).count();
+      acknowledged += (int) batch.stream().filter(InverseConvergenceTest::answered).count();
     }
-    System.out.printf("%d of %d random operations acknowledged%n", acknowledged, OPERATIONS);
+    System.out.printf("%d of %d random operations answered as they should be%n", acknowledged, OPERATIONS);
     assertThat(acknowledged).isGreaterThan(OPERATIONS * 9 / 10);
 
     tables.awaitOutboxesDrained(Duration.ofSeconds(60));
@@ -91,12 +94,23 @@ class InverseConvergenceTest {
   private static Future<?> randomOperation(GraphStore store, Side side, Random random) {
     NodeId from = side.from().get(random.nextInt(side.from().size()));
     NodeId to = side.to().get(random.nextInt(side.to().size()));
-    if (random.nextInt(10) < 6) {
+    int kind = random.nextInt(20);
+    if (kind < 10) {
       Long sequence = random.nextBoolean() ? (long) random.nextInt(1000) : null;
       var data = random.nextBoolean() ? json("{\"note\": \"n" + random.nextInt(5) + "\"}") : null;
       return store.addEdge(from, side.type(), to, sequence, data);
     }
-    return store.removeEdge(from, side.type(), to);
+    if (kind < 15) {
+      return store.removeEdge(from, side.type(), to);
+    }
+    return kind < 18 ? store.archiveEdge(from, side.type(), to, InverseWait.ASYNC)
+        : store.restoreEdge(from, side.type(), to, InverseWait.ASYNC);
+  }
+
+  /** Acknowledged, or refused as NOT_FOUND (an archive or restore of an edge that is not there). */
+  private static boolean answered(Future<?> operation) {
+    return operation.succeeded() || operation.cause() instanceof GraphException graph
+        && graph.code() == GraphException.Code.NOT_FOUND;
   }
 
   private static void assertMirrors(String forward, String inverse) throws Exception {
@@ -105,8 +119,11 @@ class InverseConvergenceTest {
     Map<Key, EdgeRow> mirrored = new HashMap<>();
     forwardRows.forEach((key, row) -> mirrored.put(key.mirror(), row));
     long active = forwardRows.values().stream().filter(EdgeRow::active).count();
-    System.out.printf("%s: %d rows (%d active) mirror %s%n", forward, forwardRows.size(), active, inverse);
+    long archived = forwardRows.values().stream().filter(row -> row.state() == EdgeRow.ARCHIVED).count();
+    System.out.printf("%s: %d rows (%d active, %d archived) mirror %s%n", forward, forwardRows.size(), active,
+        archived, inverse);
     assertThat(active).as("some edges stay active").isPositive();
+    assertThat(archived).as("some edges stay archived").isPositive();
     assertThat(inverseRows).as("%s is the mirror of %s", inverse, forward).isEqualTo(mirrored);
   }
 
