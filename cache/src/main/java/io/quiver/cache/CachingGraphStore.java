@@ -369,6 +369,19 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     return delegate.getEdgesTo(from, type, to);
   }
 
+  /** From the window when it is the whole list (set operations then read it from memory); else from MySQL. */
+  @Override
+  public Future<List<NodeId>> getTargets(NodeId from, String type, NodeId after, int limit) {
+    if (answerable() && limit >= 1 && limit <= EdgeQuery.MAX_LIMIT
+        && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
+      Optional<List<NodeId>> held = present.value().targetsAfter(after, limit);
+      if (held.isPresent()) {
+        return Future.succeededFuture(held.get());
+      }
+    }
+    return delegate.getTargets(from, type, after, limit);
+  }
+
   @Override
   public Future<Long> countEdges(NodeId from, String type) {
     if (!answerable()) {

@@ -230,6 +230,45 @@ public final class QuiverClient implements AutoCloseable {
     return join(getEdgesToAsync(from, type, to));
   }
 
+  /**
+   * A set operation over two to eight edge lists — {@code "intersection"}, {@code "union"} or
+   * {@code "difference"} (the first list's targets none of the others hold) — as a page of target
+   * IDs in ascending order; {@code after} is the previous page's {@link TargetPage#next()}, or null.
+   */
+  public CompletableFuture<TargetPage> combineListsAsync(String operation, List<EdgeList> lists, Long after,
+      int limit) {
+    ObjectNode body = listsQuery(operation, lists);
+    body.put("limit", limit);
+    if (after != null) {
+      body.put("after", String.valueOf(after));
+    }
+    return call("POST", "/v1/edges/query", body, null).thenApply(json -> new TargetPage(ids(json.get("targets")),
+        json.path("next").isTextual() ? json.get("next").asLong() : null));
+  }
+
+  public TargetPage combineLists(String operation, List<EdgeList> lists, Long after, int limit) {
+    return join(combineListsAsync(operation, lists, after, limit));
+  }
+
+  /** How many targets a set operation over edge lists holds. */
+  public CompletableFuture<Long> countCombinedAsync(String operation, List<EdgeList> lists) {
+    ObjectNode body = listsQuery(operation, lists);
+    body.put("count", true);
+    return call("POST", "/v1/edges/query", body, null).thenApply(json -> json.get("count").asLong());
+  }
+
+  public long countCombined(String operation, List<EdgeList> lists) {
+    return join(countCombinedAsync(operation, lists));
+  }
+
+  private static ObjectNode listsQuery(String operation, List<EdgeList> lists) {
+    ObjectNode body = MAPPER.createObjectNode();
+    body.put("operation", operation);
+    var array = body.putArray("lists");
+    lists.forEach(list -> array.addObject().put("from", String.valueOf(list.from())).put("type", list.type()));
+    return body;
+  }
+
   public CompletableFuture<Long> countEdgesAsync(long from, String type) {
     return call("GET", "/v1/nodes/" + from + "/edges/" + type + "/count", null, null)
         .thenApply(json -> json.get("count").asLong());

@@ -92,6 +92,11 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<List<NodeId>> getTargets(NodeId from, String type, NodeId after, int limit) {
+    return delegate.getTargets(from, type, after, limit);
+  }
+
+  @Override
   public Future<Long> countEdges(NodeId from, String type) {
     return delegate.countEdges(from, type);
   }

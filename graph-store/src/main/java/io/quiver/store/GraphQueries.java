@@ -9,8 +9,9 @@ import java.util.Objects;
 
 /**
  * Reads composed of graph operations, over any {@link GraphStore} — cached or not — so the HTTP
- * routes, the command line and any Java caller compose them the same way. Today: the hydrated
- * page, TAO's application-level join of an edge list with its targets.
+ * routes, the command line and any Java caller compose them the same way: the hydrated page,
+ * TAO's application-level join of an edge list with its targets; and set operations over edge
+ * lists, FlockDB's intersection, union and difference ({@link TargetMerge}).
  */
 public final class GraphQueries {
   private final GraphStore store;
@@ -30,6 +31,16 @@ public final class GraphQueries {
    */
   public Future<HydratedPage> hydratedEdges(NodeId from, String edgeType, EdgeQuery query) {
     return store.getEdges(from, edgeType, query).compose(this::hydrate);
+  }
+
+  /** A page of a set operation over edge lists, in ascending target ID order. */
+  public Future<TargetPage> combine(TargetQuery query) {
+    return TargetMerge.page(store, query);
+  }
+
+  /** How many targets a set operation's whole answer holds; reads every list to its end. */
+  public Future<Long> countCombined(TargetQuery query) {
+    return TargetMerge.count(store, query);
   }
 
   private Future<HydratedPage> hydrate(EdgePage page) {

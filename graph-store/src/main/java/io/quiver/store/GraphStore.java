@@ -103,6 +103,13 @@ public interface GraphStore {
   Future<Long> countEdges(NodeId from, String type);
 
   /**
+   * The targets of a list's active edges in ascending ID order — not the list's order — at most
+   * {@code limit} (1 to {@link EdgeQuery#MAX_LIMIT}) after {@code after} (null from the start):
+   * one range of the primary key. How set operations stream lists ({@link GraphQueries#combine}).
+   */
+  Future<List<NodeId>> getTargets(NodeId from, String type, NodeId after, int limit);
+
+  /**
    * The newest {@code limit} edges of a list (newest first), its count and its version, all as of
    * one moment: what a cache keeps of a list, read in one statement. The version numbers the
    * list's committed changes ({@link GraphChange.EdgeChanged#listVersion()}).

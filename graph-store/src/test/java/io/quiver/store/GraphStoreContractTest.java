@@ -391,6 +391,33 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void getTargets_answersActiveTargetsInAscendingIdOrder_pageByPage() {
+    Node board = board(null);
+    List<NodeId> pins = new ArrayList<>();
+    for (int i = 0; i < 9; i++) {
+      pins.add(pin("g" + i).id());
+      store.addEdge(board.id(), "board_has_pins", pins.get(i), (long) ((i * 5) % 9), null).await();
+    }
+    store.removeEdge(board.id(), "board_has_pins", pins.get(2)).await();
+    store.archiveEdge(board.id(), "board_has_pins", pins.get(6), InverseWait.ASYNC).await();
+    store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(5)).await();
+    List<NodeId> expected = pins.stream().filter(pin -> !pin.equals(pins.get(2)) && !pin.equals(pins.get(6)))
+        .sorted(java.util.Comparator.comparingLong(NodeId::value)).toList();
+
+    List<NodeId> read = new ArrayList<>();
+    NodeId after = null;
+    List<NodeId> page;
+    do {
+      page = store.getTargets(board.id(), "board_has_pins", after, 3).await();
+      read.addAll(page);
+      after = page.isEmpty() ? after : page.get(page.size() - 1);
+    } while (page.size() == 3);
+
+    assertThat(read).containsExactlyElementsOf(expected);
+    assertThat(failure(store.getTargets(board.id(), "board_has_pins", null, 0)).code()).isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
   void countEdges_equalsActiveEdgesAfterAddsReaddsAndRemoves() {
     Node board = board(null);
     List<Node> pins = IntStream.range(0, 6).mapToObj(i -> pin("n" + i)).toList();

@@ -109,6 +109,23 @@ public record EdgeWindow(List<Edge> edges, long count, long version) {
     return found.size() == wanted.size() ? Optional.of(found) : Optional.empty();
   }
 
+  /**
+   * When the window is the whole list: at most {@code limit} of its targets above {@code after}
+   * (null from the start) in ascending ID order, as {@code getTargets} answers them. Empty when
+   * the window is not the whole list.
+   */
+  public Optional<List<NodeId>> targetsAfter(NodeId after, int limit) {
+    if (!complete()) {
+      return Optional.empty();
+    }
+    return Optional.of(edges.stream()
+        .map(Edge::to)
+        .filter(to -> after == null || to.value() > after.value())
+        .sorted(java.util.Comparator.comparingLong(NodeId::value))
+        .limit(limit)
+        .toList());
+  }
+
   /** Where {@code edge} goes among {@code newestFirst}: before the first edge it outranks. */
   private static int rankOf(List<Edge> newestFirst, Edge edge) {
     for (int i = 0; i < newestFirst.size(); i++) {

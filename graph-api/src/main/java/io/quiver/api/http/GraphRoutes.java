@@ -14,7 +14,10 @@ import io.quiver.store.GraphQueries;
 import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
+import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
+import io.quiver.store.TargetPage;
+import io.quiver.store.TargetQuery;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
@@ -33,6 +36,7 @@ public final class GraphRoutes {
   private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
   private static final Set<String> EDGE_BODY = Set.of("sequence", "data");
   private static final Set<String> BATCH_BODY = Set.of("ids");
+  private static final Set<String> QUERY_BODY = Set.of("operation", "lists", "limit", "after", "count", "hydrate");
   private static final Handler<RoutingContext> NO_PARAMETERS = QueryParams.allowing(Set.of());
   private static final Handler<RoutingContext> WAIT_PARAMETERS = QueryParams.allowing(Set.of("waitForInverse"));
 
@@ -79,6 +83,7 @@ public final class GraphRoutes {
     operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").handler(QueryParams.allowing(
         Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "state", "to")))
         .respond(this::getEdges);
+    operation(router.post("/v1/edges/query"), "queryEdgeLists").handler(NO_PARAMETERS).respond(this::queryEdgeLists);
     operation(router.get("/v1/schema"), "getSchema").handler(NO_PARAMETERS).respond(this::getSchema);
   }
 
@@ -268,6 +273,72 @@ public final class GraphRoutes {
             ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(rendered::hydrated)
             : store.getEdges(request.key().from(), request.key().type(), request.query()).map(rendered::page))
         .map(page -> json(ctx, page));
+  }
+
+  // ---- set operations ----
+
+  private record ListQuery(TargetQuery query, boolean count, boolean hydrate) {}
+
+  /**
+   * {@code POST /v1/edges/query}: a set operation over two to eight edge lists, answered as a page
+   * of target IDs in ascending order with the next page's cursor, or (with {@code count}) only
+   * how many there are, or (with {@code hydrate}) with the target nodes.
+   */
+  private Future<Buffer> queryEdgeLists(RoutingContext ctx) {
+    return Futures.attempt(() -> {
+          ObjectNode body = Requests.body(ctx, QUERY_BODY);
+          ListQuery request = new ListQuery(Requests.targetQuery(body), Requests.booleanMember(body, "count"),
+              Requests.booleanMember(body, "hydrate"));
+          if (request.count() && (request.hydrate() || body.has("limit"))) {
+            throw GraphException.invalid("'count' answers only how many targets there are: it takes no 'limit' or 'hydrate'");
+          }
+          return request;
+        })
+        .compose(request -> request.count()
+            ? queries.countCombined(request.query()).map(count -> json(ctx, out -> {
+              out.writeStartObject();
+              out.writeNumberField("count", count);
+              out.writeEndObject();
+            }))
+            : queries.combine(request.query()).compose(page -> hydrated(page, request.hydrate())
+                .map(nodes -> json(ctx, out -> writeTargets(out, page, nodes)))));
+  }
+
+  /** The page's target nodes when asked for (one getNodes), else null. */
+  private Future<NodeBatch> hydrated(TargetPage page, boolean hydrate) {
+    if (!hydrate) {
+      return Future.succeededFuture();
+    }
+    return page.targets().isEmpty() ? Future.succeededFuture(NodeBatch.of(List.of(), java.util.Map.of()))
+        : store.getNodes(page.targets());
+  }
+
+  private static void writeTargets(com.fasterxml.jackson.core.JsonGenerator out, TargetPage page, NodeBatch nodes)
+      throws java.io.IOException {
+    out.writeStartObject();
+    out.writeArrayFieldStart("targets");
+    for (NodeId target : page.targets()) {
+      out.writeString(target.toString());
+    }
+    out.writeEndArray();
+    if (page.next() == null) {
+      out.writeNullField("next");
+    } else {
+      out.writeStringField("next", page.next().toString());
+    }
+    if (nodes != null) {
+      out.writeArrayFieldStart("nodes");
+      for (Node node : nodes.nodes()) {
+        ApiJson.writeNode(out, node);
+      }
+      out.writeEndArray();
+      out.writeArrayFieldStart("missing");
+      for (NodeId missing : nodes.missing()) {
+        out.writeString(missing.toString());
+      }
+      out.writeEndArray();
+    }
+    out.writeEndObject();
   }
 
   // ---- schema ----

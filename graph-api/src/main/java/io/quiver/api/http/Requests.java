@@ -7,6 +7,7 @@ import io.quiver.schema.Ids;
 import io.quiver.store.Cursor;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
+import io.quiver.store.TargetQuery;
 import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
@@ -89,6 +90,57 @@ final class Requests {
       throw GraphException.invalid("'" + member + "' must be a 64-bit integer, got " + value);
     }
     return value.longValue();
+  }
+
+  /** A boolean member; absent or null is false. */
+  static boolean booleanMember(ObjectNode body, String member) {
+    JsonNode value = body.get(member);
+    if (value == null || value.isNull()) {
+      return false;
+    }
+    if (!value.isBoolean()) {
+      throw GraphException.invalid("'" + member + "' must be true or false, got " + value);
+    }
+    return value.booleanValue();
+  }
+
+  /**
+   * The set operation a {@code POST /v1/edges/query} body asks for:
+   * {@code {"operation": "intersection", "lists": [{"from": id, "type": name}, …], "limit": n, "after": id}}.
+   */
+  static TargetQuery targetQuery(ObjectNode body) {
+    JsonNode operation = body.get("operation");
+    TargetQuery.Operation parsed = null;
+    if (operation != null && operation.isTextual()) {
+      for (TargetQuery.Operation candidate : TargetQuery.Operation.values()) {
+        if (candidate.name().toLowerCase(Locale.ROOT).equals(operation.textValue())) {
+          parsed = candidate;
+        }
+      }
+    }
+    if (parsed == null) {
+      throw GraphException.invalid("'operation' must be intersection, union or difference, got " + operation);
+    }
+    JsonNode lists = body.get("lists");
+    if (lists == null || !lists.isArray()) {
+      throw GraphException.invalid("'lists' must be an array of {\"from\": id, \"type\": edge type}");
+    }
+    List<TargetQuery.EdgeList> edgeLists = new ArrayList<>();
+    for (int i = 0; i < lists.size(); i++) {
+      JsonNode list = lists.get(i);
+      String where = "lists[" + i + "]";
+      if (!(list instanceof ObjectNode object) || object.size() != 2 || !object.has("from")
+          || !object.path("type").isTextual()) {
+        throw GraphException.invalid("'" + where + "' must be {\"from\": id, \"type\": edge type}, got " + list);
+      }
+      edgeLists.add(new TargetQuery.EdgeList(idMember(object, "from"), object.get("type").textValue()));
+    }
+    Long limit = longMember(body, "limit");
+    if (limit != null && (limit < 1 || limit > TargetQuery.MAX_LIMIT)) {
+      throw GraphException.invalid("'limit' must be between 1 and " + TargetQuery.MAX_LIMIT + ", got " + limit);
+    }
+    return new TargetQuery(parsed, edgeLists, idMember(body, "after"),
+        limit == null ? TargetQuery.DEFAULT_LIMIT : limit.intValue());
   }
 
   /** The IDs of a parameter such as {@code ?ids=a,b,c}: at least one, at most {@value #MAX_IDS_PER_GET}. */

@@ -5,12 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.client.Edge;
+import io.quiver.client.EdgeList;
 import io.quiver.client.EdgePage;
 import io.quiver.client.EdgeQuery;
 import io.quiver.client.Node;
 import io.quiver.client.NodeBatch;
 import io.quiver.client.QuiverClient;
 import io.quiver.client.QuiverException;
+import io.quiver.client.TargetPage;
 import io.quiver.store.testing.GraphInvariants;
 import java.net.URI;
 import java.time.Duration;
@@ -132,6 +134,29 @@ class QuiverClientTest {
     quiver.restoreEdgesOf(board.id());
     io.quiver.api.testing.ApiFixture.awaitTrue("restored", java.time.Duration.ofSeconds(10),
         () -> quiver.countEdges(board.id(), "board_has_pins") == 1);
+  }
+
+  @Test
+  void setOperationsOverEdgeLists_pageAndCount() {
+    Node one = quiver.createNode("user", Map.of("name", "one"));
+    Node two = quiver.createNode("user", Map.of("name", "two"));
+    List<Long> both = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      Node target = quiver.createNode("user", Map.of("name", "t" + i));
+      quiver.addEdge(one.id(), "follows", target.id());
+      if (i % 2 == 0) {
+        quiver.addEdge(two.id(), "follows", target.id());
+        both.add(target.id());
+      }
+    }
+    List<EdgeList> lists = List.of(new EdgeList(one.id(), "follows"), new EdgeList(two.id(), "follows"));
+
+    TargetPage first = quiver.combineLists("intersection", lists, null, 1);
+    TargetPage second = quiver.combineLists("intersection", lists, first.next(), 1);
+    assertThat(List.of(first.targets().get(0), second.targets().get(0))).containsExactlyElementsOf(
+        both.stream().sorted().toList());
+    assertThat(quiver.countCombined("difference", lists)).isEqualTo(2);
+    assertThat(quiver.countCombined("union", lists)).isEqualTo(4);
   }
 
   @Test

@@ -84,6 +84,8 @@ class OpenApiContractTest {
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + pin));
     valid("countEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins/count"));
     valid("removeEdge", api.call(DELETE, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin));
+    valid("queryEdgeLists", api.call(POST, "/v1/edges/query", "{\"operation\": \"union\", \"lists\": [{\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}, {\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}], \"hydrate\": true}"));
+    valid("queryEdgeLists", api.call(POST, "/v1/edges/query", "{\"operation\": \"intersection\", \"lists\": [{\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}, {\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}], \"count\": true}"));
     valid("getSchema", api.call(GET, "/v1/schema"));
     valid("defineNodeType", api.call(PUT, "/v1/schema/node-types/pin", "{\"id\": 3, \"fields\": "
         + api.call(GET, "/v1/schema").body().get("nodeTypes").get("pin").get("fields") + "}", ADMIN));

@@ -119,6 +119,11 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<List<NodeId>> getTargets(NodeId from, String type, NodeId after, int limit) {
+    return edges.targets(from, type, after, limit);
+  }
+
+  @Override
   public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
     return edges.getTo(from, type, to);
   }

@@ -250,6 +250,21 @@ final class EdgeStore {
         });
   }
 
+  /** Targets of the active edges from a node in ascending ID order, after {@code after} ({@link EdgesTable#targets}). */
+  Future<List<NodeId>> targets(NodeId from, String typeName, NodeId after, int limit) {
+    return Futures.attempt(() -> {
+          if (limit < 1 || limit > EdgeQuery.MAX_LIMIT) {
+            throw GraphException.invalid("'limit' must be between 1 and " + EdgeQuery.MAX_LIMIT + ", got " + limit);
+          }
+          return planRead(from, typeName, null);
+        })
+        .compose(target -> {
+          readQueries.increment();
+          return client.read(target.route(), sql -> target.table().targets(sql, target.route(), from.value(),
+              after == null ? 0 : after.value(), limit));
+        });
+  }
+
   /** One page of the active edges from a node, in the query's order ({@link EdgesTable#page}). */
   Future<EdgePage> list(NodeId from, String typeName, EdgeQuery query) {
     return Futures.attempt(() -> planRead(from, typeName, null))

@@ -188,6 +188,21 @@ public final class EdgesTable implements ShardTable {
     return listed;
   }
 
+  /**
+   * At most {@code limit} targets of the active edges from {@code from} above {@code after}, in
+   * ascending order: one range of the primary key {@code (from_id, to_id)}, whatever the list's size.
+   */
+  public Future<List<NodeId>> targets(SqlClient client, ShardRoute route, long from, long after, int limit) {
+    return client.preparedQuery("SELECT to_id FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id > ? AND state = "
+            + EdgeRow.ACTIVE + " ORDER BY to_id LIMIT ?")
+        .execute(Tuple.of(from, after, limit))
+        .map(rows -> {
+          List<NodeId> targets = new ArrayList<>(rows.size());
+          rows.forEach(row -> targets.add(new NodeId(row.getLong("to_id"))));
+          return targets;
+        });
+  }
+
   /** The newest edges of a list, with the list's count and version as of the same moment. */
   public record Head(List<Listed> newest, long count, long version) {}
 
