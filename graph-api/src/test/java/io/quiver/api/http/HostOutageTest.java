@@ -121,6 +121,13 @@ class HostOutageTest {
       assertThat(health.answer().body().get("hosts").get("h2").asText()).isEqualTo("down");
       assertThat(health.answer().body().get("hosts").get("h1").asText()).isEqualTo("up");
 
+      Timed followed = timed(() -> api.call(io.vertx.core.http.HttpMethod.PUT,
+          "/v1/nodes/" + onH1 + "/edges/follows/" + onH2 + "?waitForInverse=true", "{}"));
+      assertThat(followed.answer().status()).as("a write on h1 whose inverse belongs to the frozen h2")
+          .isEqualTo(200);
+      assertThat(followed.answer().headers().get("Quiver-Inverse")).isEqualTo("pending");
+      assertThat(followed.took()).isLessThan(Duration.ofSeconds(1));
+
       for (int i = 0; i < 5; i++) {
         Timed served = timed(() -> api.call(GET, "/v1/nodes/" + onH1));
         assertThat(served.answer().status()).isEqualTo(200);

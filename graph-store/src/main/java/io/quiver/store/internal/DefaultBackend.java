@@ -75,7 +75,7 @@ public final class DefaultBackend implements GraphBackend {
     this.backgroundRouter = new ShardRouter(backgroundPools, health, initial);
 
     NodeStore nodes = new NodeStore(router, client, schemas, changes, clock);
-    InverseNow inverseNow = new InverseNow(router, new InverseWriter(router, client, schemas, changes));
+    InverseNow inverseNow = new InverseNow(router, client, new InverseWriter(router, client, schemas, changes));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, clock),
         inverseNow, this::outboxWritten, clock);
 

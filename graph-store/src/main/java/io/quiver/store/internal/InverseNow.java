@@ -4,6 +4,7 @@ import io.quiver.core.GraphException;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.OutboxTable;
@@ -12,14 +13,18 @@ import io.vertx.core.Future;
 /**
  * Applies a just-written outbox entry at once, for a request that waits to read its own inverse
  * ({@code waitForInverse}). Request work, so it runs on the request pools: the background pools
- * belong to the drainer. If the entry cannot be applied now, it stays for the drainer.
+ * belong to the drainer. If the entry cannot be applied now, it stays for the drainer. Every
+ * statement goes through {@link ShardClient}, so a host that hangs costs the wait its statement
+ * deadline, not the request's whole timeout.
  */
 final class InverseNow {
   private final ShardRouter router;
+  private final ShardClient client;
   private final InverseWriter writer;
 
-  InverseNow(ShardRouter router, InverseWriter writer) {
+  InverseNow(ShardRouter router, ShardClient client, InverseWriter writer) {
     this.router = router;
+    this.client = client;
     this.writer = writer;
   }
 
@@ -31,11 +36,11 @@ final class InverseNow {
     } catch (GraphException readOnlyOrOffline) {
       return Future.succeededFuture(false);
     }
-    return OutboxTable.INSTANCE.get(route.pool(), route, pending.entryId())
+    return client.read(route, sql -> OutboxTable.INSTANCE.get(sql, route, pending.entryId()))
         .compose(entry -> entry == null
             ? Future.succeededFuture(true)
             : writer.apply((InverseOp) entry.op())
-                .compose(changed -> OutboxTable.INSTANCE.delete(route.pool(), route, entry.id()))
+                .compose(changed -> client.read(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id())))
                 .map(true))
         .otherwise(false);
   }
