@@ -62,10 +62,15 @@ class QuiverServerTest {
     try (io.quiver.api.testing.BlackHoleProxy zooKeeper =
         new io.quiver.api.testing.BlackHoleProxy(backend.zooKeeperConnectString())) {
       QuiverConfig direct = config(backend);
+      ApplierSettings outbox = direct.outbox();
+      // Paths of its own: what a server stopped with ZooKeeper away leaves there lasts until its session expires.
       QuiverServer server = QuiverServer.start(new QuiverConfig(direct.http(),
           new QuiverConfig.ZooKeeper(zooKeeper.address(), TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH,
               Duration.ofSeconds(15)),
-          direct.mysql(), direct.outbox(), direct.cache(), null, direct.adminToken()), null);
+          direct.mysql(),
+          new ApplierSettings("/quiver-test/silent-stop/leases", outbox.batchSize(), outbox.idleDelay(),
+              outbox.maxAttempts(), outbox.maxBackoff(), outbox.tombstoneGrace(), outbox.gcInterval()),
+          CacheSettings.defaults().withPeersPath("/quiver-test/silent-stop/peers"), null, direct.adminToken()), null);
       zooKeeper.blackHole();
 
       long started = System.nanoTime();
