@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
@@ -344,13 +345,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
    */
   @Override
   public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
-    if (answerable() && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
-      Optional<Edge> held = present.value().edgeTo(to);
-      if (held.isPresent()) {
-        return Future.succeededFuture(held.get());
-      }
-    }
-    return delegate.getEdge(from, type, to);
+    return heldOrRead(from, type, window -> window.edgeTo(to), () -> delegate.getEdge(from, type, to));
   }
 
   /**
@@ -359,27 +354,32 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
    */
   @Override
   public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
-    if (answerable() && !to.isEmpty() && to.size() <= MAX_EDGE_TARGETS
-        && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
-      Optional<List<Edge>> held = present.value().edgesTo(to);
-      if (held.isPresent()) {
-        return Future.succeededFuture(held.get());
-      }
-    }
-    return delegate.getEdgesTo(from, type, to);
+    return heldOrRead(from, type, window -> to.size() <= MAX_EDGE_TARGETS ? window.edgesTo(to) : Optional.empty(),
+        () -> delegate.getEdgesTo(from, type, to));
   }
 
   /** From the window when it is the whole list (set operations then read it from memory); else from MySQL. */
   @Override
   public Future<List<NodeId>> getTargets(NodeId from, String type, NodeId after, int limit) {
-    if (answerable() && limit >= 1 && limit <= EdgeQuery.MAX_LIMIT
-        && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
-      Optional<List<NodeId>> held = present.value().targetsAfter(after, limit);
-      if (held.isPresent()) {
-        return Future.succeededFuture(held.get());
+    return heldOrRead(from, type,
+        window -> limit >= 1 && limit <= EdgeQuery.MAX_LIMIT ? window.targetsAfter(after, limit) : Optional.empty(),
+        () -> delegate.getTargets(from, type, after, limit));
+  }
+
+  /**
+   * What the cached window of (from, type) can answer, if one is cached and it can; else what
+   * {@code read} reads. A window is never filled for these reads: they are answered from one
+   * already there.
+   */
+  private <T> Future<T> heldOrRead(NodeId from, String type, Function<EdgeWindow, Optional<T>> held,
+      Supplier<Future<T>> read) {
+    if (answerable() && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
+      Optional<T> answer = held.apply(present.value());
+      if (answer.isPresent()) {
+        return Future.succeededFuture(answer.get());
       }
     }
-    return delegate.getTargets(from, type, after, limit);
+    return read.get();
   }
 
   @Override

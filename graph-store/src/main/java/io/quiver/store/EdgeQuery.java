@@ -20,9 +20,7 @@ public record EdgeQuery(int limit, Cursor after, int offset, Order order, Long m
   public static final int MAX_OFFSET = 100_000;
 
   public EdgeQuery {
-    if (limit < 1 || limit > MAX_LIMIT) {
-      throw GraphException.invalid("'limit' must be between 1 and " + MAX_LIMIT + ", got " + limit);
-    }
+    requireLimit(limit);
     if (offset < 0 || offset > MAX_OFFSET) {
       throw GraphException.invalid("'offset' must be between 0 and " + MAX_OFFSET + ", got " + offset);
     }
@@ -40,6 +38,14 @@ public record EdgeQuery(int limit, Cursor after, int offset, Order order, Long m
   /** A query of the active edges. */
   public EdgeQuery(int limit, Cursor after, int offset, Order order, Long minSequence, Long maxSequence) {
     this(limit, after, offset, order, minSequence, maxSequence, EdgeState.ACTIVE);
+  }
+
+  /** Refuses a page size outside 1..{@link #MAX_LIMIT}, as every read of a list does. */
+  public static int requireLimit(int limit) {
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw GraphException.invalid("'limit' must be between 1 and " + MAX_LIMIT + ", got " + limit);
+    }
+    return limit;
   }
 
   public static EdgeQuery firstPage(int limit) {

@@ -78,7 +78,6 @@ public final class CachePeers implements AutoCloseable {
   private final long boundNanos;
   /** When the ZooKeeper connection was suspended or lost; -1 while connected. */
   private volatile long detachedAt = -1;
-  private volatile boolean trusted = true;
   private long timer = -1;
   private final LongAdder sent = new LongAdder();
   private final LongAdder received = new LongAdder();
@@ -134,34 +133,30 @@ public final class CachePeers implements AutoCloseable {
    * stale bound (its peers may have stopped telling it of their writes), true again when it rejoins.
    */
   public boolean trusted() {
-    return trusted;
+    long detached = detachedAt;
+    return detached < 0 || ticker.read() - detached < boundNanos;
   }
 
   private void connectionChanged(ConnectionState state) {
     if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
       if (detachedAt < 0) {
         detachedAt = ticker.read();
+        log.warn("cut from ZooKeeper: the cache stops answering in {} ms unless this server rejoins first",
+            Duration.ofNanos(boundNanos).toMillis());
       }
     } else if (state.isConnected() && detachedAt >= 0) {
       // Peers may have dropped this server meanwhile: nothing held from before is known good.
       receiver.anythingChanged("this server rejoined ZooKeeper after "
           + Duration.ofNanos(ticker.read() - detachedAt).toMillis() + " ms away");
       detachedAt = -1;
-      trusted = true;
     }
   }
 
-  /** Four times per bound: a heartbeat to every peer, and the silences and detachment it has let pass. */
+  /** Four times per bound: a heartbeat to every peer, and the silences it has let pass. */
   private void tick() {
     send("H", numbered.get());
     for (String peer : sequences.silent()) {
       receiver.anythingChanged("peer " + peer + " has been silent for the stale bound");
-    }
-    long detached = detachedAt;
-    if (trusted && detached >= 0 && ticker.read() - detached >= boundNanos) {
-      trusted = false;
-      log.warn("cut from ZooKeeper for {} ms: the cache stops answering until this server rejoins",
-          Duration.ofNanos(boundNanos).toMillis());
     }
   }
 
@@ -219,16 +214,19 @@ public final class CachePeers implements AutoCloseable {
       String kind = parts[2];
       if (kind.equals("H") && parts.length == 3) {
         noticeGap(sender, number, sequences.heartbeat(sender, number));
-      } else if (kind.equals("N") && parts.length == 4) {
-        received.increment();
-        NodeId node = new NodeId(Long.parseLong(parts[3]));
-        noticeGap(sender, number, sequences.change(sender, number));
-        receiver.nodeChanged(node);
-      } else if (kind.equals("E") && parts.length == 5) {
-        received.increment();
-        NodeId from = new NodeId(Long.parseLong(parts[3]));
-        noticeGap(sender, number, sequences.change(sender, number));
-        receiver.edgesChanged(from, parts[4]);
+        return;
+      }
+      boolean node = kind.equals("N") && parts.length == 4;
+      if (!node && !(kind.equals("E") && parts.length == 5)) {
+        return;
+      }
+      NodeId changed = new NodeId(Long.parseLong(parts[3]));
+      received.increment();
+      noticeGap(sender, number, sequences.change(sender, number));
+      if (node) {
+        receiver.nodeChanged(changed);
+      } else {
+        receiver.edgesChanged(changed, parts[4]);
       }
     } catch (IllegalArgumentException malformed) {
       log.debug("ignoring a malformed invalidation", malformed);

@@ -96,10 +96,14 @@ public record EdgeWindow(List<Edge> edges, long count, long version) {
   /**
    * The edges to {@code targets} in the window's order, if the window holds an edge to every one of
    * them; empty otherwise (one it does not hold may be older, or absent, or not a valid target —
-   * MySQL, and the checks in front of it, say which).
+   * MySQL, and the checks in front of it, say which), and empty for no targets, which only the
+   * store's checks may answer.
    */
   public Optional<List<Edge>> edgesTo(Collection<NodeId> targets) {
     Set<NodeId> wanted = new HashSet<>(targets);
+    if (wanted.isEmpty()) {
+      return Optional.empty();
+    }
     List<Edge> found = new ArrayList<>(wanted.size());
     for (Edge edge : edges) {
       if (wanted.contains(edge.to())) {

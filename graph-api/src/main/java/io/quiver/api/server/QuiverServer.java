@@ -51,15 +51,12 @@ public final class QuiverServer implements AutoCloseable {
 
   /** What a server started, in order; closed in reverse. */
   private final List<AutoCloseable> started;
-  private final CuratorFramework curator;
   private final GraphBackend backend;
   private final CachingGraphStore cache;
   private final int port;
 
-  private QuiverServer(List<AutoCloseable> started, CuratorFramework curator, GraphBackend backend,
-      CachingGraphStore cache, int port) {
+  private QuiverServer(List<AutoCloseable> started, GraphBackend backend, CachingGraphStore cache, int port) {
     this.started = started;
-    this.curator = curator;
     this.backend = backend;
     this.cache = cache;
     this.port = port;
@@ -141,7 +138,7 @@ public final class QuiverServer implements AutoCloseable {
     int port = deploy(vertx, services, config.http().port(), cores);
     log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
         watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());
-    return new QuiverServer(started, curator, backend, cache, port);
+    return new QuiverServer(started, backend, cache, port);
   }
 
   /**
@@ -175,18 +172,13 @@ public final class QuiverServer implements AutoCloseable {
   }
 
   /**
-   * Stops in reverse order of start. With ZooKeeper unreachable, tidying it — deleting this
-   * server's peer registration, leaving its outbox leases — would wait on Curator's retries
-   * without end, for nothing: those ephemeral nodes go with the session. So the client is closed
-   * first, and each of those steps then fails at once instead of holding the stop.
+   * Stops in reverse order of start, each step bounded by {@link #STEP_BOUND}: with ZooKeeper
+   * unreachable, tidying it — deleting this server's peer registration, leaving its outbox leases —
+   * would wait on Curator's retries without end, for nothing, since those ephemeral nodes go with
+   * the session.
    */
   @Override
   public void close() {
-    if (!curator.getZookeeperClient().isConnected()) {
-      log.warn("ZooKeeper is unreachable: stopping without tidying it (this server's ephemeral nodes expire with"
-          + " its session)");
-      curator.close();
-    }
     closeAll(started, null);
   }
 

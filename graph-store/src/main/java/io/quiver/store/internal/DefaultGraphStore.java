@@ -91,14 +91,17 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<Void> archiveEdgesOf(NodeId id) {
-    return nodes.whileHeld(id, cascade(id, OutboxOp.Kind.CASCADE_ARCHIVE))
-        .onSuccess(held -> outboxWritten.accept(id.shard()));
+    return cascadeWhileHeld(id, OutboxOp.Kind.CASCADE_ARCHIVE);
   }
 
   @Override
   public Future<Void> restoreEdgesOf(NodeId id) {
-    return nodes.whileHeld(id, cascade(id, OutboxOp.Kind.CASCADE_RESTORE))
-        .onSuccess(held -> outboxWritten.accept(id.shard()));
+    return cascadeWhileHeld(id, OutboxOp.Kind.CASCADE_RESTORE);
+  }
+
+  /** A cascade over an existing node's edges, committed with the node's row held. */
+  private Future<Void> cascadeWhileHeld(NodeId id, OutboxOp.Kind kind) {
+    return nodes.whileHeld(id, cascade(id, kind)).onSuccess(held -> outboxWritten.accept(id.shard()));
   }
 
   /** The cascade's outbox entry, appended in the node's transaction. */

@@ -31,7 +31,6 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -235,17 +234,18 @@ final class EdgeStore {
 
   /** The active edges from a node to any of {@code tos}, newest first ({@link EdgesTable#activeTo}). */
   Future<List<Edge>> getTo(NodeId from, String typeName, List<NodeId> tos) {
+    List<NodeId> targets = tos.stream().distinct().toList();
     return Futures.attempt(() -> {
           if (tos.isEmpty() || tos.size() > GraphStore.MAX_EDGE_TARGETS) {
             throw GraphException.invalid("a multi-get names 1 to " + GraphStore.MAX_EDGE_TARGETS + " targets, got "
                 + tos.size());
           }
-          return resolve(schemas.current(), from, typeName, List.copyOf(new LinkedHashSet<>(tos)), Access.READ);
+          return resolve(schemas.current(), from, typeName, targets, Access.READ);
         })
         .compose(target -> {
           readQueries.increment();
-          List<Long> targets = tos.stream().map(NodeId::value).distinct().toList();
-          return client.read(target.route(), sql -> target.table().activeTo(sql, target.route(), from.value(), targets))
+          List<Long> values = targets.stream().map(NodeId::value).toList();
+          return client.read(target.route(), sql -> target.table().activeTo(sql, target.route(), from.value(), values))
               .map(rows -> rows.stream().map(row -> target.table().edge(from, row.to(), row.row())).toList());
         });
   }
@@ -253,9 +253,7 @@ final class EdgeStore {
   /** Targets of the active edges from a node in ascending ID order, after {@code after} ({@link EdgesTable#targets}). */
   Future<List<NodeId>> targets(NodeId from, String typeName, NodeId after, int limit) {
     return Futures.attempt(() -> {
-          if (limit < 1 || limit > EdgeQuery.MAX_LIMIT) {
-            throw GraphException.invalid("'limit' must be between 1 and " + EdgeQuery.MAX_LIMIT + ", got " + limit);
-          }
+          EdgeQuery.requireLimit(limit);
           return planRead(from, typeName, null);
         })
         .compose(target -> {

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiFunction;
 
 /**
  * Nodes on the reactive MySQL client, in their type's {@link NodesTable} on the shard their ID
@@ -223,22 +224,21 @@ final class NodeStore {
 
   /** Deletes the node's row, and runs {@code also} in the same transaction. */
   Future<Void> delete(NodeId id, AlsoInTransaction also) {
-    return Futures.attempt(() -> lookup(id, Access.WRITE))
-        .compose(lookup -> client.inTransaction(lookup.route(), connection -> lookup.table()
-            .delete(connection, lookup.route(), id)
-            .compose(deleted -> deleted
-                ? also.run(connection, lookup.route())
-                : Future.failedFuture(GraphException.notFound("no node " + id)))))
-        .onSuccess(done -> changes.announce(new GraphChange.NodeChanged(id, null)))
-        .mapEmpty();
+    return withRow(id, (lookup, connection) -> lookup.table().delete(connection, lookup.route(), id), also)
+        .onSuccess(done -> changes.announce(new GraphChange.NodeChanged(id, null)));
   }
 
   /** Runs {@code also} in a transaction holding the node's row share-locked; NOT_FOUND when the node is gone. */
   Future<Void> whileHeld(NodeId id, AlsoInTransaction also) {
+    return withRow(id, (lookup, connection) -> lookup.table().existsLocked(connection, lookup.route(), id), also);
+  }
+
+  /** {@code row} (a statement on the node's row answering whether it was there), then {@code also}, in one transaction. */
+  private Future<Void> withRow(NodeId id, BiFunction<Lookup, SqlConnection, Future<Boolean>> row,
+      AlsoInTransaction also) {
     return Futures.attempt(() -> lookup(id, Access.WRITE))
-        .compose(lookup -> client.inTransaction(lookup.route(), connection -> lookup.table()
-            .existsLocked(connection, lookup.route(), id)
-            .compose(exists -> exists
+        .compose(lookup -> client.inTransaction(lookup.route(), connection -> row.apply(lookup, connection)
+            .compose(there -> there
                 ? also.run(connection, lookup.route())
                 : Future.failedFuture(GraphException.notFound("no node " + id)))))
         .mapEmpty();

@@ -9,11 +9,10 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,44 +41,39 @@ public final class HostHealth {
   private final Vertx vertx;
   private final PoolSettings settings;
   private final Clock clock;
-  private final Map<String, Probe> probes = new TreeMap<>();
+  private final PerHost<Probe> probes;
   private final long timer;
   private boolean closed;
+  /**
+   * Why each down host is down, republished whole at every change: every routed request reads it,
+   * so reading it takes no lock and allocates nothing.
+   */
+  private volatile Map<String, String> down = Map.of();
 
   public HostHealth(Vertx vertx, PoolSettings settings, Clock clock, ShardMap initial) {
     this.vertx = vertx;
     this.settings = settings;
     this.clock = clock;
+    this.probes = new PerHost<>(Probe::new, (probe, why) -> probe.close());
     apply(initial);
     this.timer = vertx.setPeriodic(Math.max(25, settings.downAfter().toMillis() / 4), id -> tick());
   }
 
   /** Probes the map's hosts: a new host, or one whose primary moved, gets a new probe; a gone one loses its own. */
   public synchronized void apply(ShardMap map) {
-    for (Host host : map.hosts().values()) {
-      Probe current = probes.get(host.name());
-      if (current == null || !current.host.primary().equals(host.primary())) {
-        probes.put(host.name(), new Probe(host));
-        if (current != null) {
-          current.close();
-        }
-      }
-    }
-    List<String> gone = new ArrayList<>(probes.keySet());
-    gone.removeAll(map.hosts().keySet());
-    gone.forEach(name -> probes.remove(name).close());
+    probes.apply(map);
+    publish();
   }
 
-  /** Why {@code host} is down, or empty while it answers (or is not probed). */
-  public synchronized Optional<String> down(String host) {
-    Probe probe = probes.get(host);
-    return probe == null ? Optional.empty() : Optional.ofNullable(probe.down);
+  /** Why {@code host} is down; null while it answers (or is not probed). */
+  public String down(String host) {
+    return down.get(host);
   }
 
   /** Each host by name, and whether it answers its probe. */
   public synchronized Map<String, Boolean> answering() {
     Map<String, Boolean> answering = new LinkedHashMap<>();
-    probes.forEach((name, probe) -> answering.put(name, probe.down == null));
+    probes.values().forEach((name, probe) -> answering.put(name, probe.down == null));
     return answering;
   }
 
@@ -87,24 +81,34 @@ public final class HostHealth {
     closed = true;
     vertx.cancelTimer(timer);
     List<Future<Void>> closing = new ArrayList<>();
-    probes.values().forEach(probe -> closing.add(probe.close()));
-    probes.clear();
+    probes.clear().forEach(probe -> closing.add(probe.close()));
     return Future.join(closing).mapEmpty();
   }
 
   private synchronized void tick() {
     long now = clock.millis();
-    probes.values().forEach(probe -> probe.tick(now));
+    probes.values().values().forEach(probe -> probe.tick(now));
   }
 
-  /** One host's probe: at most one {@code SELECT 1} in flight, on a connection of its own. */
+  /** Republishes {@link #down}: called, holding the lock, whenever a probe's verdict or the set of probes changes. */
+  private void publish() {
+    Map<String, String> reasons = new HashMap<>();
+    probes.values().forEach((name, probe) -> {
+      if (probe.down != null) {
+        reasons.put(name, probe.down);
+      }
+    });
+    down = Map.copyOf(reasons);
+  }
+
+  /** One host's probe: at most one {@code SELECT 1} in flight, on a connection of its own. Guarded by the owner's lock. */
   private final class Probe {
     private final Host host;
     private final Pool pool;
     /** When the probe in flight was sent; -1 when none is. */
     private long sentAt = -1;
     /** Why the host is down; null while it answers. */
-    private volatile String down;
+    private String down;
 
     Probe(Host host) {
       this.host = host;
@@ -132,13 +136,12 @@ public final class HostHealth {
           return;
         }
         sentAt = -1;
-        if (failure == null) {
-          if (down != null) {
-            log.info("host {} answers again", host.name());
-          }
-          down = null;
-        } else {
+        if (failure != null) {
           markDown("its probe failed: " + failure.getMessage());
+        } else if (down != null) {
+          log.info("host {} answers again", host.name());
+          down = null;
+          publish();
         }
       }
     }
@@ -148,6 +151,7 @@ public final class HostHealth {
         log.warn("host {} ({}) is down: {}", host.name(), host.primary(), why);
       }
       down = why;
+      publish();
     }
 
     Future<Void> close() {

@@ -13,7 +13,6 @@ import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,14 +33,13 @@ public final class HostPools {
 
   private final Vertx vertx;
   private final PoolSettings settings;
-  private final Map<String, Entry> pools = new HashMap<>();
+  private final PerHost<Pool> pools;
   private boolean closed;
-
-  private record Entry(Host host, Pool pool) {}
 
   public HostPools(Vertx vertx, PoolSettings settings) {
     this.vertx = vertx;
     this.settings = settings;
+    this.pools = new PerHost<>(this::create, this::retire);
   }
 
   /**
@@ -52,32 +50,14 @@ public final class HostPools {
     if (closed) {
       throw new IllegalStateException("host pools are closed");
     }
-    for (Host host : map.hosts().values()) {
-      Entry current = pools.get(host.name());
-      if (current == null || !current.host().primary().equals(host.primary())) {
-        pools.put(host.name(), new Entry(host, create(host)));
-        if (current != null) {
-          log.info("host {} moved from {} to {}", host.name(), current.host().primary(), host.primary());
-          retire(current);
-        }
-      }
-    }
-    List<String> gone = new ArrayList<>(pools.keySet());
-    gone.removeAll(map.hosts().keySet());
-    for (String name : gone) {
-      log.info("host {} left the shard map", name);
-      retire(pools.remove(name));
-    }
-    Map<String, Pool> snapshot = new HashMap<>();
-    pools.forEach((name, entry) -> snapshot.put(name, entry.pool()));
-    return Map.copyOf(snapshot);
+    pools.apply(map);
+    return Map.copyOf(pools.values());
   }
 
   public synchronized Future<Void> close() {
     closed = true;
     List<Future<Void>> closing = new ArrayList<>();
-    pools.values().forEach(entry -> closing.add(entry.pool().close()));
-    pools.clear();
+    pools.clear().forEach(pool -> closing.add(pool.close()));
     return Future.join(closing).mapEmpty();
   }
 
@@ -132,7 +112,8 @@ public final class HostPools {
         .eventually(connection::close);
   }
 
-  private void retire(Entry entry) {
-    vertx.setTimer(RETIRE_GRACE.toMillis(), timer -> entry.pool().close());
+  private void retire(Pool pool, String why) {
+    log.info("{}: its pool closes in {} s", why, RETIRE_GRACE.toSeconds());
+    vertx.setTimer(RETIRE_GRACE.toMillis(), timer -> pool.close());
   }
 }

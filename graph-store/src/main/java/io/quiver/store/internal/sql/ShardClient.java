@@ -1,8 +1,8 @@
 package io.quiver.store.internal.sql;
 
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.store.PoolSettings;
-import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -53,14 +53,8 @@ public final class ShardClient {
 
   /** Statements outside a transaction, on the shard's pool; failures leave classified. */
   public <T> Future<T> read(ShardRoute route, Function<SqlClient, Future<T>> work) {
-    Future<T> running;
-    try {
-      running = work.apply(route.pool());
-    } catch (RuntimeException e) {
-      running = Future.failedFuture(e);
-    }
     long bound = settings.acquireTimeout().toMillis() + settings.statementTimeout().toMillis();
-    return withDeadline(running, bound, () -> notAnswering(route, bound, ""))
+    return withDeadline(started(work, route.pool()), bound, () -> notAnswering(route, bound, ""))
         .recover(failure -> Future.failedFuture(SqlErrors.classify(failure, route.host())));
   }
 
@@ -96,17 +90,18 @@ public final class ShardClient {
     long timer = vertx.setTimer(boundMs, fired -> answer.tryFail(late.get()));
     running.onComplete(done -> {
       vertx.cancelTimer(timer);
-      complete(answer, done);
+      if (done.succeeded()) {
+        answer.tryComplete(done.result());
+      } else {
+        answer.tryFail(done.cause());
+      }
     });
     return answer.future();
   }
 
-  private static <T> void complete(Promise<T> answer, AsyncResult<T> done) {
-    if (done.succeeded()) {
-      answer.tryComplete(done.result());
-    } else {
-      answer.tryFail(done.cause());
-    }
+  /** {@code work} begun on {@code client}; what it throws is its failure (a method answering a Future never throws). */
+  private static <C, T> Future<T> started(Function<C, Future<T>> work, C client) {
+    return Futures.attempt(() -> work.apply(client)).compose(running -> running);
   }
 
   private static GraphException notAnswering(ShardRoute route, long boundMs, String outcome) {
@@ -136,28 +131,14 @@ public final class ShardClient {
 
     <T> Future<T> run(Function<SqlConnection, Future<T>> work) {
       long bound = settings.statementTimeout().toMillis();
-      Promise<T> answer = Promise.promise();
-      long timer = vertx.setTimer(bound, fired -> answer.tryFail(state.compareAndSet(WORKING, ABANDONED)
-          ? notAnswering(route, bound, ROLLED_BACK)
-          : notAnswering(route, bound, " to COMMIT; the write may or may not have been applied")));
-      connection.begin()
-          .compose(transaction -> apply(work).compose(
+      Future<T> done = connection.begin()
+          .compose(transaction -> started(work, connection).compose(
               result -> commitUnlessAbandoned(transaction, result, bound),
               failure -> transaction.rollback().transform(rolledBack -> Future.<T>failedFuture(failure))))
-          .onComplete(done -> {
-            vertx.cancelTimer(timer);
-            connection.close();
-            complete(answer, done);
-          });
-      return answer.future();
-    }
-
-    private <T> Future<T> apply(Function<SqlConnection, Future<T>> work) {
-      try {
-        return work.apply(connection);
-      } catch (RuntimeException e) {
-        return Future.failedFuture(e);
-      }
+          .onComplete(finished -> connection.close());
+      return withDeadline(done, bound, () -> state.compareAndSet(WORKING, ABANDONED)
+          ? notAnswering(route, bound, ROLLED_BACK)
+          : notAnswering(route, bound, " to COMMIT; the write may or may not have been applied"));
     }
 
     private <T> Future<T> commitUnlessAbandoned(io.vertx.sqlclient.Transaction transaction, T result, long bound) {

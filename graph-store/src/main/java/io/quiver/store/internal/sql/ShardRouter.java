@@ -59,9 +59,10 @@ public final class ShardRouter implements ShardResolver {
     if (access == Access.WRITE && !state.writable()) {
       throw GraphException.unavailable("shard " + shard + " is read-only");
     }
-    health.down(range.host()).ifPresent(why -> {
-      throw GraphException.unavailable("host " + range.host() + " of shard " + shard + " is down: " + why);
-    });
+    String down = health.down(range.host());
+    if (down != null) {
+      throw GraphException.unavailable("host " + range.host() + " of shard " + shard + " is down: " + down);
+    }
     return new ShardRoute(shard, range.host(), current.pools().get(range.host()));
   }
 

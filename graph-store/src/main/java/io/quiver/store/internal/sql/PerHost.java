@@ -1,0 +1,67 @@
+package io.quiver.store.internal.sql;
+
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * One value per host of the shard map — a pool ({@link HostPools}), a probe ({@link HostHealth}) —
+ * kept in line with the map as it changes: a host that appears gets a value, one whose primary
+ * moved gets a new value and its old one retired, one that leaves has its value retired. The one
+ * place that rule lives. Not thread-safe: its owner synchronizes.
+ */
+final class PerHost<T> {
+  private record Entry<T>(Host host, T value) {}
+
+  private final Function<Host, T> create;
+  private final BiConsumer<T, String> retire;
+  private final Map<String, Entry<T>> entries = new TreeMap<>();
+
+  /**
+   * @param create a value for a host
+   * @param retire what to do with a value no longer wanted, and why (its host moved or left)
+   */
+  PerHost(Function<Host, T> create, BiConsumer<T, String> retire) {
+    this.create = create;
+    this.retire = retire;
+  }
+
+  /** Brings the values in line with the map's hosts. */
+  void apply(ShardMap map) {
+    for (Host host : map.hosts().values()) {
+      Entry<T> current = entries.get(host.name());
+      if (current == null || !current.host().primary().equals(host.primary())) {
+        entries.put(host.name(), new Entry<>(host, create.apply(host)));
+        if (current != null) {
+          retire.accept(current.value(), "host " + host.name() + " moved from " + current.host().primary() + " to "
+              + host.primary());
+        }
+      }
+    }
+    List<String> gone = new ArrayList<>(entries.keySet());
+    gone.removeAll(map.hosts().keySet());
+    for (String name : gone) {
+      retire.accept(entries.remove(name).value(), "host " + name + " left the shard map");
+    }
+  }
+
+  /** Each host's value, by host name in name order. */
+  Map<String, T> values() {
+    Map<String, T> values = new LinkedHashMap<>();
+    entries.forEach((name, entry) -> values.put(name, entry.value()));
+    return values;
+  }
+
+  /** Every value, forgotten: for closing. */
+  List<T> clear() {
+    List<T> values = new ArrayList<>(values().values());
+    entries.clear();
+    return values;
+  }
+}
