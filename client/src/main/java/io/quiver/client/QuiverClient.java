@@ -3,21 +3,29 @@ package io.quiver.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Quiver's graph operations from Java. Every operation comes twice: {@code fooAsync(…)} answers
@@ -136,7 +144,16 @@ public final class QuiverClient implements AutoCloseable {
 
   /** Adds or updates an edge; a null sequence or data keeps an existing edge's. */
   public CompletableFuture<Edge> addEdgeAsync(long from, String type, long to, Long sequence, Object data) {
+    return addEdgeAsync(from, type, to, sequence, data, false);
+  }
+
+  /** Adds the edge archived when {@code archived} (a hidden link: kept, out of lists and counts). */
+  public CompletableFuture<Edge> addEdgeAsync(long from, String type, long to, Long sequence, Object data,
+      boolean archived) {
     ObjectNode body = MAPPER.createObjectNode();
+    if (archived) {
+      body.put("state", "archived");
+    }
     if (sequence != null) {
       body.put("sequence", sequence);
     }
@@ -148,6 +165,10 @@ public final class QuiverClient implements AutoCloseable {
 
   public Edge addEdge(long from, String type, long to) {
     return join(addEdgeAsync(from, type, to, null, null));
+  }
+
+  public Edge addEdge(long from, String type, long to, Long sequence, Object data, boolean archived) {
+    return join(addEdgeAsync(from, type, to, sequence, data, archived));
   }
 
   public Edge addEdge(long from, String type, long to, Long sequence, Object data) {
@@ -288,6 +309,79 @@ public final class QuiverClient implements AutoCloseable {
     ObjectNode body = MAPPER.createObjectNode();
     body.set("data", MAPPER.valueToTree(data));
     return body;
+  }
+
+  // ---- bulk import ----
+
+  /**
+   * Imports an NDJSON file ({@code POST /v1/bulk}) under {@code name}, streaming it both ways, and
+   * answers the final report; {@code progress} is told the figures after each batch. A rerun under
+   * the same name creates nothing twice, so after a failure, run it again. Refused lines are in the
+   * report, not thrown; a failure of the request (refused before it started, or the fleet failing
+   * midway — what was written stays) is thrown as a {@link QuiverException}. Blocks; no timeout
+   * beyond the connection's, since an import takes as long as it takes.
+   */
+  public ImportReport bulkImport(String name, Path ndjson, Consumer<ImportReport> progress) {
+    HttpRequest request;
+    try {
+      request = HttpRequest.newBuilder(URI.create(base + "/v1/bulk?name=" + URLEncoder.encode(name, StandardCharsets.UTF_8)))
+          .header("Content-Type", "application/x-ndjson")
+          .POST(BodyPublishers.ofFile(ndjson))
+          .build();
+    } catch (FileNotFoundException e) {
+      throw new IllegalArgumentException("no file " + ndjson, e);
+    }
+    HttpResponse<Stream<String>> response;
+    try {
+      response = http.send(request, BodyHandlers.ofLines());
+    } catch (IOException e) {
+      throw new QuiverException(0, "unavailable", "could not reach Quiver at " + base + ": " + e, null, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new QuiverException(0, "unavailable", "interrupted", null, e);
+    }
+    Map<String, Long> nodes = new HashMap<>();
+    try (Stream<String> lines = response.body()) {
+      ImportReport last = null;
+      for (String text : (Iterable<String>) lines::iterator) {
+        JsonNode line = parseLine(response.statusCode(), text);
+        if (response.statusCode() != 200 || line.has("error")) {
+          JsonNode error = line.path("error");
+          throw new QuiverException(response.statusCode(), error.path("code").asText("internal"),
+              error.path("message").asText("HTTP " + response.statusCode()), error.path("details"), null);
+        }
+        if (line.has("nodes")) {
+          line.get("nodes").fields().forEachRemaining(node -> nodes.put(node.getKey(), Long.parseLong(node.getValue().asText())));
+        } else if (line.has("progress")) {
+          progress.accept(importReport(line.get("progress"), Map.of()));
+        } else if (line.has("report")) {
+          last = importReport(line.get("report"), nodes);
+        }
+      }
+      if (last == null) {
+        throw new QuiverException(response.statusCode(), "unavailable", "the import's answer ended without a report",
+            null, null);
+      }
+      return last;
+    }
+  }
+
+  private static JsonNode parseLine(int status, String text) {
+    try {
+      return MAPPER.readTree(text);
+    } catch (IOException e) {
+      throw new QuiverException(status, "internal", "Quiver answered a line that is not JSON", null, e);
+    }
+  }
+
+  private static ImportReport importReport(JsonNode json, Map<String, Long> nodes) {
+    List<ImportReport.Refused> refused = new ArrayList<>();
+    json.path("refused").forEach(line -> refused.add(new ImportReport.Refused(line.path("line").asLong(),
+        line.path("code").asText(), line.path("message").asText())));
+    return new ImportReport(json.path("lines").asLong(), json.path("nodesCreated").asLong(),
+        json.path("nodesExisting").asLong(), json.path("edgesCreated").asLong(), json.path("edgesUpdated").asLong(),
+        json.path("edgesUnchanged").asLong(), json.path("inversesLeft").asLong(), json.path("refusedCount").asLong(),
+        refused, nodes);
   }
 
   private CompletableFuture<JsonNode> call(String method, String path, JsonNode body, Long expectedVersion) {

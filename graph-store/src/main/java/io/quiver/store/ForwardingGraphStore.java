@@ -47,8 +47,8 @@ public abstract class ForwardingGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
-      InverseWait wait) {
-    return delegate.addEdge(from, type, to, sequence, data, wait);
+      EdgeState state, InverseWait wait) {
+    return delegate.addEdge(from, type, to, sequence, data, state, wait);
   }
 
   @Override

@@ -22,6 +22,14 @@ public interface GraphBackend {
   /** Schema, provisioning, repair and shard-map administration. */
   AdminService admin();
 
+  /**
+   * A run of the bulk import named {@code name} ({@link BulkImport}); a rerun under the same name
+   * finds the nodes the earlier run created. INVALID_ARGUMENT for a name that is not 1 to 64 of
+   * letters, digits and {@code _ . : -}. Runs on the background pools, beside the drainer, so an
+   * import never takes a request's connection.
+   */
+  BulkImport bulkImport(String name);
+
   /** The shard map this backend routes by now. */
   ShardMap shardMap();
 

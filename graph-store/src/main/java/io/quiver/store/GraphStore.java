@@ -53,8 +53,18 @@ public interface GraphStore {
     return deleteNode(id, Cascade.NONE);
   }
 
-  /** Adds or updates an edge; a null sequence or data keeps an existing edge's. */
-  Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data, InverseWait wait);
+  /**
+   * Adds or updates an edge; a null sequence or data keeps an existing edge's. {@code state}
+   * {@link EdgeState#ARCHIVED} adds it archived (a hidden link: kept, out of lists and counts).
+   */
+  Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data, EdgeState state,
+      InverseWait wait);
+
+  /** Adds or updates an active edge. */
+  default Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
+      InverseWait wait) {
+    return addEdge(from, type, to, sequence, data, EdgeState.ACTIVE, wait);
+  }
 
   default Future<Edge> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data) {
     return addEdge(from, type, to, sequence, data, InverseWait.ASYNC).map(EdgeResult::edge);

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * {@code quiver provision --config FILE}: create the shard databases and the tables of the
  * registry's types (after opening new shards; a type defined through the registry is provisioned
  * as it is defined).<br>
+ * {@code quiver import FILE [--name NAME] [--server URL]}: a bulk import into a running server,
+ * with a progress bar ({@link ImportCommand}).<br>
  * The tools take the same path as the HTTP admin calls: the backend's admin service.
  */
 public final class Main {
@@ -40,6 +42,7 @@ public final class Main {
              quiver provision --config FILE
              quiver repair --config FILE --edge-type NAME
              quiver example board-page [--server URL]   (default http://localhost:8080)
+             quiver import FILE [--name NAME] [--server URL]   (default http://localhost:8080)
       """;
 
   private Main() {}
@@ -94,6 +97,12 @@ public final class Main {
       case "provision" -> provision(options);
       case "repair" -> repair(options);
       case "example" -> example(options);
+      case "import" -> {
+        int status = ImportCommand.run(options, System.out);
+        if (status != 0) {
+          System.exit(status);
+        }
+      }
       case "help", "--help", "-h" -> System.out.print(USAGE);
       default -> throw new UsageException("unknown command '" + args[0] + "'");
     }

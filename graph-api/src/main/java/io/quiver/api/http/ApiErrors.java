@@ -47,27 +47,52 @@ public final class ApiErrors {
     return where.length > 0 && where[0].getClassName().startsWith("io.netty.handler.codec.http.");
   }
 
+  /** How an error code is answered: the HTTP status and the code's name on the wire. */
+  record Answer(int status, String code) {}
+
+  /** The one mapping of {@link GraphException.Code} to HTTP. */
+  static Answer answer(GraphException.Code code) {
+    return switch (code) {
+      case INVALID_ARGUMENT -> new Answer(400, "invalid_request");
+      case SCHEMA_VIOLATION -> new Answer(422, "schema_violation");
+      case NOT_FOUND -> new Answer(404, "not_found");
+      case VERSION_CONFLICT -> new Answer(409, "version_conflict");
+      case INCOMPATIBLE_CHANGE -> new Answer(409, "incompatible_change");
+      case UNAUTHENTICATED -> new Answer(401, "unauthenticated");
+      case PERMISSION_DENIED -> new Answer(403, "forbidden");
+      case UNAVAILABLE, ABORTED -> new Answer(503, "unavailable");
+      case INTERNAL -> new Answer(500, "internal");
+    };
+  }
+
   private static void respond(RoutingContext ctx, GraphException failure) {
+    Answer answer = answer(failure.code());
     switch (failure.code()) {
-      case INVALID_ARGUMENT -> write(ctx, 400, "invalid_request", failure.getMessage(), failure.details());
-      case SCHEMA_VIOLATION -> write(ctx, 422, "schema_violation", failure.getMessage(), failure.details());
-      case NOT_FOUND -> write(ctx, 404, "not_found", failure.getMessage(), failure.details());
-      case VERSION_CONFLICT -> write(ctx, 409, "version_conflict", failure.getMessage(), failure.details());
-      case INCOMPATIBLE_CHANGE -> write(ctx, 409, "incompatible_change", failure.getMessage(), failure.details());
-      case UNAUTHENTICATED -> {
-        ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        write(ctx, 401, "unauthenticated", failure.getMessage(), failure.details());
-      }
-      case PERMISSION_DENIED -> write(ctx, 403, "forbidden", failure.getMessage(), failure.details());
-      case UNAVAILABLE, ABORTED -> {
-        ctx.response().putHeader("Retry-After", RETRY_AFTER_SECONDS);
-        write(ctx, 503, "unavailable", failure.getMessage(), failure.details());
-      }
+      case UNAUTHENTICATED -> ctx.response().putHeader("WWW-Authenticate", "Bearer");
+      case UNAVAILABLE, ABORTED -> ctx.response().putHeader("Retry-After", RETRY_AFTER_SECONDS);
       case INTERNAL -> {
         log.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
-        write(ctx, 500, "internal", "the server failed to answer this request", Map.of());
+        write(ctx, answer.status(), answer.code(), "the server failed to answer this request", Map.of());
+        return;
       }
+      default -> { }
     }
+    write(ctx, answer.status(), answer.code(), failure.getMessage(), failure.details());
+  }
+
+  /** The error body of a failure, as one JSON object ({@code {"code", "message", "details"}}), for streamed answers. */
+  static ObjectNode errorObject(Throwable failure) {
+    GraphException graph = failure instanceof GraphException known ? known
+        : GraphException.of(GraphException.Code.INTERNAL, "the server failed to finish this request");
+    if (graph.code() == GraphException.Code.INTERNAL) {
+      log.error("a streamed answer failed", failure);
+    }
+    boolean internal = graph.code() == GraphException.Code.INTERNAL;
+    ObjectNode error = ApiJson.object();
+    error.put("code", answer(graph.code()).code());
+    error.put("message", internal ? "the server failed to finish this request" : graph.getMessage());
+    error.set("details", ApiJson.MAPPER.valueToTree(internal ? Map.of() : graph.details()));
+    return error;
   }
 
   private static void respondToStatus(RoutingContext ctx, int status, String detail) {

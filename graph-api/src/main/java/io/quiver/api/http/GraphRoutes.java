@@ -10,6 +10,7 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphQueries;
 import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
@@ -34,7 +35,7 @@ import java.util.Set;
 public final class GraphRoutes {
   private static final Set<String> NODE_BODY = Set.of("data");
   private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
-  private static final Set<String> EDGE_BODY = Set.of("sequence", "data");
+  private static final Set<String> EDGE_BODY = Set.of("sequence", "data", "state");
   private static final Set<String> BATCH_BODY = Set.of("ids");
   private static final Set<String> QUERY_BODY = Set.of("operation", "lists", "limit", "after", "count", "hydrate");
   private static final Handler<RoutingContext> NO_PARAMETERS = QueryParams.allowing(Set.of());
@@ -177,16 +178,16 @@ public final class GraphRoutes {
         ctx.pathParam("to") == null ? null : Requests.pathId(ctx, "to"));
   }
 
-  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data, InverseWait inverseWait) {}
+  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data, EdgeState state, InverseWait inverseWait) {}
 
   private Future<Buffer> addEdge(RoutingContext ctx) {
     return Futures.attempt(() -> {
           ObjectNode body = Requests.body(ctx, EDGE_BODY);
           return new EdgeWrite(edgeKey(ctx), Requests.longMember(body, "sequence"), Requests.data(body, false),
-              inverseWait(ctx));
+              Requests.stateMember(body), inverseWait(ctx));
         })
         .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
-            write.sequence(), write.data(), write.inverseWait()))
+            write.sequence(), write.data(), write.state(), write.inverseWait()))
         .map(result -> json(ctx, out -> ApiJson.writeEdge(out, reportInverse(ctx, result).edge())));
   }
 
@@ -214,7 +215,7 @@ public final class GraphRoutes {
 
   /** Archives or restores an edge; the answer is the edge as it now is, and says what changed. */
   private Future<Buffer> changeState(RoutingContext ctx, boolean archive) {
-    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, inverseWait(ctx)))
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, null, inverseWait(ctx)))
         .compose(write -> archive
             ? store.archiveEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait())
             : store.restoreEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
@@ -222,7 +223,7 @@ public final class GraphRoutes {
   }
 
   private Future<Void> removeEdge(RoutingContext ctx) {
-    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, inverseWait(ctx)))
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, null, inverseWait(ctx)))
         .compose(write -> store.removeEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
         .map(result -> {
           reportInverse(ctx, result);

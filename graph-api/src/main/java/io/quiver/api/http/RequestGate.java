@@ -115,14 +115,19 @@ public final class RequestGate implements Handler<HttpServerRequest> {
       return null;
     }
     return new Refusal(415, "unsupported_media_type",
-        "the body is declared as '" + type + "'; send it as application/json");
+        "the body is declared as '" + type + "'; send it as application/json"
+            + " (or application/x-ndjson to /v1/bulk)");
   }
 
-  /** {@code application/json} or {@code application/<something>+json}, in UTF-8 if a charset is named. */
+  /**
+   * {@code application/json}, {@code application/<something>+json} or {@code application/x-ndjson}
+   * (JSON documents one per line, as a bulk import sends them), in UTF-8 if a charset is named.
+   */
   static boolean isJson(String contentType) {
     String[] parts = contentType.toLowerCase(Locale.ROOT).split(";");
     String media = parts[0].trim();
-    if (!media.equals("application/json") && !(media.startsWith("application/") && media.endsWith("+json"))) {
+    if (!media.equals("application/json") && !media.equals("application/x-ndjson")
+        && !(media.startsWith("application/") && media.endsWith("+json"))) {
       return false;
     }
     for (int i = 1; i < parts.length; i++) {

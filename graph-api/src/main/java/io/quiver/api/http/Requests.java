@@ -43,14 +43,18 @@ final class Requests {
     if (buffer == null || buffer.length() == 0) {
       return ApiJson.object();
     }
-    JsonNode json = JsonBodies.read(buffer.getBytes());
+    return object(JsonBodies.read(buffer.getBytes()), "the body", allowedMembers);
+  }
+
+  /** A JSON value that must be an object with only the allowed members; {@code what} names it in errors. */
+  static ObjectNode object(JsonNode json, String what, Set<String> allowedMembers) {
     if (!(json instanceof ObjectNode object)) {
-      throw GraphException.invalid("the body must be a JSON object");
+      throw GraphException.invalid(what + " must be a JSON object");
     }
     for (Iterator<String> names = object.fieldNames(); names.hasNext(); ) {
       String name = names.next();
       if (!allowedMembers.contains(name)) {
-        throw GraphException.invalid("unknown member '" + name + "' in the body; expected " + allowedMembers);
+        throw GraphException.invalid("unknown member '" + name + "' in " + what + "; expected " + allowedMembers);
       }
     }
     return object;
@@ -212,7 +216,23 @@ final class Requests {
 
   /** {@code ?state=active} (the list, by default) or {@code archived}. */
   private static EdgeState state(RoutingContext ctx) {
-    String value = QueryParams.of(ctx).get("state");
+    return edgeState(QueryParams.of(ctx).get("state"));
+  }
+
+  /** A body's {@code state} member: absent or null is active. */
+  static EdgeState stateMember(ObjectNode body) {
+    JsonNode value = body.get("state");
+    if (value == null || value.isNull()) {
+      return EdgeState.ACTIVE;
+    }
+    if (!value.isTextual()) {
+      throw GraphException.invalid("'state' must be \"active\" or \"archived\", got " + value);
+    }
+    return edgeState(value.textValue());
+  }
+
+  /** An edge state as the API spells it: {@code active} (also when absent) or {@code archived}. */
+  static EdgeState edgeState(String value) {
     if (value == null || value.isEmpty() || value.equals("active")) {
       return EdgeState.ACTIVE;
     }

@@ -2,6 +2,7 @@ package io.quiver.api.server;
 
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.http.AdminRoutes;
+import io.quiver.api.http.BulkRoute;
 import io.quiver.api.http.ApiErrors;
 import io.quiver.api.http.GraphRoutes;
 import io.quiver.api.http.HealthRoute;
@@ -48,6 +49,7 @@ final class ApiVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     observer = new RequestObserver(vertx, services.metrics().registry(), Clock.systemUTC());
     router.route().handler(observer);
+    new BulkRoute(services.backend()).mount(router);
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);

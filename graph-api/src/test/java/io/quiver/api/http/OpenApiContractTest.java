@@ -86,6 +86,10 @@ class OpenApiContractTest {
     valid("removeEdge", api.call(DELETE, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin));
     valid("queryEdgeLists", api.call(POST, "/v1/edges/query", "{\"operation\": \"union\", \"lists\": [{\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}, {\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}], \"hydrate\": true}"));
     valid("queryEdgeLists", api.call(POST, "/v1/edges/query", "{\"operation\": \"intersection\", \"lists\": [{\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}, {\"from\": \"" + board + "\", \"type\": \"board_has_pins\"}], \"count\": true}"));
+    valid("bulkImport", api.call(POST, "/v1/bulk?name=contract-" + System.nanoTime(),
+        "{\"node\": {\"ref\": \"c1\", \"type\": \"board\", \"data\": {\"title\": \"c\"}}}\n"
+            + "{\"edge\": {\"from\": \"c1\", \"type\": \"board_has_pins\", \"to\": \"" + pin + "\"}}\n",
+        Map.of("Content-Type", "application/x-ndjson")));
     valid("getSchema", api.call(GET, "/v1/schema"));
     valid("defineNodeType", api.call(PUT, "/v1/schema/node-types/pin", "{\"id\": 3, \"fields\": "
         + api.call(GET, "/v1/schema").body().get("nodeTypes").get("pin").get("fields") + "}", ADMIN));

@@ -95,6 +95,27 @@ class InverseApiTest {
   }
 
   @Test
+  void anEdgeAddedArchived_isHiddenOnBothCopies_andRestoresWhole() throws Exception {
+    String board = create("board", "{\"title\": \"hidden\"}");
+    String pin = create("pin", "{\"link\": \"h\"}");
+    String forward = "/v1/nodes/" + board + "/edges/board_has_pins";
+
+    Answer added = api.call(PUT, forward + "/" + pin + "?waitForInverse=true",
+        "{\"sequence\": 5, \"data\": {\"note\": \"h\"}, \"state\": \"archived\"}");
+
+    assertThat(added.status()).as(added.text()).isEqualTo(200);
+    assertThat(added.body().get("state").asText()).isEqualTo("archived");
+    assertThat(api.call(GET, forward + "/count").body().get("count").asLong()).isZero();
+    assertThat(api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/" + board).body().get("state").asText())
+        .isEqualTo("archived");
+    Answer restored = api.call(POST, forward + "/" + pin + "/restore?waitForInverse=true");
+    assertThat(restored.body().get("sequence").asLong()).isEqualTo(5);
+    assertThat(api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count").body().get("count").asLong())
+        .isEqualTo(1);
+    assertThat(api.call(PUT, forward + "/" + pin, "{\"state\": \"hidden\"}").status()).isEqualTo(400);
+  }
+
+  @Test
   void aNodesEdgesArchivedInBulk_areListedAsArchived_andRestoredInBulk() throws Exception {
     String board = create("board", "{\"title\": \"bulk\"}");
     List<String> pins = new java.util.ArrayList<>();

@@ -55,8 +55,11 @@ public final class ApiClient implements AutoCloseable {
 
   private Future<HttpResponse<Buffer>> request(HttpMethod method, String path, Buffer body, Map<String, String> headers) {
     HttpRequest<Buffer> request = client.request(method, path);
+    if (body != null) {
+      request.putHeader("Content-Type", "application/json");
+    }
     headers.forEach(request::putHeader);
-    return body == null ? request.send() : request.putHeader("Content-Type", "application/json").sendBuffer(body);
+    return body == null ? request.send() : request.sendBuffer(body);
   }
 
   private static Answer answer(HttpMethod method, String path, HttpResponse<Buffer> response) {

@@ -101,6 +101,11 @@ public final class ApiFixture implements AutoCloseable {
   }
 
   /** Rows of a node type's table across every shard, read straight from the hosts: what a request left behind. */
+  /** The shard tables, read straight from the hosts. */
+  public ShardTables tables() {
+    return tables;
+  }
+
   public long nodeRows(String nodeType) throws Exception {
     return tables.rows(tables.nodesTable(nodeType));
   }

@@ -3,6 +3,7 @@ package io.quiver.store.internal;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.AdminService;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.BulkImport;
 import io.quiver.store.ChangeFeed;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
@@ -55,6 +56,7 @@ public final class DefaultBackend implements GraphBackend {
   private final DefaultGraphStore store;
   private final OutboxDrain drain;
   private final AdminService admin;
+  private final java.util.function.Function<String, BulkImport> imports;
   private final StoreTelemetry telemetry;
   /** Admin jobs await the reactive client batch by batch: daemon threads of their own. */
   private final ExecutorService adminJobs = Executors.newCachedThreadPool(runnable -> {
@@ -83,6 +85,8 @@ public final class DefaultBackend implements GraphBackend {
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes,
         new EdgeStore(backgroundRouter, client, schemas, changes, clock), null, this::outboxWritten, clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
+    this.imports = name -> new BulkWriter(name, backgroundRouter, client, schemas, backgroundNodes,
+        new EdgeStore(backgroundRouter, client, schemas, changes, clock), writer, changes, clock);
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas)), settings.applier(), clock,
@@ -132,6 +136,11 @@ public final class DefaultBackend implements GraphBackend {
   @Override
   public AdminService admin() {
     return admin;
+  }
+
+  @Override
+  public BulkImport bulkImport(String name) {
+    return imports.apply(name);
   }
 
   @Override

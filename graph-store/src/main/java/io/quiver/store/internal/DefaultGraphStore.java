@@ -6,6 +6,7 @@ import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
@@ -112,8 +113,8 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
-      InverseWait wait) {
-    return edges.add(from, type, to, sequence, data).compose(write -> settle(write, wait));
+      EdgeState state, InverseWait wait) {
+    return edges.add(from, type, to, sequence, data, state).compose(write -> settle(write, wait));
   }
 
   @Override

@@ -13,6 +13,7 @@ import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
@@ -75,9 +76,15 @@ final class EdgeStore {
   }
 
   /** One edge operation's resolved types and route; {@code inverse} is null when none is defined. */
-  private record Target(EdgesTable table, NodeType fromType, ShardRoute route, EdgeType inverse) {
+  record Target(EdgesTable table, NodeType fromType, ShardRoute route, EdgeType inverse) {
     EdgeType type() {
       return table.type();
+    }
+
+    /** The operation that tells the inverse copy of (from, to), or null when there is none to tell. */
+    InverseOp inverseOf(NodeId from, NodeId to, EdgeRow written) {
+      boolean selfInverse = inverse != null && type().symmetric() && from.equals(to);
+      return inverse == null || selfInverse ? null : new InverseOp(inverse.id(), to, from, written);
     }
   }
 
@@ -88,15 +95,16 @@ final class EdgeStore {
    * an active edge's sequence and gives a new one the write time; null data keeps an active
    * edge's data. The inverse's outbox entry commits in the same transaction.
    */
-  Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data) {
+  Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data, EdgeState state) {
+    int rowState = state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
         .compose(target -> client.inTransaction(target.route(),
-            connection -> addLocked(connection, target, from, to, sequence, data)))
+            connection -> addLocked(connection, target, from, to, sequence, data, rowState)))
         .onSuccess(this::announce);
   }
 
   private Future<EdgeWrite> addLocked(
-      SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data) {
+      SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data, int state) {
     // Sent together (pipelined): a missing FROM node fails the transaction, which rolls the placeholder back.
     Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
     Future<EdgeRow> locked = target.table().lock(connection, target.route(), from.value(), to.value());
@@ -104,13 +112,10 @@ final class EdgeStore {
         .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
             : Future.failedFuture(GraphException.notFound("no node " + from)))
         .compose(stored -> {
-          EdgeRow added = new EdgeRow(
-              sequence != null ? sequence : stored.active() ? stored.sequence() : nowUs(),
-              EdgeRow.ACTIVE,
-              data != null ? SqlValues.toJson(data) : stored.active() ? stored.data() : null,
-              nextWriteTime(stored));
+          EdgeRow added = added(stored, sequence, data == null ? null : SqlValues.toJson(data), state);
           return record(connection, target, from, to, stored, added)
-              .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(stored, added), recorded.changed()));
+              .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(stored, added), recorded.changed(),
+                  target.table().edge(from, to, added)));
         });
   }
 
@@ -185,11 +190,10 @@ final class EdgeStore {
   private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored, EdgeRow written) {
     Future<GraphChange.EdgeChanged> forward = target.table().write(connection, target.route(), from, to, stored, written);
-    boolean selfInverse = target.inverse() != null && target.type().symmetric() && from.equals(to);
-    if (target.inverse() == null || selfInverse) {
+    InverseOp inverse = target.inverseOf(from, to, written);
+    if (inverse == null) {
       return forward.map(changed -> new Recorded(changed, null));
     }
-    InverseOp inverse = new InverseOp(target.inverse().id(), to, from, written);
     Future<Long> entry = OutboxTable.INSTANCE.append(connection, target.route(), inverse, nowUs());
     return Future.all(forward, entry).map(both -> new Recorded(forward.result(),
         new EdgeWrite.PendingInverse(target.route().shard(), entry.result())));
@@ -207,6 +211,19 @@ final class EdgeStore {
     }
     boolean same = stored.sequence() == added.sequence() && java.util.Objects.equals(stored.data(), added.data());
     return same ? EdgeResult.Change.UNCHANGED : EdgeResult.Change.UPDATED;
+  }
+
+  /**
+   * What an add makes of a stored copy: a null sequence keeps an active edge's (a new edge gets
+   * the write time), null data keeps an active edge's; written in {@code state}, at the next
+   * write time. Shared by single adds and bulk imports, so both mean the same.
+   */
+  EdgeRow added(EdgeRow stored, Long sequence, String data, int state) {
+    return new EdgeRow(
+        sequence != null ? sequence : stored.active() ? stored.sequence() : nowUs(),
+        state,
+        data != null ? data : stored.active() ? stored.data() : null,
+        nextWriteTime(stored));
   }
 
   /** A client's write always lands on the copy it writes: later than now, and than what is stored. */
@@ -310,7 +327,8 @@ final class EdgeStore {
 
   // ---- planning ----
 
-  private Target planWrite(NodeId from, String typeName, NodeId to, ObjectNode data) {
+  /** The resolved, checked target of a write; throws what the write would fail with. */
+  Target planWrite(NodeId from, String typeName, NodeId to, ObjectNode data) {
     Schema schema = schemas.current();
     Target target = resolve(schema, from, typeName, to, Access.WRITE);
     if (data != null) {

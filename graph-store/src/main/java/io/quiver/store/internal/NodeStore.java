@@ -60,7 +60,13 @@ final class NodeStore {
 
   // ---- create ----
 
-  private record Creation(NodesTable table, ShardRoute route, ObjectNode data, Instant now) {}
+  record Creation(NodesTable table, ShardRoute route, ObjectNode data, Instant now) {
+    /** The node this creation made, once its table gave it a local ID. */
+    Node node(long local) {
+      NodeType type = table.type();
+      return new Node(NodeId.of(route.shard(), type.id(), local), type.name(), type.withDefaults(data), 1, now, now);
+    }
+  }
 
   /** Creates a node on {@code colocateWith}'s shard if given, else on a random open, writable shard. */
   Future<Node> create(String typeName, ObjectNode data, NodeId colocateWith) {
@@ -69,7 +75,8 @@ final class NodeStore {
         .onSuccess(this::announce);
   }
 
-  private Creation planCreation(String typeName, ObjectNode data, NodeId colocateWith) {
+  /** The checked creation of a node, its shard picked; throws what the create would fail with. */
+  Creation planCreation(String typeName, ObjectNode data, NodeId colocateWith) {
     Schema schema = schemas.current();
     NodeType type = TypeChecks.nodeType(schema, typeName);
     TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(schema, router.shardMap())));
@@ -86,16 +93,14 @@ final class NodeStore {
   }
 
   private Future<Node> insert(Creation creation) {
-    NodeType type = creation.table().type();
     return client.inTransaction(creation.route(), connection -> creation.table()
             .insert(connection, creation.route(), creation.data(), creation.now())
             .compose(NodeStore::requireLocalIdInRange))
-        .map(local -> new Node(NodeId.of(creation.route().shard(), type.id(), local), type.name(),
-            type.withDefaults(creation.data()), 1, creation.now(), creation.now()));
+        .map(creation::node);
   }
 
   /** A local ID of 2^36 or more cannot be encoded; failing here rolls the insert back. */
-  private static Future<Long> requireLocalIdInRange(Long local) {
+  static Future<Long> requireLocalIdInRange(Long local) {
     if (local == null || local <= 0 || local > NodeId.MAX_LOCAL) {
       return Future.failedFuture(GraphException.of(GraphException.Code.INTERNAL,
           "local ID " + local + " does not fit in " + NodeId.LOCAL_BITS + " bits; the shard's table is full"));
@@ -251,7 +256,7 @@ final class NodeStore {
     return readQueries.sum();
   }
 
-  private void announce(Node node) {
+  void announce(Node node) {
     changes.announce(new GraphChange.NodeChanged(node.id(), node));
   }
 

@@ -19,9 +19,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Reads the shard tables straight from the hosts over JDBC, for assertions about what is stored —
@@ -99,6 +101,32 @@ public final class ShardTables {
     Map<Key, EdgeRow> mirrored = new HashMap<>();
     edges(edgeType).forEach((key, row) -> mirrored.put(key.mirror(), row));
     return mirrored;
+  }
+
+  /**
+   * The edges from {@code froms} whose inverse copy is missing or differs, described: empty when
+   * every copy matches its forward row (state, sequence, data and write time).
+   */
+  public List<String> inverseDifferences(String edgeType, String inverseType, Set<Long> froms)
+      throws Exception {
+    Map<Key, EdgeRow> inverse = edges(inverseType);
+    List<String> differences = new ArrayList<>();
+    edges(edgeType).forEach((key, row) -> {
+      if (froms.contains(key.from()) && row.live()) {
+        EdgeRow mirror = inverse.get(key.mirror());
+        if (mirror == null || !mirror.sameAs(row)) {
+          differences.add(edgeType + " " + key.from() + " -> " + key.to() + ": " + row + ", inverse " + mirror);
+        }
+      }
+    });
+    return differences;
+  }
+
+  /** Live rows (active or archived) of an edge type from {@code froms}. */
+  public long liveRowsFrom(String edgeType, Set<Long> froms) throws Exception {
+    return edges(edgeType).entrySet().stream()
+        .filter(entry -> froms.contains(entry.getKey().from()) && entry.getValue().live())
+        .count();
   }
 
   /** Rows of a table on every shard. */

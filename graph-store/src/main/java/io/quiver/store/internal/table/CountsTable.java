@@ -1,10 +1,12 @@
 package io.quiver.store.internal.table;
 
+import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
 import io.vertx.mysqlclient.MySQLClient;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -70,6 +72,35 @@ public final class CountsTable implements ShardTable {
         + " ON DUPLICATE KEY UPDATE count = count + VALUES(count), version = LAST_INSERT_ID(version + 1)";
     return client.preparedQuery(sql).execute(Tuple.of(from, edgeTypeId, delta))
         .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
+  }
+
+  /** What a batch does to one list: its count moves by {@code delta}, its version by {@code changes}. */
+  public record Adjustment(long from, int delta, int changes) {
+    public Adjustment plus(Adjustment other) {
+      return new Adjustment(from, delta + other.delta, changes + other.changes);
+    }
+  }
+
+  /**
+   * {@link #adjust} for many lists of one edge type at once, in one statement; padded to a power
+   * of two of rows by repeating the last list with nothing to add, which changes nothing.
+   */
+  public Future<Void> adjustMany(SqlClient client, ShardRoute route, int edgeTypeId, List<Adjustment> adjustments) {
+    int slots = InLists.bucket(adjustments.size());
+    List<Object> arguments = new ArrayList<>(slots * 4);
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard()))
+        .append(" (from_id, edge_type, count, version) VALUES ");
+    for (int slot = 0; slot < slots; slot++) {
+      boolean padding = slot >= adjustments.size();
+      Adjustment adjustment = adjustments.get(Math.min(slot, adjustments.size() - 1));
+      sql.append(slot == 0 ? "(?, ?, ?, ?)" : ", (?, ?, ?, ?)");
+      arguments.add(adjustment.from());
+      arguments.add(edgeTypeId);
+      arguments.add(padding ? 0 : adjustment.delta());
+      arguments.add(padding ? 0 : adjustment.changes());
+    }
+    sql.append(" ON DUPLICATE KEY UPDATE count = count + VALUES(count), version = version + VALUES(version)");
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).mapEmpty();
   }
 
   /** The count of one list; 0 when it has never had an edge. */

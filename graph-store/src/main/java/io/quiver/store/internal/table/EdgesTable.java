@@ -1,6 +1,7 @@
 package io.quiver.store.internal.table;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
@@ -13,13 +14,17 @@ import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlValues;
 import io.vertx.core.Future;
+import io.vertx.mysqlclient.MySQLException;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -43,6 +48,8 @@ import java.util.Set;
 public final class EdgesTable implements ShardTable {
   private static final List<String> COLUMNS = List.of("from_id", "to_id", "sequence", "state", "data", "updated_us");
   private static final String ROW = "sequence, state, data, updated_us";
+  /** Duplicate entry for a key. */
+  private static final int ER_DUP_ENTRY = 1062;
 
   private final EdgeType type;
 
@@ -121,6 +128,129 @@ public final class EdgesTable implements ShardTable {
     Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta);
     return Future.all(written, version).map(both -> new GraphChange.EdgeChanged(from, type.name(), to,
         after.active() ? edge(from, to, after) : null, version.result(), countDelta));
+  }
+
+  // ---- the batch write path, for bulk imports ----
+
+  /** An edge's primary key: its copy's (from, to). */
+  public record Key(long from, long to) implements Comparable<Key> {
+    @Override
+    public int compareTo(Key other) {
+      int byFrom = Long.compareUnsigned(from, other.from);
+      return byFrom != 0 ? byFrom : Long.compareUnsigned(to, other.to);
+    }
+  }
+
+  /**
+   * The stored rows of many keys, locked, in one statement of one shape however many keys: the
+   * keys travel as one JSON array bound as a parameter, turned into rows by {@code JSON_TABLE} and
+   * joined on the primary key (an {@code eq_ref} lookup per key). A row-constructor IN list of a
+   * thousand keys spends longer in the range optimizer than in the lookups. Keys are sorted, so two
+   * batches lock in the same order and cannot deadlock on each other. Keys without a row are absent
+   * from the answer and lock nothing (READ COMMITTED); {@link #writeMany} inserts those, and a
+   * concurrent writer that inserted one first makes the insert fail as ABORTED, so the batch is
+   * run again.
+   *
+   * <p>Unlike {@link #lock}, no placeholder is written first: a bulk import writes mostly new
+   * rows, and a placeholder would write each of them, and its secondary index entries, twice.
+   */
+  public Future<Map<Key, EdgeRow>> readLockedMany(SqlConnection connection, ShardRoute route, List<Key> keys) {
+    StringBuilder json = new StringBuilder(keys.size() * 36).append('[');
+    keys.stream().distinct().sorted().forEach(key -> json.append(json.length() == 1 ? "[" : ",[")
+        .append(key.from()).append(',').append(key.to()).append(']'));
+    json.append(']');
+    String sql = "SELECT e.from_id, e.to_id, e.sequence, e.state, e.data, e.updated_us"
+        + " FROM JSON_TABLE(?, '$[*]' COLUMNS (f BIGINT UNSIGNED PATH '$[0]', t BIGINT UNSIGNED PATH '$[1]')) k"
+        + " STRAIGHT_JOIN " + on(route.shard()) + " e ON e.from_id = k.f AND e.to_id = k.t FOR UPDATE";
+    return connection.preparedQuery(sql).execute(Tuple.of(json.toString())).map(found -> {
+      Map<Key, EdgeRow> byKey = new HashMap<>();
+      found.forEach(row -> byKey.put(new Key(row.getLong("from_id"), row.getLong("to_id")), row(row)));
+      return byKey;
+    });
+  }
+
+  /**
+   * One row of a batch: what its key held, locked ({@code before}; null when there was no row),
+   * and what it becomes.
+   */
+  public record Rewrite(Key key, EdgeRow before, EdgeRow after) {
+    /** What the key held, as ranked: {@link EdgeRow#ABSENT} where there was no row. */
+    public EdgeRow held() {
+      return before == null ? EdgeRow.ABSENT : before;
+    }
+  }
+
+  /**
+   * {@link #write} for many locked rows at once: one multi-row INSERT of the new rows, one
+   * multi-row upsert of the stored ones, and one statement for their lists' counts and versions
+   * ({@link CountsTable#adjustMany}) — a list's version moves by the number of its rows written, so
+   * a cache holding the list sees a gap and drops it. Answers the lists changed.
+   */
+  public Future<List<GraphChange.EdgeListChanged>> writeMany(SqlConnection connection, ShardRoute route,
+      List<Rewrite> rewrites) {
+    if (rewrites.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    List<Rewrite> inserts = rewrites.stream().filter(rewrite -> rewrite.before() == null).toList();
+    List<Rewrite> updates = rewrites.stream().filter(rewrite -> rewrite.before() != null).toList();
+    Future<?> inserted = inserts.isEmpty() ? Future.succeededFuture()
+        : connection.preparedQuery(rowsSql(route, inserts.size(), "")).execute(rowsArguments(inserts))
+            .recover(EdgesTable::concurrentInsert);
+    Future<?> updated = updates.isEmpty() ? Future.succeededFuture()
+        : connection.preparedQuery(rowsSql(route, InLists.bucket(updates.size()),
+                " ON DUPLICATE KEY UPDATE sequence = VALUES(sequence), state = VALUES(state), data = VALUES(data),"
+                    + " updated_us = VALUES(updated_us)"))
+            .execute(padded(rowsArguments(updates), updates.size(), InLists.bucket(updates.size())));
+    Map<Long, CountsTable.Adjustment> lists = new LinkedHashMap<>();
+    for (Rewrite rewrite : rewrites) {
+      int delta = rewrite.held().active() == rewrite.after().active() ? 0 : rewrite.after().active() ? 1 : -1;
+      lists.merge(rewrite.key().from(), new CountsTable.Adjustment(rewrite.key().from(), delta, 1),
+          CountsTable.Adjustment::plus);
+    }
+    Future<Void> counted = CountsTable.INSTANCE.adjustMany(connection, route, type.id(), List.copyOf(lists.values()));
+    return Future.all(inserted, updated, counted).map(all -> lists.keySet().stream()
+        .map(from -> new GraphChange.EdgeListChanged(new NodeId(from), type.name()))
+        .toList());
+  }
+
+  /** {@code INSERT INTO t (columns) VALUES (…) × rows}, then {@code tail}. */
+  private String rowsSql(ShardRoute route, int rows, String tail) {
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard())).append(" (")
+        .append(String.join(", ", COLUMNS)).append(") VALUES ");
+    for (int row = 0; row < rows; row++) {
+      sql.append(row == 0 ? "(?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?)");
+    }
+    return sql.append(tail).toString();
+  }
+
+  private static Tuple rowsArguments(List<Rewrite> rewrites) {
+    Tuple arguments = Tuple.tuple();
+    for (Rewrite rewrite : rewrites) {
+      EdgeRow after = rewrite.after();
+      arguments.addLong(rewrite.key().from()).addLong(rewrite.key().to()).addLong(after.sequence())
+          .addInteger(after.state()).addString(after.data()).addLong(after.updatedUs());
+    }
+    return arguments;
+  }
+
+  /** The arguments of {@code rows} rows, padded to {@code slots} by repeating the last row's. */
+  private static Tuple padded(Tuple arguments, int rows, int slots) {
+    int width = COLUMNS.size();
+    for (int slot = rows; slot < slots; slot++) {
+      for (int column = 0; column < width; column++) {
+        arguments.addValue(arguments.getValue((rows - 1) * width + column));
+      }
+    }
+    return arguments;
+  }
+
+  /** A new row of the batch was inserted by a concurrent writer after the batch read: run the batch again. */
+  private static <T> Future<T> concurrentInsert(Throwable failure) {
+    if (failure instanceof MySQLException mysql && mysql.getErrorCode() == ER_DUP_ENTRY) {
+      return Future.failedFuture(GraphException.of(GraphException.Code.ABORTED,
+          "a concurrent write created an edge of the batch", failure));
+    }
+    return Future.failedFuture(failure);
   }
 
   // ---- reads ----

@@ -15,8 +15,10 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code nodes_<type>}: one node type's object table on a shard. A node's local ID is the
@@ -99,6 +101,18 @@ public final class NodesTable implements ShardTable {
   public Future<Boolean> existsLocked(SqlConnection connection, ShardRoute route, NodeId id) {
     String sql = "SELECT 1 FROM " + on(route.shard()) + " WHERE local_id = ?" + Lock.SHARED.suffix;
     return connection.preparedQuery(sql).execute(Tuple.of(id.local())).map(rows -> rows.size() > 0);
+  }
+
+  /** Which of these nodes exist, each locked against deletion until the transaction ends: one statement. */
+  public Future<Set<NodeId>> existingLocked(SqlConnection connection, ShardRoute route, List<NodeId> ids) {
+    List<Object> arguments = new ArrayList<>();
+    String sql = "SELECT local_id FROM " + on(route.shard()) + " WHERE local_id IN ("
+        + InLists.pad(ids.stream().map(NodeId::local).toList(), arguments) + ")" + Lock.SHARED.suffix;
+    return connection.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(rows -> {
+      Set<NodeId> found = new HashSet<>();
+      rows.forEach(row -> found.add(NodeId.of(route.shard(), type.id(), row.getLong("local_id"))));
+      return found;
+    });
   }
 
   /** Writes a new version of a locked row. */

@@ -11,10 +11,12 @@ import io.vertx.core.Future;
 import io.vertx.mysqlclient.MySQLClient;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.LongStream;
 
 /**
  * {@code outbox}: the work each shard's writes leave for after commit, appended in the write's
@@ -101,6 +103,64 @@ public final class OutboxTable implements ShardTable {
     return client.preparedQuery(sql).execute(arguments).map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
   }
 
+  /**
+   * Appends inverse-edge entries of a batch in one statement, inside its transaction, due at
+   * {@code dueUs} rather than at once: the batch applies them itself, and the drainer takes over
+   * only what is still there by then. Answers the entries' ids.
+   *
+   * <p>A multi-row INSERT takes consecutive ids under InnoDB's default auto-increment lock modes
+   * (0 and 1, MariaDB's default), so the ids are the first one and those after it; one count over
+   * that range, by due time and creation time, confirms it. Where the count differs (lock mode 2,
+   * MySQL 8's default, may interleave concurrent inserts), the entries are read back by their due
+   * time and matched to the operations, so an entry of another writer is never taken for one of
+   * these.
+   */
+  public Future<List<Long>> appendMany(SqlConnection connection, ShardRoute route, List<InverseOp> ops, long nowUs,
+      long dueUs) {
+    List<Object> arguments = new ArrayList<>(ops.size() * 10);
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard()))
+        .append(" (kind, edge_type, from_id, to_id, state, sequence, data, updated_us, created_us, next_attempt_us)")
+        .append(" VALUES ");
+    for (InverseOp op : ops) {
+      sql.append(arguments.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      EdgeRow row = op.row();
+      arguments.addAll(List.of(op.kind().code(), op.edgeTypeId(), op.from().value(), op.to().value(), row.state(),
+          row.sequence()));
+      arguments.add(row.data());
+      arguments.addAll(List.of(row.updatedUs(), nowUs, dueUs));
+    }
+    return connection.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments))
+        .compose(inserted -> {
+          long first = inserted.property(MySQLClient.LAST_INSERTED_ID);
+          long last = first + ops.size() - 1;
+          return connection.preparedQuery("SELECT COUNT(*) AS n FROM " + on(route.shard())
+                  + " WHERE id BETWEEN ? AND ? AND next_attempt_us = ? AND created_us = ?")
+              .execute(Tuple.of(first, last, dueUs, nowUs))
+              .compose(counted -> counted.iterator().next().getLong("n") == ops.size()
+                  ? Future.succeededFuture(LongStream.rangeClosed(first, last).boxed().toList())
+                  : readBack(connection, route, ops, first, dueUs));
+        });
+  }
+
+  /** The ids of a batch's entries, found by due time and matched to its operations. */
+  private Future<List<Long>> readBack(SqlConnection connection, ShardRoute route, List<InverseOp> ops, long first,
+      long dueUs) {
+    Set<InverseOp> wanted = Set.copyOf(ops);
+    return connection.preparedQuery("SELECT " + ENTRY + " FROM " + on(route.shard())
+            + " WHERE parked = 0 AND next_attempt_us = ? AND id >= ?")
+        .execute(Tuple.of(dueUs, first))
+        .map(rows -> {
+          List<Long> ids = new ArrayList<>(ops.size());
+          rows.forEach(row -> {
+            OutboxEntry entry = entry(route.shard(), row);
+            if (wanted.contains(entry.op())) {
+              ids.add(entry.id());
+            }
+          });
+          return ids;
+        });
+  }
+
   /** Entries due now, at most {@code limit}, in due order. */
   public Future<List<OutboxEntry>> due(SqlClient client, ShardRoute route, long nowUs, int limit) {
     String sql = "SELECT " + ENTRY + " FROM " + on(route.shard())
@@ -134,10 +194,19 @@ public final class OutboxTable implements ShardTable {
     return client.preparedQuery(sql).execute(Tuple.of(edgeTypeId, from, to)).map(rows -> rows.size() > 0);
   }
 
-  /** Removes handled entries, in one statement however many. */
+  /**
+   * Removes handled entries, in one statement however many: by range when the ids are one run of
+   * consecutive ids (a batch's, see {@link #appendMany}), else by list.
+   */
   public Future<Void> deleteAll(SqlClient client, ShardRoute route, List<Long> ids) {
     if (ids.isEmpty()) {
       return Future.succeededFuture();
+    }
+    long first = ids.get(0);
+    long last = ids.get(ids.size() - 1);
+    if (ids.size() > 1 && last - first == ids.size() - 1 && ids.equals(LongStream.rangeClosed(first, last).boxed().toList())) {
+      return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE id BETWEEN ? AND ?")
+          .execute(Tuple.of(first, last)).mapEmpty();
     }
     List<Object> arguments = new ArrayList<>();
     String sql = "DELETE FROM " + on(route.shard()) + " WHERE id IN (" + InLists.pad(ids, arguments) + ")";

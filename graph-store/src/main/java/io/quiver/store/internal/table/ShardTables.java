@@ -6,7 +6,8 @@ import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Every table a shard holds under a schema: one per node type, one per edge type, counts and the outbox. */
+/** Every table a shard holds under a schema: one per node type, one per edge type, counts, the outbox and
+ * bulk imports' references. */
 public final class ShardTables {
   private ShardTables() {}
 
@@ -20,6 +21,7 @@ public final class ShardTables {
     }
     tables.add(CountsTable.INSTANCE);
     tables.add(OutboxTable.INSTANCE);
+    tables.add(ImportRefsTable.INSTANCE);
     return tables;
   }
 }

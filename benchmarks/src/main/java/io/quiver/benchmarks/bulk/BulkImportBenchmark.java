@@ -1,0 +1,152 @@
+package io.quiver.benchmarks.bulk;
+
+import io.quiver.api.server.QuiverServer;
+import io.quiver.benchmarks.CpuTime;
+import io.quiver.client.ImportReport;
+import io.quiver.client.QuiverClient;
+import io.quiver.dev.DevStack;
+import io.quiver.embedded.Ports;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * {@code ./bench import}: edges per second loaded by a bulk import ({@code POST /v1/bulk}) against
+ * one HTTP call per edge ({@code PUT …/edges/follows/{to}}, one after another, as a loader script
+ * would), both with inverse edges, in one run on the dev stack (two embedded MariaDB hosts, one
+ * server with its cache). The users are imported first; a warm-up import of edges follows, then
+ * the measured one; then the single calls. The report gives both rates, their ratio, and the CPU
+ * each side took: this JVM runs the server and the client (which only streams a file and reads
+ * the progress), the MariaDB processes the hosts.
+ *
+ * <p>{@code ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N]}
+ */
+public final class BulkImportBenchmark {
+  private BulkImportBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int users = 10_000;
+    int edges = 100_000;
+    int warmupEdges = 30_000;
+    int single = 3_000;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--users" -> users = Integer.parseInt(args[++i]);
+        case "--edges" -> edges = Integer.parseInt(args[++i]);
+        case "--warmup-edges" -> warmupEdges = Integer.parseInt(args[++i]);
+        case "--single" -> single = Integer.parseInt(args[++i]);
+        default -> {
+          System.err.println("usage: ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N]");
+          System.exit(2);
+        }
+      }
+    }
+    Path target = Path.of("benchmarks", "target").toAbsolutePath();
+    Files.createDirectories(target);
+    try (DevStack stack = DevStack.start(target.resolve("import-data-" + System.currentTimeMillis()));
+        QuiverServer server = QuiverServer.start(stack.config(Ports.free()), stack.schema());
+        QuiverClient quiver = QuiverClient.create(URI.create("http://127.0.0.1:" + server.port()), Duration.ofSeconds(30))) {
+      Random random = new Random(42);
+      Path usersFile = write(target.resolve("import-users.ndjson"), userLines(users));
+      ImportReport imported = quiver.bulkImport("bench-users", usersFile, progress -> { });
+      List<Long> ids = new ArrayList<>(imported.nodes().values());
+      System.out.printf("%d users imported%n", ids.size());
+
+      Set<Long> taken = new HashSet<>();
+      Path warmup = write(target.resolve("import-warmup.ndjson"), edgeLines(ids, warmupEdges, random, taken));
+      quiver.bulkImport("bench-warmup", warmup, progress -> { });
+      System.out.printf("warm-up: %d edges imported%n", warmupEdges);
+
+      Path measured = write(target.resolve("import-edges.ndjson"), edgeLines(ids, edges, random, taken));
+      Measured bulk = measure(() -> {
+        ImportReport report = quiver.bulkImport("bench-edges", measured, progress -> { });
+        if (report.edgesCreated() != report.lines() || report.inversesLeft() != 0) {
+          throw new IllegalStateException("the import did not write every edge and inverse: " + report);
+        }
+      }, edges);
+
+      List<long[]> pairs = pairs(ids, single, random, taken);
+      Measured oneByOne = measure(() -> {
+        for (long[] pair : pairs) {
+          quiver.addEdge(pair[0], "follows", pair[1]);
+        }
+      }, single);
+
+      System.out.println();
+      System.out.printf(Locale.ROOT, "%-34s %12s %14s %14s%n", "loading follows edges (with inverses)", "edges/s",
+          "MariaDB ms/edge", "JVM ms/edge");
+      System.out.printf(Locale.ROOT, "%-34s %12.0f %14.3f %14.3f%n", "bulk import, " + edges + " edges", bulk.perSecond(),
+          bulk.databaseMs(), bulk.jvmMs());
+      System.out.printf(Locale.ROOT, "%-34s %12.0f %14.3f %14.3f%n", "one call per edge, " + single + " edges",
+          oneByOne.perSecond(), oneByOne.databaseMs(), oneByOne.jvmMs());
+      System.out.printf(Locale.ROOT, "bulk / one call per edge: %.1f×; %d cores shared by the server, the client and both"
+          + " MariaDB hosts%n", bulk.perSecond() / oneByOne.perSecond(), Runtime.getRuntime().availableProcessors());
+    }
+    System.exit(0);
+  }
+
+  private interface Work {
+    void run() throws Exception;
+  }
+
+  /** A phase's rate, and the CPU per edge of the MariaDB processes and of this JVM. */
+  private record Measured(double perSecond, double databaseMs, double jvmMs) {}
+
+  private static Measured measure(Work work, int edges) throws Exception {
+    double database = CpuTime.mariaDbProcesses();
+    double jvm = CpuTime.thisProcess();
+    long started = System.nanoTime();
+    work.run();
+    double seconds = (System.nanoTime() - started) / 1e9;
+    return new Measured(edges / seconds, (CpuTime.mariaDbProcesses() - database) * 1000 / edges,
+        (CpuTime.thisProcess() - jvm) * 1000 / edges);
+  }
+
+  private static List<String> userLines(int users) {
+    List<String> lines = new ArrayList<>(users);
+    for (int i = 0; i < users; i++) {
+      lines.add("{\"node\": {\"ref\": \"u" + i + "\", \"type\": \"user\", \"data\": {\"name\": \"user " + i + "\"}}}");
+    }
+    return lines;
+  }
+
+  private static List<String> edgeLines(List<Long> ids, int edges, Random random, Set<Long> taken) {
+    List<String> lines = new ArrayList<>(edges);
+    for (long[] pair : pairs(ids, edges, random, taken)) {
+      lines.add("{\"edge\": {\"from\": \"" + pair[0] + "\", \"type\": \"follows\", \"to\": \"" + pair[1] + "\"}}");
+    }
+    return lines;
+  }
+
+  /** Distinct (from, to) pairs of distinct users not drawn before. */
+  private static List<long[]> pairs(List<Long> ids, int count, Random random, Set<Long> taken) {
+    List<long[]> pairs = new ArrayList<>(count);
+    while (pairs.size() < count) {
+      int from = random.nextInt(ids.size());
+      int to = random.nextInt(ids.size());
+      if (from != to && taken.add((long) from * ids.size() + to)) {
+        pairs.add(new long[] {ids.get(from), ids.get(to)});
+      }
+    }
+    return pairs;
+  }
+
+  private static Path write(Path file, List<String> lines) throws IOException {
+    try (BufferedWriter out = Files.newBufferedWriter(file)) {
+      for (String line : lines) {
+        out.write(line);
+        out.write('\n');
+      }
+    }
+    return file;
+  }
+}

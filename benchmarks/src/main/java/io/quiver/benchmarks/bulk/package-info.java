@@ -1,0 +1,2 @@
+/** {@code ./bench import}: bulk import against one HTTP call per edge, on the dev stack. */
+package io.quiver.benchmarks.bulk;

@@ -1,0 +1,218 @@
+package io.quiver.api.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
+import io.quiver.store.BulkImport;
+import io.quiver.store.BulkLine;
+import io.quiver.store.BulkReport;
+import io.quiver.store.GraphBackend;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.parsetools.RecordParser;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code POST /v1/bulk?name=NAME}: a bulk import streamed as NDJSON, one node or edge per line
+ * ({@link BulkLines}), written in batches of {@link #BATCH} lines ({@link BulkImport}). The body
+ * is read as it arrives and paused while a batch is written, so an import of any size holds one
+ * batch in memory and never meets the body limit or the request timeout of other calls.
+ *
+ * <p>The answer streams too ({@code application/x-ndjson}): after each batch, {@code {"nodes":
+ * {"<ref>": "<id>", ...}}} for its node lines (created, or found from an earlier run) and
+ * {@code {"progress": {...}}} with the figures so far; then {@code {"report": {...}}} with every refused line (the first
+ * {@link #REFUSALS_SHOWN}, and how many in all). A refused line never stops the others. A failure
+ * of the fleet ends the answer with {@code {"error": {...}, "report": {...}}} saying what was
+ * written before it; rerunning the import under the same name finishes the rest and creates
+ * nothing twice.
+ */
+public final class BulkRoute {
+  /** Lines per batch. */
+  static final int BATCH = 5_000;
+  /** The most bytes one line may hold. */
+  static final int MAX_LINE_BYTES = 1 << 20;
+  /** Refused lines listed in the report; the count says how many there were. */
+  static final int REFUSALS_SHOWN = 1_000;
+
+  private final GraphBackend backend;
+
+  public BulkRoute(GraphBackend backend) {
+    this.backend = backend;
+  }
+
+  /** Mounted before the body and timeout handlers: the body streams, and an import takes as long as it takes. */
+  public void mount(Router router) {
+    RequestObserver.operation(router.post("/v1/bulk"), "bulkImport")
+        .handler(QueryParams.allowing(Set.of("name")))
+        .handler(this::start);
+  }
+
+  private void start(RoutingContext ctx) {
+    BulkImport run;
+    try {
+      String name = QueryParams.of(ctx).get("name");
+      if (name == null) {
+        throw GraphException.invalid("name the import: POST /v1/bulk?name=NAME (a rerun under the same name"
+            + " creates nothing twice)");
+      }
+      run = backend.bulkImport(name);
+    } catch (GraphException refused) {
+      ctx.fail(refused);
+      return;
+    }
+    new Stream(ctx, run).start();
+  }
+
+  /**
+   * One import's request and answer. The next batch is read and parsed while the one before is
+   * written (at most one batch in flight, one more being gathered), so parsing costs no time of
+   * its own. Everything here runs on the request's context: a write's completion may come on
+   * another event loop, and is handed back.
+   */
+  private static final class Stream {
+    private final RoutingContext ctx;
+    private final BulkImport run;
+    private final Context context;
+    private final RecordParser parser;
+    private List<BulkLine> batch = new ArrayList<>();
+    private List<BulkReport.Refused> unreadable = new ArrayList<>();
+    private BulkReport total = BulkReport.EMPTY;
+    private long lineNumber;
+    private boolean writing;
+    private boolean ended;
+    private boolean failed;
+
+    Stream(RoutingContext ctx, BulkImport run) {
+      this.ctx = ctx;
+      this.run = run;
+      this.context = ctx.vertx().getOrCreateContext();
+      this.parser = RecordParser.newDelimited("\n", ctx.request());
+      parser.maxRecordSize(MAX_LINE_BYTES);
+    }
+
+    void start() {
+      ctx.response().setChunked(true).putHeader("Content-Type", "application/x-ndjson");
+      parser.handler(this::line);
+      parser.endHandler(end -> {
+        ended = true;
+        if (!writing) {
+          writeGathered();
+        }
+      });
+      parser.exceptionHandler(this::fail);
+    }
+
+    private void line(Buffer bytes) {
+      lineNumber++;
+      if (failed || bytes.toString().isBlank()) {
+        return;
+      }
+      try {
+        batch.add(BulkLines.parse(lineNumber, bytes.getBytes()));
+      } catch (GraphException refused) {
+        unreadable.add(new BulkReport.Refused(lineNumber, refused.code(), refused.getMessage()));
+      }
+      if (full()) {
+        if (writing) {
+          parser.pause();
+        } else {
+          writeGathered();
+        }
+      }
+    }
+
+    private boolean full() {
+      return batch.size() + unreadable.size() >= BATCH;
+    }
+
+    /** Writes the lines gathered so far; once the body has ended and nothing is left, ends the answer. */
+    private void writeGathered() {
+      List<BulkLine> lines = batch;
+      List<BulkReport.Refused> refused = unreadable;
+      if (ended && lines.isEmpty() && refused.isEmpty()) {
+        ctx.response().end(ndjson("report", report(total, true)));
+        return;
+      }
+      batch = new ArrayList<>();
+      unreadable = new ArrayList<>();
+      writing = true;
+      Future<BulkReport> written = lines.isEmpty() ? Future.succeededFuture(BulkReport.EMPTY) : run.write(lines);
+      written.onComplete(done -> context.runOnContext(back -> {
+        writing = false;
+        if (done.failed()) {
+          fail(done.cause());
+          return;
+        }
+        total = total.plus(done.result()).plus(BulkReport.refusedOnly(refused));
+        if (!done.result().nodes().isEmpty()) {
+          ObjectNode nodes = ApiJson.object();
+          done.result().nodes().forEach((ref, id) -> nodes.put(ref, id.toString()));
+          ctx.response().write(ndjson("nodes", nodes));
+        }
+        if (ended) {
+          writeGathered();
+          return;
+        }
+        ctx.response().write(ndjson("progress", report(total, false)));
+        if (full()) {
+          writeGathered();
+        }
+        parser.resume();
+      }));
+    }
+
+    private void fail(Throwable failure) {
+      if (failed) {
+        return;
+      }
+      failed = true;
+      ObjectNode last = ApiJson.object();
+      last.set("error", ApiErrors.errorObject(failure instanceof GraphException ? failure
+          : GraphException.invalid("the body could not be read as NDJSON (a line over " + MAX_LINE_BYTES
+              + " bytes?): " + failure.getMessage())));
+      last.set("report", report(total, true));
+      // The rest of the body is not read: the connection closes after the answer.
+      ctx.response().putHeader("Connection", "close");
+      ctx.response().end(ndjson(last)).onComplete(sent -> ctx.request().connection().close());
+    }
+
+    private static Buffer ndjson(String member, ObjectNode value) {
+      ObjectNode json = ApiJson.object();
+      json.set(member, value);
+      return ndjson(json);
+    }
+
+    private static Buffer ndjson(ObjectNode json) {
+      return ApiJson.buffer(json).appendString("\n");
+    }
+  }
+
+  /** A report as JSON: the figures, and for the final one the refused lines. */
+  static ObjectNode report(BulkReport report, boolean withRefusals) {
+    ObjectNode json = ApiJson.object()
+        .put("lines", report.lines())
+        .put("nodesCreated", report.nodesCreated())
+        .put("nodesExisting", report.nodesExisting())
+        .put("edgesCreated", report.edgesCreated())
+        .put("edgesUpdated", report.edgesUpdated())
+        .put("edgesUnchanged", report.edgesUnchanged())
+        .put("inversesLeft", report.inversesLeft())
+        .put("refusedCount", report.refused().size());
+    if (withRefusals) {
+      ArrayNode refused = json.putArray("refused");
+      report.refused().stream().sorted(Comparator.comparingLong(BulkReport.Refused::line))
+          .limit(REFUSALS_SHOWN).forEach(refusal -> refused.addObject()
+          .put("line", refusal.line())
+          .put("code", ApiErrors.answer(refusal.code()).code())
+          .put("message", refusal.message()));
+    }
+    return json;
+  }
+}

@@ -1,0 +1,189 @@
+package io.quiver.api.http;
+
+import static io.vertx.core.http.HttpMethod.GET;
+import static io.vertx.core.http.HttpMethod.POST;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.api.testing.ApiClient.Answer;
+import io.quiver.api.testing.ApiFixture;
+import io.quiver.store.testing.GraphInvariants;
+import io.vertx.core.buffer.Buffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code POST /v1/bulk}: an import streamed as NDJSON over real hosts. Counts equal rows (checked
+ * after every test by {@link GraphInvariants}), every inverse copy is present and equal to its
+ * forward row, a rerun under the same name creates nothing, and a bad line is refused in the
+ * report while the rest are written.
+ */
+@ExtendWith(GraphInvariants.class)
+class BulkImportTest {
+  private static final Map<String, String> NDJSON = Map.of("Content-Type", "application/x-ndjson");
+  private static ApiFixture api;
+
+  @BeforeAll
+  static void start() throws Exception {
+    api = new ApiFixture();
+  }
+
+  @AfterAll
+  static void stop() {
+    api.close();
+  }
+
+  /** What an import answered: its lines, the nodes by reference, and the final report. */
+  private record Imported(List<JsonNode> lines, Map<String, String> nodes, JsonNode report) {}
+
+  private static Imported importLines(String name, String body) {
+    Answer answer = api.send(POST, "/v1/bulk?name=" + name, Buffer.buffer(body), NDJSON);
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    assertThat(answer.headers().get("Content-Type")).isEqualTo("application/x-ndjson");
+    List<JsonNode> lines = new ArrayList<>();
+    Map<String, String> nodes = new HashMap<>();
+    for (String line : answer.text().split("\n")) {
+      JsonNode json;
+      try {
+        json = ApiJson.MAPPER.readTree(line);
+      } catch (java.io.IOException e) {
+        throw new AssertionError("not a JSON line: " + line, e);
+      }
+      lines.add(json);
+      if (json.has("nodes")) {
+        json.get("nodes").fields().forEachRemaining(node -> nodes.put(node.getKey(), node.getValue().asText()));
+      }
+    }
+    JsonNode last = lines.get(lines.size() - 1);
+    assertThat(last.has("report")).as(last.toString()).isTrue();
+    return new Imported(lines, nodes, last.get("report"));
+  }
+
+  private static String node(String ref, String type, String data) {
+    return "{\"node\": {\"ref\": \"" + ref + "\", \"type\": \"" + type + "\", \"data\": " + data + "}}\n";
+  }
+
+  private static String edge(String from, String type, String to) {
+    return "{\"edge\": {\"from\": \"" + from + "\", \"type\": \"" + type + "\", \"to\": \"" + to + "\"}}\n";
+  }
+
+  private static String name() {
+    return "test-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  @Test
+  void oneHundredThousandEdgesWithInversesKeepCountsEqualToRowsAndEveryInverse_andARerunCreatesNothing()
+      throws Exception {
+    int users = 2_000;
+    int edges = 100_000;
+    StringBuilder body = new StringBuilder();
+    for (int i = 0; i < users; i++) {
+      body.append(node("u" + i, "user", "{\"name\": \"user " + i + "\"}"));
+    }
+    Random random = new Random(7);
+    Set<Long> pairs = new HashSet<>();
+    while (pairs.size() < edges) {
+      int from = random.nextInt(users);
+      int to = random.nextInt(users);
+      if (from != to && pairs.add((long) from * users + to)) {
+        body.append(edge("u" + from, "follows", "u" + to));
+      }
+    }
+    String name = name();
+
+    Imported first = importLines(name, body.toString());
+
+    assertThat(first.report().get("nodesCreated").asLong()).isEqualTo(users);
+    assertThat(first.report().get("edgesCreated").asLong()).isEqualTo(edges);
+    assertThat(first.report().get("refusedCount").asLong()).as(first.report().toString()).isZero();
+    assertThat(first.report().get("inversesLeft").asLong()).isZero();
+    assertThat(first.lines().stream().filter(line -> line.has("progress")).count())
+        .as("progress after each batch").isGreaterThanOrEqualTo((users + edges) / BulkRoute.BATCH - 1);
+    assertThat(first.nodes()).hasSize(users);
+    Set<Long> froms = new HashSet<>();
+    first.nodes().values().forEach(id -> froms.add(Long.parseUnsignedLong(id)));
+    assertThat(api.tables().liveRowsFrom("follows", froms)).isEqualTo(edges);
+    assertThat(api.tables().inverseDifferences("follows", "followed_by", froms)).isEmpty();
+    assertThat(api.tables().liveRowsFrom("followed_by", froms)).isEqualTo(edges);
+
+    Imported rerun = importLines(name, body.toString());
+
+    assertThat(rerun.report().get("nodesCreated").asLong()).isZero();
+    assertThat(rerun.report().get("nodesExisting").asLong()).isEqualTo(users);
+    assertThat(rerun.report().get("edgesCreated").asLong()).isZero();
+    assertThat(rerun.report().get("edgesUnchanged").asLong()).isEqualTo(edges);
+    assertThat(rerun.nodes()).isEqualTo(first.nodes());
+    assertThat(api.tables().liveRowsFrom("follows", froms)).isEqualTo(edges);
+    assertThat(api.tables().inverseDifferences("follows", "followed_by", froms)).isEmpty();
+    String someone = first.nodes().get("u0");
+    assertThat(api.call(GET, "/v1/nodes/" + someone + "/edges/follows/count").body().get("count").asLong())
+        .isEqualTo(api.tables().activeTargets("follows", io.quiver.store.NodeId.parse(someone).orElseThrow()).size());
+  }
+
+  @Test
+  void aBadLineIsRefusedWithItsNumberAndWhy_andTheOtherLinesAreWritten() throws Exception {
+    String existing = api.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"old\"}}").id();
+    String deleted = api.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"gone\"}}").id();
+    assertThat(api.call(io.vertx.core.http.HttpMethod.DELETE, "/v1/nodes/" + deleted).status()).isEqualTo(204);
+    String body = node("a", "user", "{\"name\": \"a\"}")                      // 1
+        + node("b", "board", "{\"title\": \"b\"}")                            // 2
+        + node("a", "user", "{\"name\": \"again\"}")                          // 3 ref defined twice
+        + node("c", "nosuchtype", "{}")                                        // 4 unknown type
+        + node("d", "user", "{\"name\": 12}")                                  // 5 schema violation
+        + "this is not json\n"                                                 // 6
+        + edge("a", "follows", existing)                                       // 7 to an existing ID
+        + edge("a", "follows", "nowhere")                                      // 8 unknown ref
+        + edge("a", "follows", "b")                                            // 9 wrong node type
+        + edge(deleted, "follows", "a")                                        // 10 FROM node gone
+        + "\n"                                                                 // 11 blank: skipped
+        + "{\"edge\": {\"from\": \"a\", \"type\": \"follows\", \"to\": \"" + existing
+        + "\", \"data\": {\"since\": 2020}, \"state\": \"archived\"}}\n";      // 12 same edge again, archived
+
+    Imported imported = importLines(name(), body);
+
+    JsonNode report = imported.report();
+    assertThat(report.get("nodesCreated").asLong()).isEqualTo(2);
+    assertThat(report.get("edgesCreated").asLong()).isEqualTo(1);
+    assertThat(report.get("edgesUpdated").asLong()).isEqualTo(1);
+    Map<Long, String> refused = new HashMap<>();
+    report.get("refused").forEach(line -> refused.put(line.get("line").asLong(), line.get("code").asText()));
+    assertThat(refused).containsExactlyInAnyOrderEntriesOf(Map.of(
+        3L, "invalid_request", 4L, "not_found", 5L, "schema_violation", 6L, "invalid_request",
+        8L, "not_found", 9L, "invalid_request", 10L, "not_found"));
+    String a = imported.nodes().get("a");
+    JsonNode written = api.call(GET, "/v1/nodes/" + a + "/edges/follows/" + existing).body();
+    assertThat(written.get("state").asText()).isEqualTo("archived");
+    assertThat(written.get("data").get("since").asInt()).isEqualTo(2020);
+    assertThat(api.call(GET, "/v1/nodes/" + a + "/edges/follows/count").body().get("count").asLong()).isZero();
+    ApiFixture.awaitTrue("the archived inverse", Duration.ofSeconds(5), () -> {
+      JsonNode inverse = api.call(GET, "/v1/nodes/" + existing + "/edges/followed_by/" + a).body();
+      return inverse.has("state") && inverse.get("state").asText().equals("archived");
+    });
+  }
+
+  @Test
+  void anImportNeedsANameAndAJsonBody() {
+    Answer unnamed = api.send(POST, "/v1/bulk", Buffer.buffer(node("x", "user", "{}")), NDJSON);
+    assertThat(unnamed.status()).isEqualTo(400);
+    assertThat(unnamed.body().get("error").get("message").asText()).contains("name");
+
+    Answer badName = api.send(POST, "/v1/bulk?name=no%20spaces", Buffer.buffer(node("x", "user", "{}")), NDJSON);
+    assertThat(badName.status()).isEqualTo(400);
+
+    Answer form = api.send(POST, "/v1/bulk?name=" + name(), Buffer.buffer("a=b"),
+        Map.of("Content-Type", "application/x-www-form-urlencoded"));
+    assertThat(form.status()).isEqualTo(415);
+    assertThat(form.body().get("error").get("code").asText()).isEqualTo("unsupported_media_type");
+  }
+}

@@ -1,0 +1,506 @@
+package io.quiver.store.internal;
+
+import io.quiver.core.Futures;
+import io.quiver.core.GraphException;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.BulkImport;
+import io.quiver.store.BulkLine;
+import io.quiver.store.BulkReport;
+import io.quiver.store.EdgeState;
+import io.quiver.store.GraphChange;
+import io.quiver.store.Node;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.outbox.InverseOp;
+import io.quiver.store.internal.outbox.InverseWriter;
+import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.ImportRefsTable;
+import io.quiver.store.internal.table.NodesTable;
+import io.quiver.store.internal.table.OutboxTable;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One run of a bulk import: each batch of lines written as few transactions as its shards allow,
+ * each holding many rows per statement. The single-write path's rules hold unchanged — what an
+ * add makes of a stored copy ({@link EdgeStore#added}), a count moved in the transaction that
+ * moves its rows, the inverse's outbox entry committed with the forward copy, a copy changed only
+ * by an operation that outranks it ({@link EdgeRow}) — only the statements carry many rows.
+ *
+ * <h2>A batch, step by step</h2>
+ * <ol>
+ *   <li><b>references</b>: those the batch names that this run has not seen are looked up on every
+ *       shard ({@link ImportRefsTable}), so a rerun finds what an earlier run created;
+ *   <li><b>nodes</b>: per shard, one transaction inserting the nodes and recording their
+ *       references;
+ *   <li><b>edges</b>: per shard and edge type, one transaction: the FROM nodes share-locked, the
+ *       rows locked and read ({@link EdgesTable#readLockedMany}), rewritten with their lists' counts
+ *       ({@link EdgesTable#writeMany}), and the inverses' outbox entries appended, due only after
+ *       {@link #HANDOVER};
+ *   <li><b>inverses</b>: per shard and inverse type, the same batch write, applying each
+ *       operation only where it outranks the copy (an inverse whose FROM node is gone goes
+ *       through the {@link InverseWriter} one by one, which removes the forward copy); then the
+ *       batch's outbox entries are deleted.
+ * </ol>
+ * If the inverse step fails (a host stops answering), its entries stay in the outbox and the
+ * drainer applies them once they fall due: never lost, only later — Meta's bulk loaders into TAO
+ * lean on the same asynchronous inverse path.
+ *
+ * <p>Batches of one run must be written one after another; the HTTP route does.
+ */
+final class BulkWriter implements BulkImport {
+  private static final Logger log = LoggerFactory.getLogger(BulkWriter.class);
+  /** When the drainer takes over inverse entries a batch has not applied and retired itself. */
+  static final Duration HANDOVER = Duration.ofSeconds(30);
+  /** An import's name: what its references are recorded under. */
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
+  /** References looked up per statement. */
+  private static final int LOOKUP_CHUNK = 1024;
+
+  private final String name;
+  private final ShardRouter router;
+  private final ShardClient client;
+  private final SchemaSource schemas;
+  private final NodeStore nodes;
+  private final EdgeStore edges;
+  private final InverseWriter inverseWriter;
+  private final Changes changes;
+  private final Clock clock;
+  /**
+   * Every reference this run knows: created by it, or found from an earlier run. Concurrent:
+   * a batch's shards complete on whichever event loops their connections run on.
+   */
+  private final Map<String, NodeId> refs = new ConcurrentHashMap<>();
+  /** The line that defined each reference in this run. */
+  private final Map<String, Long> definedAt = new HashMap<>();
+
+  BulkWriter(String name, ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes,
+      EdgeStore edges, InverseWriter inverseWriter, Changes changes, Clock clock) {
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw GraphException.invalid("an import's name is 1 to 64 of letters, digits and _ . : -, got '" + name + "'");
+    }
+    this.name = name;
+    this.router = router;
+    this.client = client;
+    this.schemas = schemas;
+    this.nodes = nodes;
+    this.edges = edges;
+    this.inverseWriter = inverseWriter;
+    this.changes = changes;
+    this.clock = clock;
+  }
+
+  @Override
+  public Future<BulkReport> write(List<BulkLine> lines) {
+    return Futures.attempt(() -> {
+          if (lines.size() > MAX_BATCH) {
+            throw GraphException.invalid("a batch holds at most " + MAX_BATCH + " lines, got " + lines.size());
+          }
+          return new Batch(lines);
+        })
+        .compose(batch -> lookUpRefs(batch)
+            .compose(looked -> createNodes(batch))
+            .compose(created -> addEdges(batch))
+            .compose(pending -> applyInverses(batch, pending))
+            .map(applied -> batch.report()));
+  }
+
+  /** What one batch has done so far. */
+  private static final class Batch {
+    final List<BulkLine> lines;
+    long nodesCreated;
+    long nodesExisting;
+    long edgesCreated;
+    long edgesUpdated;
+    long edgesUnchanged;
+    long inversesLeft;
+    final List<BulkReport.Refused> refused = new ArrayList<>();
+    /** The node of each node line written or found, by reference. */
+    final Map<String, NodeId> nodes = new LinkedHashMap<>();
+
+    Batch(List<BulkLine> lines) {
+      this.lines = lines;
+    }
+
+    void refuse(BulkLine line, GraphException why) {
+      refused.add(new BulkReport.Refused(line.line(), why.code(), why.getMessage()));
+    }
+
+    BulkReport report() {
+      refused.sort(Comparator.comparingLong(BulkReport.Refused::line));
+      return new BulkReport(lines.size(), nodesCreated, nodesExisting, edgesCreated, edgesUpdated, edgesUnchanged,
+          inversesLeft, refused, nodes);
+    }
+  }
+
+  // ---- references ----
+
+  private Future<Void> lookUpRefs(Batch batch) {
+    List<String> unknown = batch.lines.stream()
+        .flatMap(line -> line.refs().stream())
+        .filter(ref -> !refs.containsKey(ref))
+        .distinct()
+        .toList();
+    if (unknown.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    List<Future<Map<String, NodeId>>> lookups = new ArrayList<>();
+    for (int shard : router.shardMap().allShards()) {
+      ShardRoute route = router.route(shard, Access.READ);
+      for (int start = 0; start < unknown.size(); start += LOOKUP_CHUNK) {
+        List<String> chunk = unknown.subList(start, Math.min(unknown.size(), start + LOOKUP_CHUNK));
+        lookups.add(client.read(route, sql -> ImportRefsTable.INSTANCE.find(sql, route, name, chunk)));
+      }
+    }
+    return Future.all(lookups).map(all -> {
+      lookups.forEach(lookup -> refs.putAll(lookup.result()));
+      return null;
+    });
+  }
+
+  /** The node an endpoint names: its ID, or the node this import created under its reference. */
+  private NodeId resolve(BulkLine.Endpoint endpoint) {
+    if (endpoint.id() != null) {
+      return endpoint.id();
+    }
+    NodeId id = refs.get(endpoint.ref());
+    if (id == null) {
+      throw GraphException.notFound("no node has ref '" + endpoint.ref() + "' in import '" + name
+          + "' (a ref is defined by a node line before the lines that use it)");
+    }
+    return id;
+  }
+
+  // ---- nodes ----
+
+  private record Planned(BulkLine.NodeLine line, NodeStore.Creation creation) {}
+
+  private Future<Void> createNodes(Batch batch) {
+    Map<Integer, List<Planned>> byShard = new LinkedHashMap<>();
+    for (BulkLine line : batch.lines) {
+      if (!(line instanceof BulkLine.NodeLine node)) {
+        continue;
+      }
+      Long earlier = definedAt.putIfAbsent(node.ref(), node.line());
+      if (earlier != null) {
+        batch.refuse(line, GraphException.invalid("ref '" + node.ref() + "' is already defined, on line " + earlier));
+        continue;
+      }
+      NodeId existing = refs.get(node.ref());
+      if (existing != null) {
+        batch.nodesExisting++;
+        batch.nodes.put(node.ref(), existing);
+        continue;
+      }
+      try {
+        NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith());
+        NodeStore.Creation creation = nodes.planCreation(node.type(), node.data(), colocateWith);
+        byShard.computeIfAbsent(creation.route().shard(), shard -> new ArrayList<>()).add(new Planned(node, creation));
+      } catch (GraphException refused) {
+        definedAt.remove(node.ref());
+        batch.refuse(line, refused);
+      }
+    }
+    List<List<Planned>> plannedByShard = List.copyOf(byShard.values());
+    List<Future<List<Node>>> shards = plannedByShard.stream().map(this::insertNodes).toList();
+    return Future.all(shards).map(all -> {
+      for (int i = 0; i < shards.size(); i++) {
+        List<Planned> planned = plannedByShard.get(i);
+        List<Node> created = shards.get(i).result();
+        batch.nodesCreated += created.size();
+        for (int j = 0; j < created.size(); j++) {
+          batch.nodes.put(planned.get(j).line().ref(), created.get(j).id());
+        }
+      }
+      return null;
+    });
+  }
+
+  /** One shard's nodes and their references, in one transaction. */
+  private Future<List<Node>> insertNodes(List<Planned> planned) {
+    ShardRoute route = planned.get(0).creation().route();
+    return client.inTransaction(route, connection -> {
+          List<Future<Long>> inserted = planned.stream()
+              .map(plan -> plan.creation().table().insert(connection, route, plan.creation().data(), plan.creation().now())
+                  .compose(NodeStore::requireLocalIdInRange))
+              .toList();
+          return Future.all(inserted).compose(all -> {
+            List<Node> created = new ArrayList<>(planned.size());
+            Map<String, NodeId> recorded = new LinkedHashMap<>();
+            for (int i = 0; i < planned.size(); i++) {
+              Node node = planned.get(i).creation().node(inserted.get(i).result());
+              created.add(node);
+              recorded.put(planned.get(i).line().ref(), node.id());
+            }
+            return ImportRefsTable.INSTANCE.insert(connection, route, name, recorded).map(created);
+          });
+        })
+        .onSuccess(created -> {
+          for (int i = 0; i < created.size(); i++) {
+            refs.put(planned.get(i).line().ref(), created.get(i).id());
+            nodes.announce(created.get(i));
+          }
+        });
+  }
+
+  // ---- edges ----
+
+  /** An edge line resolved and checked: its ends, its target table and route, and its stored data. */
+  private record EdgePlan(BulkLine.EdgeLine line, NodeId from, NodeId to, EdgeStore.Target target, String data) {
+    EdgesTable.Key key() {
+      return new EdgesTable.Key(from.value(), to.value());
+    }
+  }
+
+  /** Inverse operations that a committed forward batch left in one shard's outbox. */
+  private record Pending(ShardRoute route, List<InverseOp> ops, List<Long> entryIds) {}
+
+  /**
+   * What one forward transaction did. Transactions of a batch run in parallel and may complete on
+   * different event loops, so each answers its own figures and the batch adds them up once all are in.
+   */
+  private record Forward(Pending pending, List<EdgesTable.Rewrite> rewrites, List<EdgePlan> missingFrom) {}
+
+  private Future<List<Pending>> addEdges(Batch batch) {
+    Map<String, List<EdgePlan>> groups = new LinkedHashMap<>();
+    for (BulkLine line : batch.lines) {
+      if (!(line instanceof BulkLine.EdgeLine edge)) {
+        continue;
+      }
+      try {
+        NodeId from = resolve(edge.from());
+        NodeId to = resolve(edge.to());
+        EdgeStore.Target target = edges.planWrite(from, edge.type(), to, edge.data());
+        EdgePlan plan = new EdgePlan(edge, from, to, target, edge.data() == null ? null : SqlValues.toJson(edge.data()));
+        groups.computeIfAbsent(target.route().shard() + "/" + edge.type(), group -> new ArrayList<>()).add(plan);
+      } catch (GraphException refused) {
+        batch.refuse(line, refused);
+      }
+    }
+    // Groups in parallel; within one, a key twice in a statement would be read once and written
+    // twice, so a repeated key waits for the next round, and rounds go one after another.
+    List<Future<List<Forward>>> written = groups.values().stream().map(group -> {
+      Future<List<Forward>> chain = Future.succeededFuture(new ArrayList<>());
+      for (List<EdgePlan> round : rounds(group, EdgePlan::key)) {
+        chain = chain.compose(done -> writeForward(round).map(forward -> {
+          done.add(forward);
+          return done;
+        }));
+      }
+      return chain;
+    }).toList();
+    return Future.all(written).map(all -> {
+      List<Pending> pending = new ArrayList<>();
+      written.forEach(group -> group.result().forEach(forward -> {
+        tally(batch, forward);
+        if (forward.pending() != null) {
+          pending.add(forward.pending());
+        }
+      }));
+      return pending;
+    });
+  }
+
+  /** One shard's edges of one type, with their counts and inverse entries, in one transaction. */
+  private Future<Forward> writeForward(List<EdgePlan> plans) {
+    EdgeStore.Target target = plans.get(0).target();
+    ShardRoute route = target.route();
+    record Outcome(List<EdgePlan> missingFrom, List<EdgesTable.Rewrite> rewrites, List<InverseOp> inverses,
+        List<Long> entryIds, List<GraphChange.EdgeListChanged> changed) {}
+    long nowUs = SqlValues.nowMicros(clock);
+    return client.inTransaction(route, connection -> new NodesTable(target.fromType())
+            .existingLocked(connection, route, plans.stream().map(EdgePlan::from).distinct().toList())
+            .compose(existing -> {
+              List<EdgePlan> missing = plans.stream().filter(plan -> !existing.contains(plan.from())).toList();
+              List<EdgePlan> writable = plans.stream().filter(plan -> existing.contains(plan.from())).toList();
+              if (writable.isEmpty()) {
+                return Future.succeededFuture(new Outcome(missing, List.of(), List.of(), List.of(), List.of()));
+              }
+              return target.table().readLockedMany(connection, route, writable.stream().map(EdgePlan::key).toList())
+                  .compose(stored -> {
+                    List<EdgesTable.Rewrite> rewrites = new ArrayList<>(writable.size());
+                    List<InverseOp> inverses = new ArrayList<>();
+                    for (EdgePlan plan : writable) {
+                      EdgeRow before = stored.get(plan.key());
+                      int state = plan.line().state() == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
+                      EdgeRow after = edges.added(before == null ? EdgeRow.ABSENT : before, plan.line().sequence(),
+                          plan.data(), state);
+                      rewrites.add(new EdgesTable.Rewrite(plan.key(), before, after));
+                      InverseOp inverse = target.inverseOf(plan.from(), plan.to(), after);
+                      if (inverse != null) {
+                        inverses.add(inverse);
+                      }
+                    }
+                    Future<List<GraphChange.EdgeListChanged>> changed = target.table().writeMany(connection, route, rewrites);
+                    Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
+                        : OutboxTable.INSTANCE.appendMany(connection, route, inverses, nowUs,
+                            nowUs + HANDOVER.toNanos() / 1000);
+                    return Future.all(changed, entries).map(both ->
+                        new Outcome(missing, rewrites, inverses, entries.result(), changed.result()));
+                  });
+            }))
+        .map(outcome -> {
+          outcome.changed().forEach(changes::announce);
+          Pending pending = outcome.inverses().isEmpty() ? null
+              : new Pending(route, outcome.inverses(), outcome.entryIds());
+          return new Forward(pending, outcome.rewrites(), outcome.missingFrom());
+        });
+  }
+
+  private static void tally(Batch batch, Forward forward) {
+    for (EdgePlan plan : forward.missingFrom()) {
+      batch.refuse(plan.line(), GraphException.notFound("no node " + plan.from()));
+    }
+    for (EdgesTable.Rewrite rewrite : forward.rewrites()) {
+      EdgeRow before = rewrite.held();
+      EdgeRow after = rewrite.after();
+      if (!before.live()) {
+        batch.edgesCreated++;
+      } else if (before.sequence() == after.sequence() && before.state() == after.state()
+          && Objects.equals(before.data(), after.data())) {
+        batch.edgesUnchanged++;
+      } else {
+        batch.edgesUpdated++;
+      }
+    }
+  }
+
+  // ---- inverses ----
+
+  private Future<Void> applyInverses(Batch batch, List<Pending> pending) {
+    Map<String, List<InverseOp>> groups = new LinkedHashMap<>();
+    for (Pending forward : pending) {
+      for (InverseOp op : forward.ops()) {
+        groups.computeIfAbsent(op.from().shard() + "/" + op.edgeTypeId(), group -> new ArrayList<>()).add(op);
+      }
+    }
+    List<Future<Void>> applied = groups.values().stream().map(this::applyInverseGroup).toList();
+    return Future.all(applied)
+        .compose(all -> Future.all(pending.stream()
+            .map(forward -> client.read(forward.route(),
+                sql -> OutboxTable.INSTANCE.deleteAll(sql, forward.route(), forward.entryIds())))
+            .toList()))
+        .<Void>mapEmpty()
+        .recover(failure -> {
+          // Committed forward copies keep their entries: the drainer applies them once due.
+          log.warn("bulk import '{}': inverses left to the outbox drainer: {}", name, failure.getMessage());
+          batch.inversesLeft += pending.stream().mapToLong(forward -> forward.ops().size()).sum();
+          return Future.succeededFuture();
+        });
+  }
+
+  /**
+   * One shard's inverse copies of one type, in one transaction: for each key the operation that
+   * ranks highest, written only where it outranks the copy.
+   */
+  private Future<Void> applyInverseGroup(List<InverseOp> ops) {
+    Schema schema = schemas.current();
+    InverseOp first = ops.get(0);
+    EdgesTable table = new EdgesTable(schema.edgeType(first.edgeTypeId()).orElseThrow(() ->
+        GraphException.of(GraphException.Code.INTERNAL, "edge type id " + first.edgeTypeId() + " is not in the schema")));
+    ShardRoute route = router.route(first.from().shard(), Access.WRITE);
+    Map<EdgesTable.Key, InverseOp> best = new LinkedHashMap<>();
+    for (InverseOp op : ops) {
+      best.merge(new EdgesTable.Key(op.from().value(), op.to().value()), op,
+          (held, next) -> next.row().outranks(held.row()) ? next : held);
+    }
+    Map<NodeType, List<NodeId>> liveFroms = best.values().stream()
+        .filter(op -> op.row().live())
+        .map(InverseOp::from)
+        .distinct()
+        .collect(Collectors.groupingBy(from -> TypeChecks.issued(schema, router.shardMap(), from)));
+    return client.inTransaction(route, connection -> existing(connection, route, liveFroms)
+            .compose(present -> {
+              List<InverseOp> orphans = best.values().stream()
+                  .filter(op -> op.row().live() && !present.contains(op.from()))
+                  .toList();
+              List<InverseOp> writable = best.values().stream()
+                  .filter(op -> !op.row().live() || present.contains(op.from()))
+                  .toList();
+              if (writable.isEmpty()) {
+                return Future.succeededFuture(new InverseOutcome(orphans, List.of()));
+              }
+              return table.readLockedMany(connection, route, writable.stream().map(BulkWriter::key).toList())
+                  .compose(stored -> {
+                    List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
+                    for (InverseOp op : writable) {
+                      EdgeRow before = stored.get(key(op));
+                      if (op.row().outranks(before == null ? EdgeRow.ABSENT : before)) {
+                        rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
+                      }
+                    }
+                    return table.writeMany(connection, route, rewrites)
+                        .map(changed -> new InverseOutcome(orphans, changed));
+                  });
+            }))
+        .compose(outcome -> {
+          outcome.changed().forEach(changes::announce);
+          // Rare: an inverse whose node is gone. The writer removes the forward copy, one by one.
+          Future<Void> chain = Future.succeededFuture();
+          for (InverseOp orphan : outcome.orphans()) {
+            chain = chain.compose(done -> inverseWriter.apply(orphan).mapEmpty());
+          }
+          return chain;
+        });
+  }
+
+  private record InverseOutcome(List<InverseOp> orphans, List<GraphChange.EdgeListChanged> changed) {}
+
+  private static EdgesTable.Key key(InverseOp op) {
+    return new EdgesTable.Key(op.from().value(), op.to().value());
+  }
+
+  /** Which of these nodes exist, share-locked: one statement per node type. */
+  private static Future<Set<NodeId>> existing(SqlConnection connection, ShardRoute route,
+      Map<NodeType, List<NodeId>> byType) {
+    List<Future<Set<NodeId>>> found = byType.entrySet().stream()
+        .map(entry -> new NodesTable(entry.getKey()).existingLocked(connection, route, entry.getValue()))
+        .toList();
+    return Future.all(found).map(all -> found.stream().flatMap(each -> each.result().stream())
+        .collect(Collectors.toSet()));
+  }
+
+  /** Splits a group so that no round holds a key twice; a repeated key goes to the next round, in line order. */
+  private static <T, K> List<List<T>> rounds(List<T> items, Function<T, K> key) {
+    List<List<T>> rounds = new ArrayList<>();
+    List<Set<K>> keys = new ArrayList<>();
+    for (T item : items) {
+      K k = key.apply(item);
+      int round = 0;
+      while (round < rounds.size() && keys.get(round).contains(k)) {
+        round++;
+      }
+      if (round == rounds.size()) {
+        rounds.add(new ArrayList<>());
+        keys.add(new HashSet<>());
+      }
+      rounds.get(round).add(item);
+      keys.get(round).add(k);
+    }
+    return rounds;
+  }
+}
