@@ -21,6 +21,8 @@ public final class ApiErrors {
   private static final Logger log = LoggerFactory.getLogger(ApiErrors.class);
   /** Seconds a client should wait before retrying an UNAVAILABLE answer. */
   static final String RETRY_AFTER_SECONDS = "1";
+  /** What a bug answers: never its internals. */
+  private static final String INTERNAL_MESSAGE = "the server failed to answer this request";
 
   private ApiErrors() {}
 
@@ -37,7 +39,7 @@ public final class ApiErrors {
       write(ctx, 400, "invalid_request", "the request body is not valid HTTP/1.1 (a malformed chunk)", Map.of());
     } else {
       log.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
-      write(ctx, 500, "internal", "the server failed to answer this request", Map.of());
+      write(ctx, 500, "internal", INTERNAL_MESSAGE, Map.of());
     }
   }
 
@@ -72,7 +74,7 @@ public final class ApiErrors {
       case UNAVAILABLE, ABORTED -> ctx.response().putHeader("Retry-After", RETRY_AFTER_SECONDS);
       case INTERNAL -> {
         log.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
-        write(ctx, answer.status(), answer.code(), "the server failed to answer this request", Map.of());
+        write(ctx, answer.status(), answer.code(), INTERNAL_MESSAGE, Map.of());
         return;
       }
       default -> { }
@@ -82,17 +84,11 @@ public final class ApiErrors {
 
   /** The error body of a failure, as one JSON object ({@code {"code", "message", "details"}}), for streamed answers. */
   static ObjectNode errorObject(Throwable failure) {
-    GraphException graph = failure instanceof GraphException known ? known
-        : GraphException.of(GraphException.Code.INTERNAL, "the server failed to finish this request");
-    if (graph.code() == GraphException.Code.INTERNAL) {
+    if (!(failure instanceof GraphException graph) || graph.code() == GraphException.Code.INTERNAL) {
       log.error("a streamed answer failed", failure);
+      return error("internal", INTERNAL_MESSAGE, Map.of());
     }
-    boolean internal = graph.code() == GraphException.Code.INTERNAL;
-    ObjectNode error = ApiJson.object();
-    error.put("code", answer(graph.code()).code());
-    error.put("message", internal ? "the server failed to finish this request" : graph.getMessage());
-    error.set("details", ApiJson.MAPPER.valueToTree(internal ? Map.of() : graph.details()));
-    return error;
+    return error(answer(graph.code()).code(), graph.getMessage(), graph.details());
   }
 
   private static void respondToStatus(RoutingContext ctx, int status, String detail) {
@@ -143,13 +139,19 @@ public final class ApiErrors {
     }
   }
 
-  private static Buffer errorBody(String code, String message, Map<String, Object> details) {
+  /** {@code {"code", "message", "details"}}: what every error says, in an answer's body or a streamed line. */
+  private static ObjectNode error(String code, String message, Map<String, Object> details) {
     ObjectNode error = ApiJson.object();
-    ObjectNode body = error.putObject("error");
-    body.put("code", code);
-    body.put("message", message);
-    body.set("details", ApiJson.MAPPER.valueToTree(details));
-    return ApiJson.buffer(error);
+    error.put("code", code);
+    error.put("message", message);
+    error.set("details", ApiJson.MAPPER.valueToTree(details));
+    return error;
+  }
+
+  private static Buffer errorBody(String code, String message, Map<String, Object> details) {
+    ObjectNode body = ApiJson.object();
+    body.set("error", error(code, message, details));
+    return ApiJson.buffer(body);
   }
 
   private static void write(RoutingContext ctx, int status, String code, String message, Map<String, Object> details) {

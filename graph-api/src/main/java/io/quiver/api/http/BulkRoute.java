@@ -111,7 +111,7 @@ public final class BulkRoute {
 
     private void line(Buffer bytes) {
       lineNumber++;
-      if (failed || bytes.toString().isBlank()) {
+      if (failed || blank(bytes)) {
         return;
       }
       try {
@@ -126,6 +126,17 @@ public final class BulkRoute {
           writeGathered();
         }
       }
+    }
+
+    /** Whether a line holds only JSON whitespace, read in place rather than decoded into a string. */
+    private static boolean blank(Buffer bytes) {
+      for (int i = 0; i < bytes.length(); i++) {
+        byte b = bytes.getByte(i);
+        if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {
+          return false;
+        }
+      }
+      return true;
     }
 
     private boolean full() {

@@ -2,7 +2,6 @@ package io.quiver.store.internal;
 
 import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
-import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.BulkImport;
@@ -25,22 +24,18 @@ import io.quiver.store.internal.table.ImportRefsTable;
 import io.quiver.store.internal.table.NodesTable;
 import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
-import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -151,7 +146,6 @@ final class BulkWriter implements BulkImport {
     }
 
     BulkReport report() {
-      refused.sort(Comparator.comparingLong(BulkReport.Refused::line));
       return new BulkReport(lines.size(), nodesCreated, nodesExisting, edgesCreated, edgesUpdated, edgesUnchanged,
           inversesLeft, refused, nodes);
     }
@@ -225,23 +219,21 @@ final class BulkWriter implements BulkImport {
         batch.refuse(line, refused);
       }
     }
-    List<List<Planned>> plannedByShard = List.copyOf(byShard.values());
-    List<Future<List<Node>>> shards = plannedByShard.stream().map(this::insertNodes).toList();
+    List<Future<Map<String, NodeId>>> shards = byShard.values().stream().map(this::insertNodes).toList();
     return Future.all(shards).map(all -> {
-      for (int i = 0; i < shards.size(); i++) {
-        List<Planned> planned = plannedByShard.get(i);
-        List<Node> created = shards.get(i).result();
-        batch.nodesCreated += created.size();
-        for (int j = 0; j < created.size(); j++) {
-          batch.nodes.put(planned.get(j).line().ref(), created.get(j).id());
-        }
-      }
+      shards.forEach(shard -> {
+        batch.nodesCreated += shard.result().size();
+        batch.nodes.putAll(shard.result());
+      });
       return null;
     });
   }
 
-  /** One shard's nodes and their references, in one transaction. */
-  private Future<List<Node>> insertNodes(List<Planned> planned) {
+  /** What a shard's node transaction created: the nodes, and each one's reference. */
+  private record Created(List<Node> nodes, Map<String, NodeId> byRef) {}
+
+  /** One shard's nodes and their references, in one transaction; answers the nodes created, by reference. */
+  private Future<Map<String, NodeId>> insertNodes(List<Planned> planned) {
     ShardRoute route = planned.get(0).creation().route();
     return client.inTransaction(route, connection -> {
           List<Future<Long>> inserted = planned.stream()
@@ -249,23 +241,22 @@ final class BulkWriter implements BulkImport {
                   .compose(NodeStore::requireLocalIdInRange))
               .toList();
           return Future.all(inserted).compose(all -> {
-            List<Node> created = new ArrayList<>(planned.size());
-            Map<String, NodeId> recorded = new LinkedHashMap<>();
+            Created created = new Created(new ArrayList<>(planned.size()), new LinkedHashMap<>());
             for (int i = 0; i < planned.size(); i++) {
               Node node = planned.get(i).creation().node(inserted.get(i).result());
-              created.add(node);
-              recorded.put(planned.get(i).line().ref(), node.id());
+              created.nodes().add(node);
+              created.byRef().put(planned.get(i).line().ref(), node.id());
             }
-            return ImportRefsTable.INSTANCE.insert(connection, route, name, recorded).map(created);
+            return ImportRefsTable.INSTANCE.insert(connection, route, name, created.byRef()).map(created);
           });
         })
-        .onSuccess(created -> {
-          for (int i = 0; i < created.size(); i++) {
-            refs.put(planned.get(i).line().ref(), created.get(i).id());
-            nodes.announce(created.get(i));
-          }
+        .map(created -> {
+          created.nodes().forEach(nodes::announce);
+          refs.putAll(created.byRef());
+          return created.byRef();
         });
   }
+
 
   // ---- edges ----
 
@@ -376,15 +367,10 @@ final class BulkWriter implements BulkImport {
       batch.refuse(plan.line(), GraphException.notFound("no node " + plan.from()));
     }
     for (EdgesTable.Rewrite rewrite : forward.rewrites()) {
-      EdgeRow before = rewrite.held();
-      EdgeRow after = rewrite.after();
-      if (!before.live()) {
-        batch.edgesCreated++;
-      } else if (before.sequence() == after.sequence() && before.state() == after.state()
-          && Objects.equals(before.data(), after.data())) {
-        batch.edgesUnchanged++;
-      } else {
-        batch.edgesUpdated++;
+      switch (EdgeStore.addChange(rewrite.held(), rewrite.after())) {
+        case CREATED -> batch.edgesCreated++;
+        case UNCHANGED -> batch.edgesUnchanged++;
+        default -> batch.edgesUpdated++;
       }
     }
   }
@@ -425,15 +411,14 @@ final class BulkWriter implements BulkImport {
     ShardRoute route = router.route(first.from().shard(), Access.WRITE);
     Map<EdgesTable.Key, InverseOp> best = new LinkedHashMap<>();
     for (InverseOp op : ops) {
-      best.merge(new EdgesTable.Key(op.from().value(), op.to().value()), op,
-          (held, next) -> next.row().outranks(held.row()) ? next : held);
+      best.merge(key(op), op, (held, next) -> next.row().outranks(held.row()) ? next : held);
     }
-    Map<NodeType, List<NodeId>> liveFroms = best.values().stream()
-        .filter(op -> op.row().live())
-        .map(InverseOp::from)
-        .distinct()
-        .collect(Collectors.groupingBy(from -> TypeChecks.issued(schema, router.shardMap(), from)));
-    return client.inTransaction(route, connection -> existing(connection, route, liveFroms)
+    // Every operation of the group is of one edge type, so their FROM nodes are of one node type.
+    NodesTable fromNodes = new NodesTable(TypeChecks.issued(schema, router.shardMap(), first.from()));
+    List<NodeId> liveFroms = best.values().stream().filter(op -> op.row().live()).map(InverseOp::from).distinct()
+        .toList();
+    return client.inTransaction(route, connection -> (liveFroms.isEmpty() ? Future.succeededFuture(Set.<NodeId>of())
+                : fromNodes.existingLocked(connection, route, liveFroms))
             .compose(present -> {
               List<InverseOp> orphans = best.values().stream()
                   .filter(op -> op.row().live() && !present.contains(op.from()))
@@ -472,16 +457,6 @@ final class BulkWriter implements BulkImport {
 
   private static EdgesTable.Key key(InverseOp op) {
     return new EdgesTable.Key(op.from().value(), op.to().value());
-  }
-
-  /** Which of these nodes exist, share-locked: one statement per node type. */
-  private static Future<Set<NodeId>> existing(SqlConnection connection, ShardRoute route,
-      Map<NodeType, List<NodeId>> byType) {
-    List<Future<Set<NodeId>>> found = byType.entrySet().stream()
-        .map(entry -> new NodesTable(entry.getKey()).existingLocked(connection, route, entry.getValue()))
-        .toList();
-    return Future.all(found).map(all -> found.stream().flatMap(each -> each.result().stream())
-        .collect(Collectors.toSet()));
   }
 
   /** Splits a group so that no round holds a key twice; a repeated key goes to the next round, in line order. */

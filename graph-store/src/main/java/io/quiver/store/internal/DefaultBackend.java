@@ -82,11 +82,12 @@ public final class DefaultBackend implements GraphBackend {
         inverseNow, this::outboxWritten, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, clock);
-    GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes,
-        new EdgeStore(backgroundRouter, client, schemas, changes, clock), null, this::outboxWritten, clock);
+    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, clock);
+    GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, this::outboxWritten,
+        clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
-    this.imports = name -> new BulkWriter(name, backgroundRouter, client, schemas, backgroundNodes,
-        new EdgeStore(backgroundRouter, client, schemas, changes, clock), writer, changes, clock);
+    this.imports = name -> new BulkWriter(name, backgroundRouter, client, schemas, backgroundNodes, backgroundEdges,
+        writer, changes, clock);
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas)), settings.applier(), clock,

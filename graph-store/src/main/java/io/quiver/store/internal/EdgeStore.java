@@ -205,11 +205,17 @@ final class EdgeStore {
     }
   }
 
-  private static EdgeResult.Change addChange(EdgeRow stored, EdgeRow added) {
-    if (!stored.active()) {
+  /**
+   * What an add did to the copy it wrote, for single adds and bulk imports alike: it created the
+   * edge where there was none or where it made an archived one active again (as a new add would);
+   * it left it unchanged when sequence, data and state are what they were; else it updated it.
+   */
+  static EdgeResult.Change addChange(EdgeRow stored, EdgeRow added) {
+    if (!stored.live() || (!stored.active() && added.active())) {
       return EdgeResult.Change.CREATED;
     }
-    boolean same = stored.sequence() == added.sequence() && java.util.Objects.equals(stored.data(), added.data());
+    boolean same = stored.sequence() == added.sequence() && stored.state() == added.state()
+        && java.util.Objects.equals(stored.data(), added.data());
     return same ? EdgeResult.Change.UNCHANGED : EdgeResult.Change.UPDATED;
   }
 

@@ -14,6 +14,8 @@ import java.util.concurrent.TimeoutException;
  * attached as the cause.
  */
 public final class SqlErrors {
+  /** Duplicate entry for a key. */
+  public static final int ER_DUP_ENTRY = 1062;
   /** Deadlock found when trying to get lock; the transaction was rolled back. */
   public static final int ER_LOCK_DEADLOCK = 1213;
   /** Lock wait timeout exceeded. */

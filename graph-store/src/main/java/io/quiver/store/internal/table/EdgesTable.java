@@ -12,9 +12,10 @@ import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlValues;
 import io.vertx.core.Future;
-import io.vertx.mysqlclient.MySQLException;
+import io.vertx.sqlclient.DatabaseException;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
@@ -48,8 +49,6 @@ import java.util.Set;
 public final class EdgesTable implements ShardTable {
   private static final List<String> COLUMNS = List.of("from_id", "to_id", "sequence", "state", "data", "updated_us");
   private static final String ROW = "sequence, state, data, updated_us";
-  /** Duplicate entry for a key. */
-  private static final int ER_DUP_ENTRY = 1062;
 
   private final EdgeType type;
 
@@ -124,7 +123,7 @@ public final class EdgesTable implements ShardTable {
         + " WHERE from_id = ? AND to_id = ?";
     Future<?> written = connection.preparedQuery(sql)
         .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from.value(), to.value()));
-    int countDelta = before.active() == after.active() ? 0 : after.active() ? 1 : -1;
+    int countDelta = countDelta(before, after);
     Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta);
     return Future.all(written, version).map(both -> new GraphChange.EdgeChanged(from, type.name(), to,
         after.active() ? edge(from, to, after) : null, version.result(), countDelta));
@@ -203,8 +202,8 @@ public final class EdgesTable implements ShardTable {
             .execute(padded(rowsArguments(updates), updates.size(), InLists.bucket(updates.size())));
     Map<Long, CountsTable.Adjustment> lists = new LinkedHashMap<>();
     for (Rewrite rewrite : rewrites) {
-      int delta = rewrite.held().active() == rewrite.after().active() ? 0 : rewrite.after().active() ? 1 : -1;
-      lists.merge(rewrite.key().from(), new CountsTable.Adjustment(rewrite.key().from(), delta, 1),
+      lists.merge(rewrite.key().from(),
+          new CountsTable.Adjustment(rewrite.key().from(), countDelta(rewrite.held(), rewrite.after()), 1),
           CountsTable.Adjustment::plus);
     }
     Future<Void> counted = CountsTable.INSTANCE.adjustMany(connection, route, type.id(), List.copyOf(lists.values()));
@@ -213,7 +212,15 @@ public final class EdgesTable implements ShardTable {
         .toList());
   }
 
-  /** {@code INSERT INTO t (columns) VALUES (…) × rows}, then {@code tail}. */
+  /** What a write does to its list's count: +1 when the edge becomes active, −1 when it stops being, else 0. */
+  private static int countDelta(EdgeRow before, EdgeRow after) {
+    return before.active() == after.active() ? 0 : after.active() ? 1 : -1;
+  }
+
+  /**
+   * {@code INSERT INTO t (columns) VALUES (…) × rows}, then {@code tail}. Only the upsert is padded
+   * to a power of two: a repeated row in a plain INSERT would be a duplicate key.
+   */
   private String rowsSql(ShardRoute route, int rows, String tail) {
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard())).append(" (")
         .append(String.join(", ", COLUMNS)).append(") VALUES ");
@@ -246,7 +253,7 @@ public final class EdgesTable implements ShardTable {
 
   /** A new row of the batch was inserted by a concurrent writer after the batch read: run the batch again. */
   private static <T> Future<T> concurrentInsert(Throwable failure) {
-    if (failure instanceof MySQLException mysql && mysql.getErrorCode() == ER_DUP_ENTRY) {
+    if (failure instanceof DatabaseException db && db.getErrorCode() == SqlErrors.ER_DUP_ENTRY) {
       return Future.failedFuture(GraphException.of(GraphException.Code.ABORTED,
           "a concurrent write created an edge of the batch", failure));
     }

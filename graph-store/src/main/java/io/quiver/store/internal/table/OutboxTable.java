@@ -89,18 +89,27 @@ public final class OutboxTable implements ShardTable {
 
   /** Appends an entry inside the transaction of the write that needs it; answers its id. */
   public Future<Long> append(SqlClient client, ShardRoute route, OutboxOp op, long nowUs) {
-    String sql = appendSql(route.shard());
-    Tuple arguments;
+    return client.preparedQuery(appendSql(route.shard())).execute(Tuple.wrap(values(op, nowUs)))
+        .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
+  }
+
+  /** An entry's values as {@link #appendSql} orders them: kind, edge type, from, to, state, sequence, data, write time, creation time. */
+  private static List<Object> values(OutboxOp op, long nowUs) {
+    List<Object> values = new ArrayList<>(10);
     if (op instanceof InverseOp inverse) {
       EdgeRow row = inverse.row();
-      arguments = Tuple.of(op.kind().code(), inverse.edgeTypeId(), inverse.from().value(), inverse.to().value(),
-          row.state(), row.sequence(), row.data(), row.updatedUs(), nowUs);
+      values.addAll(List.of(op.kind().code(), inverse.edgeTypeId(), inverse.from().value(), inverse.to().value(),
+          row.state(), row.sequence()));
+      values.add(row.data());
+      values.add(row.updatedUs());
     } else {
       CascadeOp cascade = (CascadeOp) op;
-      arguments = Tuple.of(op.kind().code(), 0, cascade.node().value(), cascade.node().value(), 0, 0L, null, 0L,
-          nowUs);
+      values.addAll(List.of(op.kind().code(), 0, cascade.node().value(), cascade.node().value(), 0, 0L));
+      values.add(null);
+      values.add(0L);
     }
-    return client.preparedQuery(sql).execute(arguments).map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
+    values.add(nowUs);
+    return values;
   }
 
   /**
@@ -123,11 +132,8 @@ public final class OutboxTable implements ShardTable {
         .append(" VALUES ");
     for (InverseOp op : ops) {
       sql.append(arguments.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-      EdgeRow row = op.row();
-      arguments.addAll(List.of(op.kind().code(), op.edgeTypeId(), op.from().value(), op.to().value(), row.state(),
-          row.sequence()));
-      arguments.add(row.data());
-      arguments.addAll(List.of(row.updatedUs(), nowUs, dueUs));
+      arguments.addAll(values(op, nowUs));
+      arguments.add(dueUs);
     }
     return connection.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments))
         .compose(inserted -> {
@@ -202,15 +208,22 @@ public final class OutboxTable implements ShardTable {
     if (ids.isEmpty()) {
       return Future.succeededFuture();
     }
-    long first = ids.get(0);
-    long last = ids.get(ids.size() - 1);
-    if (ids.size() > 1 && last - first == ids.size() - 1 && ids.equals(LongStream.rangeClosed(first, last).boxed().toList())) {
+    if (ids.size() > 1 && consecutive(ids)) {
       return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE id BETWEEN ? AND ?")
-          .execute(Tuple.of(first, last)).mapEmpty();
+          .execute(Tuple.of(ids.get(0), ids.get(ids.size() - 1))).mapEmpty();
     }
     List<Object> arguments = new ArrayList<>();
     String sql = "DELETE FROM " + on(route.shard()) + " WHERE id IN (" + InLists.pad(ids, arguments) + ")";
     return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).mapEmpty();
+  }
+
+  private static boolean consecutive(List<Long> ids) {
+    for (int i = 1; i < ids.size(); i++) {
+      if (ids.get(i) != ids.get(i - 1) + 1) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Tries the entry again later; {@code counted} attempts count toward parking it. */
