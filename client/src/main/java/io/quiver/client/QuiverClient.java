@@ -96,6 +96,20 @@ public final class QuiverClient implements AutoCloseable {
     return join(getNodeAsync(id));
   }
 
+  /**
+   * The node whose unique {@code field} holds {@code value} (an integer field's value in decimal
+   * digits); fails {@code not_found} when no node holds it. The value travels as a query
+   * parameter, so any value works, slashes included.
+   */
+  public CompletableFuture<Node> getNodeByAsync(String type, String field, String value) {
+    return call("GET", "/v1/nodes/" + type + "/by/" + field + "?value=" + URLEncoder.encode(value, StandardCharsets.UTF_8),
+        null, null).thenApply(QuiverClient::node);
+  }
+
+  public Node getNodeBy(String type, String field, String value) {
+    return join(getNodeByAsync(type, field, value));
+  }
+
   public CompletableFuture<NodeBatch> getNodesAsync(List<Long> ids) {
     String list = ids.stream().map(String::valueOf).collect(Collectors.joining(","));
     return call("GET", "/v1/nodes?ids=" + list, null, null).thenApply(json ->

@@ -23,6 +23,11 @@ public final class GraphException extends RuntimeException {
     VERSION_CONFLICT,
     /** A schema change breaks a compatibility rule; the message names the rule. */
     INCOMPATIBLE_CHANGE,
+    /**
+     * A write would give a second node a unique field's value, or an index cannot turn active
+     * while values are held twice; details name the field (and the duplicates).
+     */
+    UNIQUE_VIOLATION,
     /** The caller gave no credentials for a call that needs them. */
     UNAUTHENTICATED,
     /** The caller's credentials do not allow the call. */

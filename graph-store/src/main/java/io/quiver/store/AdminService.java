@@ -49,6 +49,13 @@ public interface AdminService {
   /** Scans an edge type and its inverse, fixing every pair whose copies differ, reporting progress as it goes. */
   Future<RepairReport> repair(String edgeType, Consumer<String> progress);
 
+  /**
+   * Scans a unique field's index against the stored nodes (FriendFeed's Cleaner): restores missing
+   * claims, removes claims no node backs, lists values held twice, reporting progress as it goes.
+   * An index still building turns active when the scan finds no duplicates.
+   */
+  Future<UniqueRepairReport> repairUnique(String type, String field, Consumer<String> progress);
+
   /** The shard map as ZooKeeper holds it now. */
   Future<ShardMap> shardMap();
 

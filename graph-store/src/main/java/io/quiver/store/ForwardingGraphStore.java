@@ -26,6 +26,11 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<java.util.Optional<UniqueClaim>> uniqueClaim(String type, String field, String value) {
+    return delegate.uniqueClaim(type, field, value);
+  }
+
+  @Override
   public Future<NodeBatch> getNodes(List<NodeId> ids) {
     return delegate.getNodes(ids);
   }

@@ -1,6 +1,7 @@
 package io.quiver.store;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
@@ -30,6 +31,28 @@ public interface GraphStore {
   Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith);
 
   Future<Node> getNode(NodeId id);
+
+  /**
+   * The claim a unique field's index holds for {@code value} (an integer field's value in decimal
+   * digits), unverified; empty when there is none. INVALID_ARGUMENT when the field is not unique
+   * or the value not of its type, UNAVAILABLE while the index is still being built.
+   */
+  Future<java.util.Optional<UniqueClaim>> uniqueClaim(String type, String field, String value);
+
+  /**
+   * The node whose unique {@code field} holds {@code value} (Pinterest's "mod shard" lookup): the
+   * claim on the value's home shard, then the node it names — read as {@link #getNode} reads it,
+   * and re-checked to hold the value, so a claim left by a crash is never believed. NOT_FOUND
+   * when no node holds it.
+   */
+  default Future<Node> getNodeBy(String type, String field, String value) {
+    GraphException none = GraphException.notFound("no " + type + " has " + field + " " + value);
+    return uniqueClaim(type, field, value)
+        .compose(claim -> claim.isEmpty() ? Future.failedFuture(none) : getNode(claim.get().node())
+            .recover(failure -> failure instanceof GraphException missing && missing.code() == GraphException.Code.NOT_FOUND
+                ? Future.failedFuture(none) : Future.failedFuture(failure))
+            .compose(node -> claim.get().heldBy(node) ? Future.succeededFuture(node) : Future.failedFuture(none)));
+  }
 
   /** The nodes in request order, and the IDs not found; one query per shard. */
   Future<NodeBatch> getNodes(List<NodeId> ids);

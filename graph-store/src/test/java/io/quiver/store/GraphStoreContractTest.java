@@ -148,6 +148,60 @@ public abstract class GraphStoreContractTest {
     assertThat(read.data().get("details").textValue()).isEqualTo(hostile);
   }
 
+  // ---- unique lookups ----
+
+  private static String uniqueName(String prefix) {
+    return prefix + System.nanoTime();
+  }
+
+  @Test
+  void getNodeBy_findsTheNodeHoldingAUniqueValue_byStringAndByInteger() {
+    String handle = uniqueName("h");
+    long number = System.nanoTime();
+    Node account = store.createNode("account", json("{\"handle\": \"" + handle + "\", \"number\": " + number + "}"), null)
+        .await();
+    assertThat(store.getNodeBy("account", "handle", handle).await().id()).isEqualTo(account.id());
+    assertThat(store.getNodeBy("account", "number", String.valueOf(number)).await().id()).isEqualTo(account.id());
+    assertThat(failure(store.getNodeBy("account", "handle", uniqueName("nobody"))).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
+  void aSecondNodeWithAHeldValue_isRefusedUniqueViolation_onCreateAndOnUpdate_andChangesNothing() {
+    String handle = uniqueName("h");
+    Node first = store.createNode("account", json("{\"handle\": \"" + handle + "\"}"), null).await();
+    GraphException created = failure(store.createNode("account", json("{\"handle\": \"" + handle + "\"}"), null));
+    assertThat(created.code()).isEqualTo(Code.UNIQUE_VIOLATION);
+    assertThat(created.details()).containsEntry("field", "handle");
+
+    Node second = store.createNode("account", json("{\"handle\": \"" + uniqueName("h") + "\"}"), null).await();
+    GraphException updated = failure(store.updateNode(second.id(), json("{\"handle\": \"" + handle + "\"}"),
+        GraphStore.ANY_VERSION));
+    assertThat(updated.code()).isEqualTo(Code.UNIQUE_VIOLATION);
+    assertThat(store.getNode(second.id()).await().version()).isEqualTo(1);
+    assertThat(store.getNodeBy("account", "handle", handle).await().id()).isEqualTo(first.id());
+  }
+
+  @Test
+  void getNodeBy_followsChanges_aChangedValueIsFound_theOldOneIsFree_andADeletedNodeIsNotFound() {
+    String before = uniqueName("h");
+    String after = uniqueName("h");
+    Node account = store.createNode("account", json("{\"handle\": \"" + before + "\"}"), null).await();
+    store.getNodeBy("account", "handle", before).await();
+    store.updateNode(account.id(), json("{\"handle\": \"" + after + "\"}"), GraphStore.ANY_VERSION).await();
+    assertThat(failure(store.getNodeBy("account", "handle", before)).code()).isEqualTo(Code.NOT_FOUND);
+    assertThat(store.getNodeBy("account", "handle", after).await().version()).isEqualTo(2);
+    Node other = store.createNode("account", json("{\"handle\": \"" + before + "\"}"), null).await();
+    assertThat(store.getNodeBy("account", "handle", before).await().id()).isEqualTo(other.id());
+    store.deleteNode(account.id()).await();
+    assertThat(failure(store.getNodeBy("account", "handle", after)).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
+  void getNodeBy_aFieldThatIsNotUnique_orAValueNotOfItsType_isInvalid() {
+    assertThat(failure(store.getNodeBy("user", "name", "x")).code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(failure(store.getNodeBy("account", "number", "seven")).code()).isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
   @Test
   void getNodes_returnsRequestOrderAndListsMissing() {
     Node a = user("a");

@@ -26,6 +26,12 @@ public record EdgeType(String name, int id, String from, String to, String inver
       Names.requireValid("edge type", inverse);
     }
     Objects.requireNonNull(fields, "fields");
+    fields.definitions().forEach((field, def) -> {
+      if (def.unique() != null) {
+        throw GraphException.invalid("edge type '" + name + "' field '" + field
+            + "' cannot be unique: only node types' fields have unique indexes");
+      }
+    });
   }
 
   /** This type with other fields (everything else kept). */

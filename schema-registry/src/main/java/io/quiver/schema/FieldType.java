@@ -2,7 +2,6 @@ package io.quiver.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.core.GraphException;
-import java.util.Locale;
 
 /** The JSON types a field may declare. */
 public enum FieldType {
@@ -17,16 +16,11 @@ public enum FieldType {
   ANY;
 
   public String jsonName() {
-    return name().toLowerCase(Locale.ROOT);
+    return Names.lowerCase(this);
   }
 
   public static FieldType fromJsonName(String name) {
-    for (FieldType type : values()) {
-      if (type.jsonName().equals(name)) {
-        return type;
-      }
-    }
-    throw GraphException.invalid("unknown field type '" + name + "'");
+    return Names.lowerCaseConstant(values(), name, "field type");
   }
 
   /** Whether a non-null JSON value has this type. JSON null is handled by the caller. */

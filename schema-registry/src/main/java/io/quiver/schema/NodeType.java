@@ -20,6 +20,29 @@ public record NodeType(String name, int id, Fields fields) {
           "node type '" + name + "' has id " + id + "; ids run from " + MIN_ID + " to " + MAX_ID);
     }
     Objects.requireNonNull(fields, "fields");
+    fields.definitions().forEach((field, def) -> {
+      if (def.unique() != null && !Names.isValidTable(uniqueTableName(name, field))) {
+        throw GraphException.invalid("unique field '" + field + "' of node type '" + name + "' names its lookup table "
+            + uniqueTableName(name, field) + ", which must match " + Names.TABLE_NAME.pattern()
+            + ": a lower-case name, short enough");
+      }
+    });
+  }
+
+  /** The lookup table of a unique field: {@code unique_<type>_<field>}, on every shard. */
+  public static String uniqueTableName(String type, String field) {
+    return "unique_" + type + "_" + field;
+  }
+
+  /** The fields with a unique index, in declaration order. */
+  public java.util.Map<String, FieldDef> uniqueFields() {
+    java.util.Map<String, FieldDef> unique = new java.util.LinkedHashMap<>();
+    fields.definitions().forEach((field, def) -> {
+      if (def.unique() != null) {
+        unique.put(field, def);
+      }
+    });
+    return unique;
   }
 
   /** This type with other fields (its name and id kept). */

@@ -25,6 +25,10 @@ import java.util.TreeMap;
  *   <li>An edge type's from, to and inverse cannot change.
  *   <li>Strictness cannot be turned on: stored data may hold fields a strict type would refuse.
  *   <li>An inverse pair must name each other, with endpoints reversed (checked by {@link Schema}).
+ *   <li>A unique index belongs to the registry ({@link #carryIndexes}): a change says only whether
+ *       a field is unique. A field that keeps its index keeps its shard count and state whatever the
+ *       change sends, and a new index starts {@link UniqueIndex#DECLARED}, for the registry to fix
+ *       its shard count and build it; no change can turn an index active but its build.
  * </ul>
  */
 public final class SchemaChanges {
@@ -53,6 +57,28 @@ public final class SchemaChanges {
     edgeTypes.replaceAll((name, type) -> current.edgeTypes().containsKey(name)
         ? type.withFields(carried(current.edgeTypes().get(name).fields(), type.fields())) : type);
     return new Schema(proposed.version(), nodeTypes, edgeTypes);
+  }
+
+  /**
+   * The proposed schema with every unique index as the registry holds it: a field that keeps its
+   * index keeps it as stored, and a new one is {@link UniqueIndex#DECLARED}, whatever the proposal
+   * said of its shards or state.
+   */
+  public static Schema carryIndexes(Schema current, Schema proposed) {
+    Map<String, NodeType> nodeTypes = new TreeMap<>(proposed.nodeTypes());
+    nodeTypes.replaceAll((name, type) -> {
+      NodeType before = current.nodeTypes().get(name);
+      Map<String, FieldDef> definitions = new LinkedHashMap<>(type.fields().definitions());
+      definitions.replaceAll((field, def) -> {
+        if (def.unique() == null) {
+          return def;
+        }
+        FieldDef stored = before == null ? null : before.fields().definitions().get(field);
+        return def.withUnique(stored != null && stored.unique() != null ? stored.unique() : UniqueIndex.DECLARED);
+      });
+      return type.withFields(new Fields(definitions, type.fields().strict(), type.fields().retired()));
+    });
+    return new Schema(proposed.version(), nodeTypes, proposed.edgeTypes());
   }
 
   private static Fields carried(Fields before, Fields after) {

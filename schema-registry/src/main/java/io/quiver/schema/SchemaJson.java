@@ -153,6 +153,9 @@ public final class SchemaJson {
       if (field.nodeType() != null) {
         def.put("nodeType", field.nodeType());
       }
+      if (field.unique() != null) {
+        def.putObject("unique").put("shards", field.unique().shards()).put("state", field.unique().state().jsonName());
+      }
     });
     return body;
   }
@@ -169,17 +172,36 @@ public final class SchemaJson {
 
   private static FieldDef readField(String name, JsonNode body) {
     ObjectNode def = object(body, "field '" + name + "'");
-    onlyMembers(def, "field '" + name + "'", Set.of("type", "required", "default", "nodeType"));
+    onlyMembers(def, "field '" + name + "'", Set.of("type", "required", "default", "nodeType", "unique"));
     String type = requiredText(def, "type", name);
     try {
       return new FieldDef(
           FieldType.fromJsonName(type),
           optionalBoolean(def, "required", name, false),
           def.get("default"),
-          def.hasNonNull("nodeType") ? requiredText(def, "nodeType", name) : null);
+          def.hasNonNull("nodeType") ? requiredText(def, "nodeType", name) : null,
+          readUnique(def.get("unique"), name));
     } catch (GraphException e) {
       throw GraphException.of(e.code(), "field '" + name + "': " + e.getMessage(), e.details());
     }
+  }
+
+  /**
+   * {@code "unique": true} declares an index (the registry fixes its shard count); the stored form,
+   * {@code {"shards": 8, "state": "active"}}, is what reading the schema answers and may be sent
+   * back as it is.
+   */
+  private static UniqueIndex readUnique(JsonNode value, String field) {
+    if (value == null || value.isNull() || (value.isBoolean() && !value.booleanValue())) {
+      return null;
+    }
+    if (value.isBoolean()) {
+      return UniqueIndex.DECLARED;
+    }
+    ObjectNode index = object(value, "field '" + field + "' member 'unique'");
+    onlyMembers(index, "field '" + field + "' member 'unique'", Set.of("shards", "state"));
+    return new UniqueIndex(requiredInt(index, "shards", field),
+        UniqueIndex.State.fromJsonName(requiredText(index, "state", field)));
   }
 
   private interface FieldVisitor {

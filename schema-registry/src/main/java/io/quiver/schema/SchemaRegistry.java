@@ -1,6 +1,9 @@
 package io.quiver.schema;
 
+import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
+import java.util.List;
+import io.quiver.core.GraphException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +26,16 @@ import org.slf4j.LoggerFactory;
  * Because tables exist before the version that names their type is published, no server can
  * accept a write for a type whose tables are missing: a half-provisioned type is invisible.
  *
+ * <h2>Unique indexes</h2>
+ * A field declared unique gets a {@link UniqueIndex} whose shard count the registry fixes from the
+ * fleet ({@link IndexBuilder#shardCount}) when the change is built. On a new type the index is
+ * active at once — no node holds a value yet. On a type that exists, stored nodes may hold values:
+ * the change is published with the index {@link UniqueIndex.State#BUILDING building} (writes
+ * claim their values from then on), then the index is built from the stored nodes
+ * ({@link IndexBuilder#build}) and published active only if no value is held twice. Otherwise
+ * the change stays published with the index building, and the call fails UNIQUE_VIOLATION listing
+ * the duplicates; once they are resolved, {@link #activate} (run by the repair) finishes the job.
+ *
  * <p>Blocking (ZooKeeper and JDBC): call it from a worker thread.
  */
 public final class SchemaRegistry {
@@ -35,12 +48,44 @@ public final class SchemaRegistry {
     void provision(Schema schema) throws Exception;
   }
 
+  /** Fixes and builds unique indexes from the stored nodes: the graph store's side of them. */
+  public interface IndexBuilder {
+    /** The shards a new index spreads over: the fleet's count when it is declared. */
+    int shardCount() throws Exception;
+
+    /**
+     * Claims every value the type's stored nodes hold in the field's index and removes claims no
+     * node backs, under {@code schema} (which holds the index); answers the values held by more
+     * than one node, empty when the index may turn active.
+     */
+    List<UniqueIndex.Duplicate> build(Schema schema, String type, String field) throws Exception;
+
+    /** For registries without unique indexes (tools, tests): declaring one is refused. */
+    IndexBuilder NONE = new IndexBuilder() {
+      @Override
+      public int shardCount() {
+        throw GraphException.invalid("this registry cannot build unique indexes");
+      }
+
+      @Override
+      public List<UniqueIndex.Duplicate> build(Schema schema, String type, String field) {
+        throw GraphException.invalid("this registry cannot build unique indexes");
+      }
+    };
+  }
+
   private final SchemaStore store;
   private final TypeProvisioner provisioner;
+  private final IndexBuilder indexes;
 
   public SchemaRegistry(SchemaStore store, TypeProvisioner provisioner) {
+    this(store, provisioner, IndexBuilder.NONE);
+  }
+
+  public SchemaRegistry(SchemaStore store, TypeProvisioner provisioner, IndexBuilder indexes) {
     this.store = store;
     this.provisioner = provisioner;
+    this.indexes = indexes;
   }
 
   public Schema defineNodeType(NodeType type) throws Exception {
@@ -112,17 +157,92 @@ public final class SchemaRegistry {
   }
 
   private interface Change {
-    Schema apply(Schema current);
+    Schema apply(Schema current) throws Exception;
+  }
+
+  /**
+   * Turns a building index active, if the field still has it building: what a build that found
+   * no duplicates, or a repair after they were resolved, publishes. Answers the schema then stored.
+   */
+  public Schema activate(String type, String field) throws Exception {
+    return publish(current -> current.nodeType(type)
+        .map(stored -> {
+          FieldDef def = stored.fields().definitions().get(field);
+          if (def == null || def.unique() == null || def.unique().active()) {
+            return current;
+          }
+          Map<String, FieldDef> definitions = new LinkedHashMap<>(stored.fields().definitions());
+          definitions.put(field, def.withUnique(def.unique().withState(UniqueIndex.State.ACTIVE)));
+          log.info("unique index {}.{} built: active", type, field);
+          return current.with(stored.withFields(new Fields(definitions, stored.fields().strict(),
+              stored.fields().retired())), current.version() + 1);
+        })
+        .orElse(current));
   }
 
   private Schema change(Change change, Set<SchemaChanges.Permit> permits) throws Exception {
+    List<String[]> builds = new ArrayList<>();
+    Schema published = publish(current -> {
+      Schema proposed = SchemaChanges.carryIndexes(current,
+          SchemaChanges.carryRetiredFields(current, change.apply(current)));
+      if (!proposed.sameTypesAs(current)) {
+        SchemaChanges.check(current, proposed, permits);
+      }
+      builds.clear();
+      return fixIndexes(current, proposed, builds);
+    });
+    for (String[] build : builds) {
+      List<UniqueIndex.Duplicate> duplicates = indexes.build(published, build[0], build[1]);
+      if (!duplicates.isEmpty()) {
+        throw UniqueIndex.Duplicate.refusal(build[0], build[1], duplicates);
+      }
+      published = activate(build[0], build[1]);
+    }
+    return published;
+  }
+
+  /**
+   * {@code proposed} with every declared index given the fleet's shard count: active on a new
+   * type, building on a type that has nodes — each of those named in {@code builds}.
+   */
+  private Schema fixIndexes(Schema current, Schema proposed, List<String[]> builds) throws Exception {
+    Schema fixed = proposed;
+    for (NodeType type : proposed.nodeTypes().values()) {
+      Map<String, FieldDef> definitions = new LinkedHashMap<>(type.fields().definitions());
+      boolean changed = false;
+      for (Map.Entry<String, FieldDef> entry : type.uniqueFields().entrySet()) {
+        if (!entry.getValue().unique().declared()) {
+          continue;
+        }
+        boolean newType = !current.nodeTypes().containsKey(type.name());
+        UniqueIndex index = new UniqueIndex(indexes.shardCount(),
+            newType ? UniqueIndex.State.ACTIVE : UniqueIndex.State.BUILDING);
+        definitions.put(entry.getKey(), entry.getValue().withUnique(index));
+        changed = true;
+        if (!newType) {
+          builds.add(new String[] {type.name(), entry.getKey()});
+        }
+      }
+      if (changed) {
+        fixed = fixed.with(type.withFields(new Fields(definitions, type.fields().strict(), type.fields().retired())),
+            fixed.version());
+      }
+    }
+    return fixed;
+  }
+
+  /**
+   * Reads the stored version, builds the next from it, provisions and publishes it compare-and-set;
+   * starts again when another change won the race. A next version defining the same types
+   * publishes nothing and answers the stored one.
+   */
+  private Schema publish(Change change) throws Exception {
     for (int attempt = 1; ; attempt++) {
       Schema current = store.read().orElse(Schema.empty());
-      Schema proposed = SchemaChanges.carryRetiredFields(current, change.apply(current));
+      Schema proposed = change.apply(current);
       if (proposed.sameTypesAs(current)) {
         return current;
       }
-      SchemaChanges.check(current, proposed, permits);
       provisioner.provision(proposed);
       try {
         store.publish(proposed);

@@ -70,6 +70,96 @@ class SchemaRegistryTest {
     }
   }
 
+  /** An index builder that records what it built and answers the duplicates it is given. */
+  private static final class RecordingIndexes implements SchemaRegistry.IndexBuilder {
+    final List<String> built = new CopyOnWriteArrayList<>();
+    final List<UniqueIndex.State> statesSeen = new CopyOnWriteArrayList<>();
+    volatile List<UniqueIndex.Duplicate> duplicates = List.of();
+
+    @Override
+    public int shardCount() {
+      return 6;
+    }
+
+    @Override
+    public List<UniqueIndex.Duplicate> build(Schema schema, String type, String field) {
+      built.add(type + "." + field);
+      statesSeen.add(schema.nodeType(type).orElseThrow().fields().definitions().get(field).unique().state());
+      return duplicates;
+    }
+  }
+
+  private static UniqueIndex index(SchemaStore store, String type, String field) throws Exception {
+    return store.read().orElseThrow().nodeType(type).orElseThrow().fields().definitions().get(field).unique();
+  }
+
+  @Test
+  void aUniqueFieldOfANewType_isActiveAtOnce_overTheFleetsShardCount_withoutABuild() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    RecordingIndexes indexes = new RecordingIndexes();
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { }, indexes);
+
+    registry.defineNodeType(nodeType("user", 1, "{\"username\": {\"type\": \"string\", \"unique\": true}}"));
+
+    assertThat(index(store, "user", "username")).isEqualTo(new UniqueIndex(6, UniqueIndex.State.ACTIVE));
+    assertThat(indexes.built).isEmpty();
+  }
+
+  @Test
+  void declaringUniqueOnAnExistingType_publishesItBuilding_buildsIt_thenActivatesIt() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    RecordingIndexes indexes = new RecordingIndexes();
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { }, indexes);
+    registry.defineNodeType(nodeType("user", 1, "{\"email\": {\"type\": \"string\"}}"));
+
+    Schema done = registry.defineNodeType(nodeType("user", 1, "{\"email\": {\"type\": \"string\", \"unique\": true}}"));
+
+    assertThat(indexes.built).containsExactly("user.email");
+    assertThat(indexes.statesSeen).as("built under the published building index").containsExactly(UniqueIndex.State.BUILDING);
+    assertThat(done.version()).as("one version building, one active").isEqualTo(3);
+    assertThat(index(store, "user", "email")).isEqualTo(new UniqueIndex(6, UniqueIndex.State.ACTIVE));
+  }
+
+  @Test
+  void aBuildThatFindsDuplicates_leavesTheIndexBuilding_listsThem_andActivateFinishesItLater() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    RecordingIndexes indexes = new RecordingIndexes();
+    indexes.duplicates = List.of(new UniqueIndex.Duplicate("x@example.com", List.of("7", "9")));
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { }, indexes);
+    registry.defineNodeType(nodeType("user", 1, "{\"email\": {\"type\": \"string\"}}"));
+
+    assertThatThrownBy(() -> registry.defineNodeType(
+            nodeType("user", 1, "{\"email\": {\"type\": \"string\", \"unique\": true}}")))
+        .isInstanceOfSatisfying(io.quiver.core.GraphException.class, refused -> {
+          assertThat(refused.code()).isEqualTo(io.quiver.core.GraphException.Code.UNIQUE_VIOLATION);
+          assertThat(refused.getMessage()).contains("x@example.com").contains("[7, 9]");
+          assertThat(refused.details()).containsEntry("field", "email");
+        });
+    assertThat(index(store, "user", "email").state()).isEqualTo(UniqueIndex.State.BUILDING);
+
+    registry.activate("user", "email");
+    assertThat(index(store, "user", "email").state()).isEqualTo(UniqueIndex.State.ACTIVE);
+  }
+
+  @Test
+  void aChangeKeepsAStoredIndexAsItIs_whateverItSendsOfShardsOrState_andMayDropIt() throws Exception {
+    SchemaStore store = new SchemaStore(curator, path());
+    RecordingIndexes indexes = new RecordingIndexes();
+    indexes.duplicates = List.of(new UniqueIndex.Duplicate("x", List.of("1", "2")));
+    SchemaRegistry registry = new SchemaRegistry(store, schema -> { }, indexes);
+    registry.defineNodeType(nodeType("user", 1, "{\"email\": {\"type\": \"string\"}}"));
+    assertThatThrownBy(() -> registry.defineNodeType(
+        nodeType("user", 1, "{\"email\": {\"type\": \"string\", \"unique\": true}}")));
+
+    registry.defineNodeType(nodeType("user", 1,
+        "{\"email\": {\"type\": \"string\", \"unique\": {\"shards\": 99, \"state\": \"active\"}}}"));
+    assertThat(index(store, "user", "email")).as("no change activates an index but its build")
+        .isEqualTo(new UniqueIndex(6, UniqueIndex.State.BUILDING));
+
+    registry.defineNodeType(nodeType("user", 1, "{\"email\": {\"type\": \"string\"}}"));
+    assertThat(index(store, "user", "email")).isNull();
+  }
+
   @Test
   void definingATypeExactlyAsStored_publishesNothing() throws Exception {
     SchemaStore store = new SchemaStore(curator, path());

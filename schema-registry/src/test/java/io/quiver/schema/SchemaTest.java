@@ -112,4 +112,52 @@ class SchemaTest {
     assertThat(Names.isValid("_x")).isFalse();
     assertThat(Names.isValid("a".repeat(49))).isFalse();
   }
+
+  @Test
+  void aUniqueField_isStringOrInteger_withoutDefault_onNodeTypesOnly_withATableNameThatFits() {
+    assertThatThrownBy(() -> new FieldDef(FieldType.NUMBER, false, null, null, UniqueIndex.DECLARED))
+        .hasMessageContaining("only string and integer");
+    assertThatThrownBy(() -> new FieldDef(FieldType.STRING, false, new com.fasterxml.jackson.databind.node.TextNode("x"),
+        null, UniqueIndex.DECLARED)).hasMessageContaining("cannot have a default");
+    FieldDef unique = new FieldDef(FieldType.STRING, false, null, null, UniqueIndex.DECLARED);
+    assertThatThrownBy(() -> new EdgeType("likes", 1, "user", "user", null,
+        new Fields(java.util.Map.of("f", unique), false))).hasMessageContaining("cannot be unique");
+    assertThatThrownBy(() -> new NodeType("user", 1, new Fields(java.util.Map.of("a".repeat(60), unique), false)))
+        .hasMessageContaining("lookup table");
+    assertThat(new NodeType("user", 1, new Fields(java.util.Map.of("username", unique), false)).uniqueFields())
+        .containsOnlyKeys("username");
+  }
+
+  @Test
+  void uniqueKeys_compareStringsExactly_andIntegersByValue_andHomeShardsStayWithinTheIndexsCount() {
+    var json = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance;
+    assertThat(UniqueIndex.key(FieldType.INTEGER, json.numberNode(5.0))).isEqualTo("5");
+    assertThat(UniqueIndex.key(FieldType.INTEGER, json.numberNode(5L))).isEqualTo("5");
+    assertThat(UniqueIndex.key(FieldType.STRING, json.textNode("Alice"))).isNotEqualTo(
+        UniqueIndex.key(FieldType.STRING, json.textNode("alice")));
+    assertThat(UniqueIndex.key(FieldType.STRING, json.numberNode(5))).as("not of the field's type").isNull();
+    UniqueIndex index = new UniqueIndex(3, UniqueIndex.State.ACTIVE);
+    java.util.Set<Integer> homes = new java.util.HashSet<>();
+    for (int i = 0; i < 300; i++) {
+      homes.add(index.homeShard(UniqueIndex.hash("user" + i)));
+    }
+    assertThat(homes).containsExactlyInAnyOrder(0, 1, 2);
+    assertThat(index.homeShard(UniqueIndex.hash("x"))).as("a key's home is fixed").isEqualTo(index.homeShard(UniqueIndex.hash("x")));
+  }
+
+  @Test
+  void uniqueIndexes_readTrueAsDeclared_andRoundTripTheirStoredForm() {
+    Schema schema = SchemaJson.parse("{\"nodeTypes\": {\"user\": {\"id\": 1, \"fields\": {"
+        + "\"a\": {\"type\": \"string\", \"unique\": true},"
+        + "\"b\": {\"type\": \"integer\", \"unique\": {\"shards\": 4, \"state\": \"active\"}},"
+        + "\"c\": {\"type\": \"string\", \"unique\": false}}}}}");
+    var fields = schema.nodeType("user").orElseThrow().fields().definitions();
+    assertThat(fields.get("a").unique()).isEqualTo(UniqueIndex.DECLARED);
+    assertThat(fields.get("b").unique()).isEqualTo(new UniqueIndex(4, UniqueIndex.State.ACTIVE));
+    assertThat(fields.get("c").unique()).isNull();
+    assertThat(SchemaJson.read(SchemaJson.write(schema))).isEqualTo(schema);
+    assertThatThrownBy(() -> SchemaJson.parse("{\"nodeTypes\": {\"user\": {\"id\": 1, \"fields\": {"
+        + "\"a\": {\"type\": \"string\", \"unique\": {\"shards\": 4, \"state\": \"done\"}}}}}}"))
+        .hasMessageContaining("unknown unique index state");
+  }
 }

@@ -10,6 +10,7 @@ import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
 import io.quiver.store.ProvisionReport;
 import io.quiver.store.RepairReport;
+import io.quiver.store.UniqueRepairReport;
 import io.quiver.store.shard.ShardMapWatcher;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * {@code quiver serve --config FILE [--port N]}: a server over real ZooKeeper and MySQL hosts.<br>
  * {@code quiver repair --config FILE --edge-type NAME}: find and fix inverse edges that are
  * missing or differ; running servers' caches are told of every fix.<br>
+ * {@code quiver repair --config FILE --unique TYPE.FIELD}: restore a unique index's missing claims,
+ * remove orphaned ones, list values held twice, and activate an index still building.<br>
  * {@code quiver provision --config FILE}: create the shard databases and the tables of the
  * registry's types (after opening new shards; a type defined through the registry is provisioned
  * as it is defined).<br>
@@ -41,6 +44,7 @@ public final class Main {
       usage: quiver serve --config FILE [--port N]
              quiver provision --config FILE
              quiver repair --config FILE --edge-type NAME
+             quiver repair --config FILE --unique TYPE.FIELD
              quiver example board-page [--server URL]   (default http://localhost:8080)
              quiver import FILE [--name NAME] [--server URL]   (default http://localhost:8080)
       """;
@@ -128,9 +132,17 @@ public final class Main {
         report.shards(), report.databasesCreated(), report.tablesCreated());
   }
 
-  /** FriendFeed's Cleaner from the command line: progress as it goes, then the summary. */
+  /**
+   * FriendFeed's Cleaner from the command line — of an edge type's inverses, or of a unique
+   * field's index ({@code --unique TYPE.FIELD}) — progress as it goes, then the summary.
+   */
   private static void repair(List<String> options) throws Exception {
     QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
+    String unique = option(options, "--unique", null);
+    if (unique != null) {
+      repairUnique(config, unique, options);
+      return;
+    }
     String edgeType = required(options, "--edge-type");
     requireNoMore(options);
     RepairReport report = withBackend(config,
@@ -139,6 +151,27 @@ public final class Main {
             + " %d orphaned inverses, %d pairs in flight (left to their outbox entries), %d copies fixed%n",
         report.edgeType(), report.scanned(),
         report.missingInverse(), report.differing(), report.orphanedInverse(), report.inFlight(), report.fixed());
+  }
+
+  private static void repairUnique(QuiverConfig config, String typeAndField, List<String> options) throws Exception {
+    requireNoMore(options);
+    int dot = typeAndField.indexOf('.');
+    if (dot <= 0 || dot == typeAndField.length() - 1) {
+      throw new UsageException("--unique takes TYPE.FIELD, as user.username");
+    }
+    String type = typeAndField.substring(0, dot);
+    String field = typeAndField.substring(dot + 1);
+    UniqueRepairReport report = withBackend(config,
+        backend -> backend.admin().repairUnique(type, field, System.out::println).await());
+    System.out.printf("repair of %s.%s: %d nodes and %d claims scanned, %d claims restored, %d orphaned claims"
+            + " removed, %d in flight (younger than the lease), %d values held twice; the index is %s%n",
+        report.type(), report.field(), report.nodesScanned(), report.claimsScanned(), report.claimsRestored(),
+        report.orphansRemoved(), report.inFlight(), report.duplicates().size(), report.active() ? "active" : "building");
+    report.duplicates().forEach(duplicate ->
+        System.out.printf("  %s is held by %s%n", duplicate.value(), String.join(", ", duplicate.nodes())));
+    if (!report.duplicates().isEmpty()) {
+      System.exit(3);
+    }
   }
 
   private interface BackendWork<T> {

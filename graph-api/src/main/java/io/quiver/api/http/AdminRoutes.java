@@ -46,7 +46,12 @@ public final class AdminRoutes {
     RequestObserver.operation(router.put("/v1/schema/edge-types/:name"), "defineEdgeType")
         .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> define(ctx, Kind.EDGE));
     RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair")
-        .handler(QueryParams.allowing(Set.of())).handler(this::repair);
+        .handler(QueryParams.allowing(Set.of()))
+        .handler(ctx -> streamScan(ctx, progress -> admin.repair(ctx.pathParam("edgeType"), progress)));
+    RequestObserver.operation(router.post("/v1/admin/unique/:type/:field/repair"), "repairUnique")
+        .handler(QueryParams.allowing(Set.of()))
+        .handler(ctx -> streamScan(ctx, progress -> admin.repairUnique(ctx.pathParam("type"), ctx.pathParam("field"),
+            progress)));
     RequestObserver.operation(router.get("/v1/admin/shard-map"), "getShardMap")
         .handler(QueryParams.allowing(Set.of())).respond(this::shardMap);
   }
@@ -64,12 +69,17 @@ public final class AdminRoutes {
         });
   }
 
+  /** A scan that reports progress as it goes: a repair of inverse edges or of a unique index. */
+  private interface Scan {
+    Future<?> run(java.util.function.Consumer<String> progress);
+  }
+
   /**
-   * FriendFeed's Cleaner over one edge type and its inverse. The answer streams one JSON line per
-   * shard scanned ({@code application/x-ndjson}) and ends with {@code {"summary": {...}}}; a
-   * request refused before the scan starts gets an ordinary JSON error.
+   * FriendFeed's Cleaner — over one edge type and its inverse, or over a unique index. The answer
+   * streams one JSON line per shard scanned ({@code application/x-ndjson}) and ends with {@code
+   * {"summary": {...}}}; a request refused before the scan starts gets an ordinary JSON error.
    */
-  private void repair(RoutingContext ctx) {
+  private void streamScan(RoutingContext ctx, Scan scan) {
     try {
       authorize(ctx);
     } catch (GraphException refused) {
@@ -77,7 +87,7 @@ public final class AdminRoutes {
       return;
     }
     HttpServerResponse response = ctx.response();
-    admin.repair(ctx.pathParam("edgeType"), line -> {
+    scan.run(line -> {
           synchronized (response) {
             if (!response.headWritten()) {
               response.setChunked(true).putHeader("Content-Type", "application/x-ndjson");

@@ -60,6 +60,10 @@ public final class GraphRoutes {
     operation(router.get("/v1/nodes"), "getNodes").handler(QueryParams.allowing(Set.of("ids")))
         .respond(this::getNodes);
     operation(router.get("/v1/nodes/:id"), "getNode").handler(NO_PARAMETERS).respond(this::getNode);
+    operation(router.get("/v1/nodes/:type/by/:field/:value"), "getNodeBy").handler(NO_PARAMETERS)
+        .respond(ctx -> getNodeBy(ctx, ctx.pathParam("value")));
+    operation(router.get("/v1/nodes/:type/by/:field"), "getNodeByQuery").handler(QueryParams.allowing(Set.of("value")))
+        .respond(ctx -> getNodeBy(ctx, QueryParams.of(ctx).get("value")));
     operation(router.patch("/v1/nodes/:id"), "updateNode").handler(NO_PARAMETERS).respond(this::updateNode);
     operation(router.put("/v1/nodes/:id"), "replaceNode").handler(NO_PARAMETERS).respond(this::replaceNode);
     operation(router.delete("/v1/nodes/:id"), "deleteNode").handler(QueryParams.allowing(Set.of("cascade")))
@@ -108,6 +112,18 @@ public final class GraphRoutes {
   private Future<Buffer> getNode(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.pathId(ctx, "id"))
         .compose(store::getNode)
+        .map(node -> nodeAnswer(ctx, node, true));
+  }
+
+  /**
+   * A node by a unique field's value: the path's last segment, percent-decoded, or — for a value
+   * holding a slash, which no path segment may — the {@code value} query parameter.
+   */
+  private Future<Buffer> getNodeBy(RoutingContext ctx, String value) {
+    if (value == null) {
+      return Future.failedFuture(GraphException.invalid("the query parameter 'value' is required"));
+    }
+    return store.getNodeBy(ctx.pathParam("type"), ctx.pathParam("field"), value)
         .map(node -> nodeAnswer(ctx, node, true));
   }
 

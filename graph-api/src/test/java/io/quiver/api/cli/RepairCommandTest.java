@@ -65,6 +65,22 @@ class RepairCommandTest {
     assertThat(api.call(GET, list + "/count").body().get("count").asLong()).isZero();
   }
 
+  @Test
+  void aUniqueRepairFromTheCommandLine_restoresALostClaim_andRefusesAMalformedField() throws Exception {
+    String handle = "cli" + System.nanoTime();
+    String account = api.call(POST, "/v1/nodes/account", "{\"data\": {\"handle\": \"" + handle + "\"}}").id();
+    tables.dropClaim("account", "handle", handle);
+    assertThat(api.call(GET, "/v1/nodes/account/by/handle/" + handle).status()).isEqualTo(404);
+
+    Main.run("repair", "--config", writeConfig().toString(), "--unique", "account.handle");
+
+    assertThat(api.call(GET, "/v1/nodes/account/by/handle/" + handle).id()).isEqualTo(account);
+    assertThat(tables.uniqueClaims("account", "handle")).containsEntry(handle, Long.parseLong(account));
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> Main.run("repair", "--config", writeConfig().toString(), "--unique", "account"))
+        .isInstanceOf(Main.UsageException.class).hasMessageContaining("TYPE.FIELD");
+  }
+
   /** The configuration an operator would hand the command: the server's ZooKeeper, hosts and cache peers. */
   private static Path writeConfig() throws Exception {
     TestBackend backend = TestBackend.get();

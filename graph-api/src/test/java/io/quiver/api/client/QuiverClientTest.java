@@ -55,6 +55,18 @@ class QuiverClientTest {
   }
 
   @Test
+  void getNodeBy_findsANodeByAUniqueValue_encodingItAsAPathSegment() {
+    String handle = "a b/c?" + System.nanoTime();
+    Node account = quiver.createNode("account", java.util.Map.of("handle", handle));
+    assertThat(quiver.getNodeBy("account", "handle", handle).id()).isEqualTo(account.id());
+    QuiverException taken = failure(() -> quiver.createNode("account", java.util.Map.of("handle", handle)));
+    assertThat(taken.status()).isEqualTo(409);
+    assertThat(taken.code()).isEqualTo("unique_violation");
+    assertThat(failure(() -> quiver.getNodeBy("account", "handle", "nobody" + System.nanoTime())).code())
+        .isEqualTo("not_found");
+  }
+
+  @Test
   void nodes_createGetUpdateReplaceDelete() {
     Node user = quiver.createNode("user", Map.of("name", "Ada"));
     Node board = quiver.createNode("board", Map.of("title", "t", "owner", Long.toString(user.id())), user.id());

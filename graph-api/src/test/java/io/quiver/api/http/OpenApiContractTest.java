@@ -90,6 +90,14 @@ class OpenApiContractTest {
         "{\"node\": {\"ref\": \"c1\", \"type\": \"board\", \"data\": {\"title\": \"c\"}}}\n"
             + "{\"edge\": {\"from\": \"c1\", \"type\": \"board_has_pins\", \"to\": \"" + pin + "\"}}\n",
         Map.of("Content-Type", "application/x-ndjson")));
+    String handle = "contract" + System.nanoTime();
+    valid("createNode", api.call(POST, "/v1/nodes/account", "{\"data\": {\"handle\": \"" + handle + "\"}}"));
+    valid("getNodeBy", api.call(GET, "/v1/nodes/account/by/handle/" + handle));
+    valid("getNodeByQuery", api.call(GET, "/v1/nodes/account/by/handle?value=" + handle));
+    assertThat(valid("createNode", api.call(POST, "/v1/nodes/account", "{\"data\": {\"handle\": \"" + handle + "\"}}"))
+        .status()).isEqualTo(409);
+    assertThat(valid("getNodeBy", api.call(GET, "/v1/nodes/account/by/handle/nobody")).status()).isEqualTo(404);
+    valid("repairUnique", api.call(POST, "/v1/admin/unique/account/handle/repair", null, ADMIN));
     valid("getSchema", api.call(GET, "/v1/schema"));
     valid("defineNodeType", api.call(PUT, "/v1/schema/node-types/pin", "{\"id\": 3, \"fields\": "
         + api.call(GET, "/v1/schema").body().get("nodeTypes").get("pin").get("fields") + "}", ADMIN));

@@ -213,13 +213,31 @@ final class BulkWriter implements BulkImport {
       try {
         NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith());
         NodeStore.Creation creation = nodes.planCreation(node.type(), node.data(), colocateWith);
-        byShard.computeIfAbsent(creation.route().shard(), shard -> new ArrayList<>()).add(new Planned(node, creation));
+        int shard = creation.route().shard();
+        byShard.computeIfAbsent(creation.table().type().uniqueFields().isEmpty() ? shard : -1 - shard,
+                group -> new ArrayList<>())
+            .add(new Planned(node, creation));
       } catch (GraphException refused) {
         definedAt.remove(node.ref());
         batch.refuse(line, refused);
       }
     }
-    List<Future<Map<String, NodeId>>> shards = byShard.values().stream().map(this::insertNodes).toList();
+    List<Future<Map<String, NodeId>>> shards = new ArrayList<>();
+    byShard.values().forEach(group -> {
+      if (group.get(0).creation().table().type().uniqueFields().isEmpty()) {
+        shards.add(insertNodes(group));
+        return;
+      }
+      // A node with unique values claims them in a transaction of its own, so one held value refuses its line only.
+      group.forEach(plan -> shards.add(insertNodes(List.of(plan)).recover(failure -> {
+        if (failure instanceof GraphException held && held.code() == GraphException.Code.UNIQUE_VIOLATION) {
+          definedAt.remove(plan.line().ref());
+          batch.refuse(plan.line(), held);
+          return Future.succeededFuture(Map.of());
+        }
+        return Future.failedFuture(failure);
+      })));
+    });
     return Future.all(shards).map(all -> {
       shards.forEach(shard -> {
         batch.nodesCreated += shard.result().size();
@@ -238,7 +256,8 @@ final class BulkWriter implements BulkImport {
     return client.inTransaction(route, connection -> {
           List<Future<Long>> inserted = planned.stream()
               .map(plan -> plan.creation().table().insert(connection, route, plan.creation().data(), plan.creation().now())
-                  .compose(NodeStore::requireLocalIdInRange))
+                  .compose(NodeStore::requireLocalIdInRange)
+                  .compose(local -> nodes.claimCreated(plan.creation(), local)))
               .toList();
           return Future.all(inserted).compose(all -> {
             Created created = new Created(new ArrayList<>(planned.size()), new LinkedHashMap<>());

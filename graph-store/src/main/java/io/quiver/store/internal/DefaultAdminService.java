@@ -12,6 +12,11 @@ import io.quiver.store.AdminService;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.ProvisionReport;
 import io.quiver.store.RepairReport;
+import io.quiver.store.UniqueRepairReport;
+import io.quiver.schema.UniqueIndex;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.table.ShardProvisioner;
 import io.quiver.store.shard.ShardMap;
@@ -37,6 +42,7 @@ import java.util.function.Consumer;
  * and completes on the caller's context. Failures leave as {@link GraphException}s.
  */
 final class DefaultAdminService implements AdminService {
+  private static final Logger log = LoggerFactory.getLogger(DefaultAdminService.class);
   /** How long a schema change waits to be served by this process after it is published. */
   static final Duration OWN_CHANGE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -45,6 +51,7 @@ final class DefaultAdminService implements AdminService {
   private final SchemaSource schemas;
   private final ShardMapSource shardMaps;
   private final InverseRepair repair;
+  private final UniqueRepair uniqueRepair;
   private final ShardProvisioner provisioner;
   private final SchemaRegistry registry;
   private final ShardMapStore mapStore;
@@ -52,17 +59,51 @@ final class DefaultAdminService implements AdminService {
 
   /** @param paths where the documents live; null leaves this service able to repair only */
   DefaultAdminService(Vertx vertx, ExecutorService jobs, SchemaSource schemas, ShardMapSource shardMaps,
-      InverseRepair repair, ShardProvisioner provisioner, RegistryPaths paths) {
+      InverseRepair repair, UniqueRepair uniqueRepair, ShardProvisioner provisioner, RegistryPaths paths) {
     this.vertx = vertx;
     this.jobs = jobs;
     this.schemas = schemas;
     this.shardMaps = shardMaps;
     this.repair = repair;
+    this.uniqueRepair = uniqueRepair;
     this.provisioner = provisioner;
     this.schemaStore = paths == null ? null : new SchemaStore(paths.curator(), paths.schemaPath());
     this.mapStore = paths == null ? null : new ShardMapStore(paths.curator(), paths.shardMapPath());
     this.registry = paths == null ? null
-        : new SchemaRegistry(schemaStore, schema -> provisioner.provision(shardMaps.current(), schema));
+        : new SchemaRegistry(schemaStore, schema -> provisioner.provision(shardMaps.current(), schema), new Indexes());
+  }
+
+  /** The registry's unique indexes: sized from the shard map, built by the repair's scan. */
+  private final class Indexes implements SchemaRegistry.IndexBuilder {
+    @Override
+    public int shardCount() {
+      List<Integer> shards = shardMaps.current().allShards();
+      if (shards.isEmpty() || shards.get(0) != 0 || shards.get(shards.size() - 1) != shards.size() - 1) {
+        throw GraphException.invalid("a unique index spreads over shards 0 to N-1; the shard map holds " + shards.size()
+            + " shards from " + (shards.isEmpty() ? "none" : shards.get(0)));
+      }
+      return shards.size();
+    }
+
+    /** Waits until this process writes under the building index (its writes claim), then scans. */
+    @Override
+    public List<UniqueIndex.Duplicate> build(Schema schema, String type, String field) throws Exception {
+      schemas.awaitVersion(schema.version(), OWN_CHANGE_TIMEOUT);
+      return uniqueRepair.run(schema, type, field, line -> log.info("unique index build: {}", line)).duplicates();
+    }
+  }
+
+  @Override
+  public Future<UniqueRepairReport> repairUnique(String type, String field, Consumer<String> progress) {
+    return run(() -> {
+      UniqueRepairReport report = uniqueRepair.run(schemas.current(), type, field, progress);
+      if (report.active() || !report.duplicates().isEmpty() || registry == null) {
+        return report;
+      }
+      served(registry.activate(type, field));
+      progress.accept("no value is held twice: the index of " + type + "." + field + " is active");
+      return report.activated();
+    });
   }
 
   @Override

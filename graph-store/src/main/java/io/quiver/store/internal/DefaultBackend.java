@@ -76,12 +76,13 @@ public final class DefaultBackend implements GraphBackend {
     this.backgroundPools = new HostPools(vertx, settings.pools().forBackground());
     this.backgroundRouter = new ShardRouter(backgroundPools, health, initial);
 
-    NodeStore nodes = new NodeStore(router, client, schemas, changes, clock);
+    UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
+    NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, clock);
     InverseNow inverseNow = new InverseNow(router, client, new InverseWriter(router, client, schemas, changes));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, clock),
         inverseNow, this::outboxWritten, clock);
 
-    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, clock);
+    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, clock);
     EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, this::outboxWritten,
         clock);
@@ -90,10 +91,11 @@ public final class DefaultBackend implements GraphBackend {
         writer, changes, clock);
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
-            new OutboxHandlers(writer, new Cascades(backgroundStore, schemas)), settings.applier(), clock,
+            new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
     this.admin = new DefaultAdminService(vertx, adminJobs, schemas, settings.shardMaps(),
         new InverseRepair(backgroundRouter, client, schemas, writer),
+        new UniqueRepair(backgroundRouter, client, unique),
         new ShardProvisioner(settings.pools().user(), settings.pools().password()), settings.registry());
     this.telemetry = new Telemetry();
 

@@ -66,6 +66,11 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<java.util.Optional<io.quiver.store.UniqueClaim>> uniqueClaim(String type, String field, String value) {
+    return nodes.uniqueClaim(type, field, value);
+  }
+
+  @Override
   public Future<NodeBatch> getNodes(List<NodeId> ids) {
     return nodes.getMany(ids);
   }

@@ -17,7 +17,9 @@ import io.quiver.store.internal.sql.ShardResolver;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.outbox.UniqueReleaseOp;
 import io.quiver.store.internal.table.NodesTable;
+import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.SqlConnection;
@@ -40,21 +42,29 @@ import java.util.function.BiFunction;
  * read followed by a write would lose concurrent updates. Every operation takes one schema
  * snapshot when it starts and uses it throughout. Every committed write is announced on the
  * change feed.
+ *
+ * <p>A type with unique fields has its values claimed inside the write's transaction, before it
+ * commits, and the values it dropped released through the outbox ({@link UniqueClaims}); the
+ * releases are carried out at once after the commit, so the writer's next call finds the old
+ * value free, and by the drainer if that fails.
  */
 final class NodeStore {
   private final ShardRouter router;
   private final ShardClient client;
   private final SchemaSource schemas;
   private final Changes changes;
+  private final UniqueClaims unique;
   private final Clock clock;
   /** Node read statements issued: one per getNode, one per shard of a getNodes. */
   private final LongAdder readQueries = new LongAdder();
 
-  NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock) {
+  NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, UniqueClaims unique,
+      Clock clock) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.changes = changes;
+    this.unique = unique;
     this.clock = clock;
   }
 
@@ -95,8 +105,24 @@ final class NodeStore {
   private Future<Node> insert(Creation creation) {
     return client.inTransaction(creation.route(), connection -> creation.table()
             .insert(connection, creation.route(), creation.data(), creation.now())
-            .compose(NodeStore::requireLocalIdInRange))
+            .compose(NodeStore::requireLocalIdInRange)
+            .compose(local -> claimCreated(creation, local)))
         .map(creation::node);
+  }
+
+  /** Claims a new node's unique values before its insert commits; undoes the claims if they fail. */
+  Future<Long> claimCreated(Creation creation, long local) {
+    UniqueClaims.Change change = UniqueClaims.change(creation.table().type(), null, creation.data());
+    if (change.isEmpty()) {
+      return Future.succeededFuture(local);
+    }
+    NodeId id = NodeId.of(creation.route().shard(), creation.table().type().id(), local);
+    return unique.claim(change.claimed(), id, 1)
+        .map(claimedUs -> {
+          unique.requireFresh(claimedUs);
+          return local;
+        })
+        .recover(failure -> unique.unclaim(change.claimed(), id, 1).transform(undone -> Future.failedFuture(failure)));
   }
 
   /** A local ID of 2^36 or more cannot be encoded; failing here rolls the insert back. */
@@ -182,24 +208,88 @@ final class NodeStore {
 
   private record Rewriting(Schema schema, Lookup lookup) {}
 
+  /** A written node, and the outbox entries of the unique values it released, to carry out after commit. */
+  private record Rewritten(Node node, List<Released> released) {}
+
   private Future<Node> rewrite(NodeId id, long expectedVersion, Rewrite rewrite) {
     return Futures.attempt(() -> {
           Schema schema = schemas.current();
           return new Rewriting(schema, lookup(schema, id, Access.WRITE));
         })
         .compose(rewriting -> client.inTransaction(rewriting.lookup().route(),
-            connection -> rewriteLocked(connection, rewriting, id, expectedVersion, rewrite)))
+                connection -> rewriteLocked(connection, rewriting, id, expectedVersion, rewrite))
+            .compose(rewritten -> releaseNow(rewriting.lookup().route(), rewritten.released()).map(rewritten.node())))
         .onSuccess(this::announce);
   }
 
-  private Future<Node> rewriteLocked(
+  private Future<Rewritten> rewriteLocked(
       SqlConnection connection, Rewriting rewriting, NodeId id, long expectedVersion, Rewrite rewrite) {
     Lookup lookup = rewriting.lookup();
     return lookup.table().select(connection, lookup.route(), id, NodesTable.Lock.FOR_UPDATE)
-        .compose(row -> Futures.attempt(() -> nextVersion(rewriting, id, found(row, id), expectedVersion, rewrite)))
-        .compose(next -> lookup.table().update(connection, lookup.route(), next)
-            .map(written -> new Node(next.id(), next.type(), lookup.table().type().withDefaults(next.data()),
-                next.version(), next.createdAt(), next.updatedAt())));
+        .compose(row -> Futures.attempt(() -> {
+          Node next = nextVersion(rewriting, id, found(row, id), expectedVersion, rewrite);
+          return new Step(next, UniqueClaims.change(lookup.table().type(), NodesTable.storedData(row), next.data()));
+        }))
+        .compose(step -> claimRewritten(step)
+            .compose(claimedUs -> lookup.table().update(connection, lookup.route(), step.next())
+                .compose(written -> appendReleases(connection, lookup.route(), step.change().released(), id,
+                    step.next().version()))
+                .map(released -> {
+                  if (claimedUs != null) {
+                    unique.requireFresh(claimedUs);
+                  }
+                  Node next = step.next();
+                  return new Rewritten(new Node(next.id(), next.type(), lookup.table().type().withDefaults(next.data()),
+                      next.version(), next.createdAt(), next.updatedAt()), released);
+                }))
+            .recover(failure -> unclaimRewritten(step, failure)));
+  }
+
+  /** The next version of a node, and what it changes in its type's unique indexes. */
+  private record Step(Node next, UniqueClaims.Change change) {}
+
+  /** Claims the new unique values of a rewrite; answers when (null when there were none). */
+  private Future<Long> claimRewritten(Step step) {
+    List<UniqueClaims.Value> claimed = step.change().claimed();
+    return claimed.isEmpty() ? Future.succeededFuture(null) : unique.claim(claimed, step.next().id(), step.next().version());
+  }
+
+  /** Removes a failed rewrite's claims, then fails as it did. */
+  private <T> Future<T> unclaimRewritten(Step step, Throwable failure) {
+    List<UniqueClaims.Value> claimed = step.change().claimed();
+    return claimed.isEmpty() ? Future.failedFuture(failure)
+        : unique.unclaim(claimed, step.next().id(), step.next().version()).transform(undone -> Future.failedFuture(failure));
+  }
+
+  // ---- unique values released ----
+
+  /** An outbox entry releasing a unique value, appended by a committed write. */
+  private record Released(long entryId, UniqueReleaseOp op) {}
+
+  /** Appends the release of each dropped value in the write's transaction. */
+  private Future<List<Released>> appendReleases(SqlConnection connection, ShardRoute route,
+      List<UniqueClaims.Value> values, NodeId id, long version) {
+    List<Future<Released>> appended = new ArrayList<>();
+    for (UniqueClaims.Value value : values) {
+      UniqueReleaseOp op = UniqueClaims.releaseOp(value, id, version);
+      appended.add(OutboxTable.INSTANCE.append(connection, route, op, SqlValues.nowMicros(clock))
+          .map(entryId -> new Released(entryId, op)));
+    }
+    return Future.all(appended).map(done -> done.<Released>list());
+  }
+
+  /**
+   * Carries out a committed write's releases and retires their entries; what fails stays for the
+   * drainer. Never fails the write, which has committed.
+   */
+  private Future<Void> releaseNow(ShardRoute route, List<Released> released) {
+    List<Future<Void>> done = new ArrayList<>();
+    for (Released entry : released) {
+      done.add(unique.release(entry.op())
+          .compose(freed -> client.read(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.entryId())))
+          .otherwiseEmpty());
+    }
+    return Future.join(done).mapEmpty();
   }
 
   /** The next version as stored: the rewritten data, without defaults. */
@@ -227,9 +317,32 @@ final class NodeStore {
     AlsoInTransaction NOTHING = (connection, route) -> Future.succeededFuture();
   }
 
-  /** Deletes the node's row, and runs {@code also} in the same transaction. */
+  /**
+   * Deletes the node's row, and runs {@code also} in the same transaction. A node with unique
+   * values is read first, locked, and its values released once the deletion commits.
+   */
   Future<Void> delete(NodeId id, AlsoInTransaction also) {
-    return withRow(id, (lookup, connection) -> lookup.table().delete(connection, lookup.route(), id), also)
+    List<Released> released = new ArrayList<>();
+    return withRow(id, (lookup, connection) -> {
+          released.clear();
+          if (lookup.table().type().uniqueFields().isEmpty()) {
+            return lookup.table().delete(connection, lookup.route(), id);
+          }
+          return lookup.table().select(connection, lookup.route(), id, NodesTable.Lock.FOR_UPDATE)
+              .compose(row -> row == null ? Future.succeededFuture(false)
+                  : lookup.table().delete(connection, lookup.route(), id)
+                      .compose(deleted -> appendReleases(connection, lookup.route(),
+                          UniqueClaims.change(lookup.table().type(), NodesTable.storedData(row), null).released(), id,
+                          Long.MAX_VALUE))
+                      .map(appended -> {
+                        released.addAll(appended);
+                        return true;
+                      }));
+        }, also)
+        .compose(done -> released.isEmpty() ? Future.succeededFuture()
+            : Futures.attempt(() -> router.route(id.shard(), Access.WRITE))
+                .compose(route -> releaseNow(route, released))
+                .otherwiseEmpty())
         .onSuccess(done -> changes.announce(new GraphChange.NodeChanged(id, null)));
   }
 
@@ -247,6 +360,12 @@ final class NodeStore {
                 ? also.run(connection, lookup.route())
                 : Future.failedFuture(GraphException.notFound("no node " + id)))))
         .mapEmpty();
+  }
+
+  // ---- unique lookups ----
+
+  Future<java.util.Optional<io.quiver.store.UniqueClaim>> uniqueClaim(String type, String field, String value) {
+    return unique.lookup(type, field, value);
   }
 
   // ---- shared ----

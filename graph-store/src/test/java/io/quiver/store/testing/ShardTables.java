@@ -10,6 +10,7 @@ import io.quiver.store.internal.table.CountsTable;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.internal.table.NodesTable;
+import io.quiver.store.internal.table.UniqueTable;
 import io.quiver.store.internal.table.OutboxTable;
 import io.quiver.store.internal.table.ShardTable;
 import io.quiver.store.shard.ShardMap;
@@ -263,6 +264,55 @@ public final class ShardTables {
         + " AND state = " + EdgeRow.ACTIVE);
     execute(from.shard(), "UPDATE " + CountsTable.INSTANCE.on(from.shard()) + " SET count = count - 1"
         + " WHERE from_id = " + from.value() + " AND edge_type = " + table.type().id());
+  }
+
+  /** A unique field's claims on every shard, value to the node each names: the index as stored. */
+  public Map<String, Long> uniqueClaims(String nodeType, String field) throws Exception {
+    UniqueTable table = new UniqueTable(schema().nodeType(nodeType).orElseThrow(), field);
+    Map<String, Long> claims = new java.util.TreeMap<>();
+    forEachShard((connection, shard) -> {
+      try (Statement statement = connection.createStatement();
+          ResultSet result = statement.executeQuery("SELECT value_key, node_id FROM " + table.on(shard))) {
+        while (result.next()) {
+          claims.put(result.getString(1), result.getLong(2));
+        }
+      }
+    });
+    return claims;
+  }
+
+  /**
+   * Writes a claim behind the store's back, on the value's home shard, made {@code agoUs} ago:
+   * what a write that crashed between claiming and committing leaves.
+   */
+  public void putClaim(String nodeType, String field, String key, long nodeId, long agoUs) throws Exception {
+    var type = schema().nodeType(nodeType).orElseThrow();
+    var index = type.fields().definitions().get(field).unique();
+    byte[] hash = io.quiver.schema.UniqueIndex.hash(key);
+    int home = index.homeShard(hash);
+    try (Connection connection = connect(hostIndexOf(home));
+        PreparedStatement statement = connection.prepareStatement("REPLACE INTO "
+            + new UniqueTable(type, field).on(home) + " (value_hash, value_key, node_id, node_version, claimed_us)"
+            + " VALUES (?, ?, ?, 1, ?)")) {
+      statement.setBytes(1, hash);
+      statement.setString(2, key);
+      statement.setLong(3, nodeId);
+      statement.setLong(4, System.currentTimeMillis() * 1000 - agoUs);
+      statement.executeUpdate();
+    }
+  }
+
+  /** Deletes a value's claim behind the store's back: a claim lost. */
+  public void dropClaim(String nodeType, String field, String key) throws Exception {
+    var type = schema().nodeType(nodeType).orElseThrow();
+    byte[] hash = io.quiver.schema.UniqueIndex.hash(key);
+    int home = type.fields().definitions().get(field).unique().homeShard(hash);
+    try (Connection connection = connect(hostIndexOf(home));
+        PreparedStatement statement = connection.prepareStatement("DELETE FROM "
+            + new UniqueTable(type, field).on(home) + " WHERE value_hash = ?")) {
+      statement.setBytes(1, hash);
+      statement.executeUpdate();
+    }
   }
 
   /** Runs one statement on the host of a shard. */

@@ -6,7 +6,7 @@ package io.quiver.store.internal.outbox;
  * one handler; a new kind of work (a unique-key release, say) is a new case here and a new
  * handler, never a magic value in another kind's columns.
  */
-public sealed interface OutboxOp permits InverseOp, CascadeOp {
+public sealed interface OutboxOp permits InverseOp, CascadeOp, UniqueReleaseOp {
 
   Kind kind();
 
@@ -19,7 +19,9 @@ public sealed interface OutboxOp permits InverseOp, CascadeOp {
     /** Archive every active edge from a node ({@link CascadeOp}). */
     CASCADE_ARCHIVE(3),
     /** Restore every archived edge from a node ({@link CascadeOp}). */
-    CASCADE_RESTORE(4);
+    CASCADE_RESTORE(4),
+    /** Release a unique value a node no longer holds ({@link UniqueReleaseOp}). */
+    UNIQUE_RELEASE(5);
 
     private final int code;
 

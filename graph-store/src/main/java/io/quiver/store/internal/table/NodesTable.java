@@ -157,6 +157,21 @@ public final class NodesTable implements ShardTable {
     });
   }
 
+  /** A node as stored: its data without defaults, and its version. */
+  public record StoredNode(NodeId id, ObjectNode data, long version) {}
+
+  /** Up to {@code limit} stored nodes with local IDs after {@code afterLocal}, in ID order: a scan's page. */
+  public Future<List<StoredNode>> page(SqlClient client, ShardRoute route, long afterLocal, int limit) {
+    String sql = "SELECT local_id, data, version FROM " + on(route.shard())
+        + " WHERE local_id > ? ORDER BY local_id LIMIT ?";
+    return client.preparedQuery(sql).execute(Tuple.of(afterLocal, limit)).map(rows -> {
+      List<StoredNode> page = new ArrayList<>();
+      rows.forEach(row -> page.add(new StoredNode(NodeId.of(route.shard(), type.id(), row.getLong("local_id")),
+          storedData(row), row.getLong("version"))));
+      return page;
+    });
+  }
+
   /** A stored row as a node, with the type's defaults applied. */
   public Node node(NodeId id, Row row) {
     return new Node(

@@ -5,6 +5,8 @@ import io.quiver.store.internal.outbox.CascadeOp;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.outbox.OutboxEntry;
 import io.quiver.store.internal.outbox.OutboxOp;
+import io.quiver.store.internal.outbox.UniqueReleaseOp;
+import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
@@ -102,6 +104,11 @@ public final class OutboxTable implements ShardTable {
           row.state(), row.sequence()));
       values.add(row.data());
       values.add(row.updatedUs());
+    } else if (op instanceof UniqueReleaseOp release) {
+      values.addAll(List.of(op.kind().code(), release.nodeTypeId(), release.node().value(), release.node().value(), 0,
+          release.version()));
+      values.add(SqlValues.toJson(SqlValues.emptyObject().put("field", release.field()).put("value", release.key())));
+      values.add(0L);
     } else {
       CascadeOp cascade = (CascadeOp) op;
       values.addAll(List.of(op.kind().code(), 0, cascade.node().value(), cascade.node().value(), 0, 0L));
@@ -270,6 +277,12 @@ public final class OutboxTable implements ShardTable {
     return "SELECT COUNT(*) FROM " + on(shard) + " WHERE parked = ?";
   }
 
+  private static UniqueReleaseOp release(Row row, NodeId node) {
+    var released = SqlValues.parseObject(row.getString("data"));
+    return new UniqueReleaseOp(row.getInteger("edge_type"), released.path("field").asText(),
+        released.path("value").asText(), node, row.getLong("sequence"));
+  }
+
   private static OutboxEntry entry(int shard, Row row) {
     OutboxOp.Kind kind = OutboxOp.Kind.of(row.getInteger("kind"));
     NodeId from = new NodeId(row.getLong("from_id"));
@@ -277,6 +290,7 @@ public final class OutboxTable implements ShardTable {
       case INVERSE_EDGE -> new InverseOp(row.getInteger("edge_type"), from, new NodeId(row.getLong("to_id")),
           EdgesTable.row(row));
       case CASCADE_DELETE, CASCADE_ARCHIVE, CASCADE_RESTORE -> new CascadeOp(from, kind);
+      case UNIQUE_RELEASE -> release(row, from);
     };
     return new OutboxEntry(row.getLong("id"), shard, op, row.getInteger("attempts"));
   }

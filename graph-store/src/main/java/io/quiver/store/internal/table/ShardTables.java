@@ -6,8 +6,8 @@ import io.quiver.schema.Schema;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Every table a shard holds under a schema: one per node type, one per edge type, counts, the outbox and
- * bulk imports' references. */
+/** Every table a shard holds under a schema: one per node type and one per unique field of it, one per
+ * edge type, counts, the outbox and bulk imports' references. */
 public final class ShardTables {
   private ShardTables() {}
 
@@ -15,6 +15,7 @@ public final class ShardTables {
     List<ShardTable> tables = new ArrayList<>();
     for (NodeType type : schema.nodeTypes().values()) {
       tables.add(new NodesTable(type));
+      type.uniqueFields().keySet().forEach(field -> tables.add(new UniqueTable(type, field)));
     }
     for (EdgeType type : schema.edgeTypes().values()) {
       tables.add(new EdgesTable(type));
