@@ -101,6 +101,7 @@ class CachingGraphStoreTest {
 
     slow.hold();
     Future<Node> fill = server.getNode(node.id());
+    slow.awaitAnswered();
     Node written = server.updateNode(node.id(), json("{\"bio\": \"newer\"}"), GraphStore.ANY_VERSION).await();
     slow.release();
 
@@ -120,6 +121,7 @@ class CachingGraphStoreTest {
 
     slow.hold();
     Future<Node> fill = first.getNode(node.id());
+    slow.awaitAnswered();
     long heard = first.figures().get(0).invalidationsReceived();
     second.updateNode(node.id(), json("{\"bio\": \"elsewhere\"}"), GraphStore.ANY_VERSION).await();
     awaitReceived(first, heard + 1);

@@ -13,6 +13,7 @@ import io.vertx.core.Promise;
  */
 final class HeldReads extends ForwardingGraphStore {
   private volatile Promise<Void> gate;
+  private volatile Promise<Void> answered;
 
   HeldReads(GraphStore store) {
     super(store);
@@ -20,7 +21,13 @@ final class HeldReads extends ForwardingGraphStore {
 
   /** From now on, getNode answers wait for {@link #release()}. */
   void hold() {
+    answered = Promise.promise();
     gate = Promise.promise();
+  }
+
+  /** Waits until the held read has its answer from MySQL: what it read is fixed from then on. */
+  void awaitAnswered() {
+    answered.future().await();
   }
 
   void release() {
@@ -32,7 +39,8 @@ final class HeldReads extends ForwardingGraphStore {
   @Override
   public Future<Node> getNode(NodeId id) {
     Promise<Void> held = gate;
+    Promise<Void> reached = answered;
     Future<Node> read = delegate.getNode(id);
-    return held == null ? read : read.compose(node -> held.future().map(node));
+    return held == null ? read : read.andThen(done -> reached.tryComplete()).compose(node -> held.future().map(node));
   }
 }

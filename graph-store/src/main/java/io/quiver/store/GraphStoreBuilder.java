@@ -33,6 +33,14 @@ public final class GraphStoreBuilder {
       Objects.requireNonNull(shardMapPath, "shardMapPath");
       Objects.requireNonNull(schemaPath, "schemaPath");
     }
+
+    /**
+     * Where every backend acknowledges the schema version it serves ({@code <schemaPath>-served},
+     * one ephemeral znode each): the fence a unique index's build waits behind.
+     */
+    public String servedPath() {
+      return schemaPath + "-served";
+    }
   }
 
   GraphStoreBuilder(Vertx vertx) {

@@ -17,6 +17,10 @@ public interface SchemaSource {
     return current();
   }
 
+  /** Calls {@code listener} with every newer version; a fixed source never changes. */
+  default void onChange(java.util.function.Consumer<Schema> listener) {
+  }
+
   static SchemaSource fixed(Schema schema) {
     return () -> schema;
   }

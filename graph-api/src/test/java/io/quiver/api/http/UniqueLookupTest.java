@@ -205,6 +205,48 @@ class UniqueLookupTest {
   }
 
   @Test
+  void theBuildOfANewIndex_waitsUntilEveryServerWritesUnderIt_thenActivatesIt() throws Exception {
+    String type = defineType("{\"email\": {\"type\": \"string\"}}");
+    String stored = create(type, "{\"email\": \"w@example.com\"}").id();
+    JsonNode schema = api.call(GET, "/v1/schema").body();
+    long version = schema.get("version").asLong();
+    int id = schema.get("nodeTypes").get(type).get("id").asInt();
+    var curator = TestBackend.get().curator();
+    String served = TestBackend.SCHEMA_PATH + "-served";
+    String during;
+    // A server that still writes under the version before the index: the build must wait for it.
+    try (var laggard = new io.quiver.core.zk.ServedVersions(curator, served, "laggard-" + System.nanoTime(), version)) {
+      ApiFixture.awaitTrue("the laggard is registered", java.time.Duration.ofSeconds(5),
+          () -> childrenOf(curator, served).stream().anyMatch(child -> child.startsWith("laggard")));
+      var declared = java.util.concurrent.CompletableFuture.supplyAsync(() -> api.call(PUT, "/v1/schema/node-types/" + type,
+          "{\"id\": " + id + ", \"fields\": {\"email\": {\"type\": \"string\", \"unique\": true}}}", ADMIN));
+      ApiFixture.awaitTrue("the index is published building", java.time.Duration.ofSeconds(5), () -> "building".equals(
+          api.call(GET, "/v1/schema").body().get("nodeTypes").get(type).get("fields").get("email").path("unique")
+              .path("state").asText()));
+      assertThat(declared).as("the build waits behind the fence").isNotDone();
+      during = create(type, "{\"email\": \"v@example.com\"}").id();
+      assertThat(api.tables().uniqueClaims(type, "email")).as("writes claim already; the scan has not run")
+          .containsOnlyKeys("v@example.com");
+      assertThat(lookup(type, "email", "v@example.com").status()).as("a building index answers no lookup").isEqualTo(503);
+
+      laggard.acknowledge(version + 1);
+      Answer answer = declared.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    }
+    assertThat(lookup(type, "email", "w@example.com").id()).isEqualTo(stored);
+    assertThat(lookup(type, "email", "v@example.com").id()).isEqualTo(during);
+    assertThat(api.tables().uniqueClaims(type, "email")).containsOnlyKeys("v@example.com", "w@example.com");
+  }
+
+  private static List<String> childrenOf(org.apache.curator.framework.CuratorFramework curator, String path) {
+    try {
+      return curator.getChildren().forPath(path);
+    } catch (Exception e) {
+      return List.of();
+    }
+  }
+
+  @Test
   void badLookupsAndDeclarations_areClear4xx_andABulkImportClaimsItsValues() throws Exception {
     String type = defineType("{\"username\": {\"type\": \"string\", \"unique\": true}, \"age\": {\"type\": \"integer\"},"
         + " \"number\": {\"type\": \"integer\", \"unique\": true}}");

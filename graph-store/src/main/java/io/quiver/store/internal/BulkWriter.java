@@ -194,6 +194,10 @@ final class BulkWriter implements BulkImport {
   private record Planned(BulkLine.NodeLine line, NodeStore.Creation creation) {}
 
   private Future<Void> createNodes(Batch batch) {
+    return nodes.underSchema(schema -> createNodes(schema, batch));
+  }
+
+  private Future<Void> createNodes(Schema schema, Batch batch) {
     Map<Integer, List<Planned>> byShard = new LinkedHashMap<>();
     for (BulkLine line : batch.lines) {
       if (!(line instanceof BulkLine.NodeLine node)) {
@@ -212,7 +216,7 @@ final class BulkWriter implements BulkImport {
       }
       try {
         NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith());
-        NodeStore.Creation creation = nodes.planCreation(node.type(), node.data(), colocateWith);
+        NodeStore.Creation creation = nodes.planCreation(schema, node.type(), node.data(), colocateWith);
         int shard = creation.route().shard();
         byShard.computeIfAbsent(creation.table().type().uniqueFields().isEmpty() ? shard : -1 - shard,
                 group -> new ArrayList<>())

@@ -8,6 +8,7 @@ import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaRegistry;
 import io.quiver.schema.SchemaSource;
 import io.quiver.schema.SchemaStore;
+import io.quiver.core.zk.ServedVersions;
 import io.quiver.store.AdminService;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.ProvisionReport;
@@ -56,6 +57,7 @@ final class DefaultAdminService implements AdminService {
   private final SchemaRegistry registry;
   private final ShardMapStore mapStore;
   private final SchemaStore schemaStore;
+  private final RegistryPaths paths;
 
   /** @param paths where the documents live; null leaves this service able to repair only */
   DefaultAdminService(Vertx vertx, ExecutorService jobs, SchemaSource schemas, ShardMapSource shardMaps,
@@ -66,6 +68,7 @@ final class DefaultAdminService implements AdminService {
     this.shardMaps = shardMaps;
     this.repair = repair;
     this.uniqueRepair = uniqueRepair;
+    this.paths = paths;
     this.provisioner = provisioner;
     this.schemaStore = paths == null ? null : new SchemaStore(paths.curator(), paths.schemaPath());
     this.mapStore = paths == null ? null : new ShardMapStore(paths.curator(), paths.shardMapPath());
@@ -85,18 +88,41 @@ final class DefaultAdminService implements AdminService {
       return shards.size();
     }
 
-    /** Waits until this process writes under the building index (its writes claim), then scans. */
+    /** Waits until every server writes under the building index (their writes claim), then scans. */
     @Override
     public List<UniqueIndex.Duplicate> build(Schema schema, String type, String field) throws Exception {
       schemas.awaitVersion(schema.version(), OWN_CHANGE_TIMEOUT);
+      awaitEveryServer(schema.version(), type, field);
       return uniqueRepair.run(schema, type, field, line -> log.info("unique index build: {}", line)).duplicates();
+    }
+  }
+
+  /**
+   * The fence before a building index is scanned: every server acknowledges the version that
+   * declares it — no write begun under an older one is still in flight anywhere — so every write
+   * that can still commit claims its values, and the scan misses none.
+   */
+  private void awaitEveryServer(long version, String type, String field) throws Exception {
+    // A server that died keeps its registration until its session expires: wait that long too.
+    Duration fence = OWN_CHANGE_TIMEOUT.plusMillis(paths.curator().getZookeeperClient().getZooKeeper().getSessionTimeout());
+    try {
+      ServedVersions.awaitAll(paths.curator(), paths.servedPath(), version, fence);
+    } catch (java.util.concurrent.TimeoutException late) {
+      throw GraphException.unavailable("the unique index of " + type + "." + field + " stays building: "
+          + late.getMessage() + "; run the repair (quiver repair --unique " + type + "." + field
+          + ") once they do");
     }
   }
 
   @Override
   public Future<UniqueRepairReport> repairUnique(String type, String field, Consumer<String> progress) {
     return run(() -> {
-      UniqueRepairReport report = uniqueRepair.run(schemas.current(), type, field, progress);
+      Schema schema = schemas.current();
+      var def = schema.nodeType(type).map(t -> t.fields().definitions().get(field)).orElse(null);
+      if (def != null && def.unique() != null && !def.unique().active() && paths != null) {
+        awaitEveryServer(schema.version(), type, field);
+      }
+      UniqueRepairReport report = uniqueRepair.run(schema, type, field, progress);
       if (report.active() || !report.duplicates().isEmpty() || registry == null) {
         return report;
       }

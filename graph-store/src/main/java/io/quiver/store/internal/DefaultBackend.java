@@ -1,5 +1,6 @@
 package io.quiver.store.internal;
 
+import io.quiver.core.zk.ServedVersions;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.AdminService;
 import io.quiver.store.ApplierSettings;
@@ -58,6 +59,8 @@ public final class DefaultBackend implements GraphBackend {
   private final AdminService admin;
   private final java.util.function.Function<String, BulkImport> imports;
   private final StoreTelemetry telemetry;
+  /** This backend's acknowledgement of the schema version it writes under; null without the registry's paths. */
+  private final ServedVersions served;
   /** Admin jobs await the reactive client batch by batch: daemon threads of their own. */
   private final ExecutorService adminJobs = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "quiver-admin-job");
@@ -76,13 +79,17 @@ public final class DefaultBackend implements GraphBackend {
     this.backgroundPools = new HostPools(vertx, settings.pools().forBackground());
     this.backgroundRouter = new ShardRouter(backgroundPools, health, initial);
 
+    RegistryPaths paths = settings.registry();
+    this.served = paths == null ? null
+        : new ServedVersions(paths.curator(), paths.servedPath(), settings.serverId(), schemas.current().version());
+    SchemaWrites writes = new SchemaWrites(schemas, served == null ? version -> { } : served::acknowledge);
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
-    NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, clock);
+    NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, clock);
     InverseNow inverseNow = new InverseNow(router, client, new InverseWriter(router, client, schemas, changes));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, clock),
         inverseNow, this::outboxWritten, clock);
 
-    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, clock);
+    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes, clock);
     EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, this::outboxWritten,
         clock);
@@ -154,6 +161,13 @@ public final class DefaultBackend implements GraphBackend {
   @Override
   public Future<Void> close() {
     adminJobs.shutdownNow();
+    if (served != null) {
+      try {
+        served.close();
+      } catch (Exception ignored) {
+        // The ephemeral znode goes with the session anyway.
+      }
+    }
     Future<Void> drained = drain == null ? Future.succeededFuture() : drain.close();
     return drained.compose(stopped -> Future.join(requestPools.close(), backgroundPools.close(), health.close()))
         .mapEmpty();

@@ -54,17 +54,19 @@ final class NodeStore {
   private final SchemaSource schemas;
   private final Changes changes;
   private final UniqueClaims unique;
+  private final SchemaWrites writes;
   private final Clock clock;
   /** Node read statements issued: one per getNode, one per shard of a getNodes. */
   private final LongAdder readQueries = new LongAdder();
 
   NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, UniqueClaims unique,
-      Clock clock) {
+      SchemaWrites writes, Clock clock) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.changes = changes;
     this.unique = unique;
+    this.writes = writes;
     this.clock = clock;
   }
 
@@ -80,14 +82,22 @@ final class NodeStore {
 
   /** Creates a node on {@code colocateWith}'s shard if given, else on a random open, writable shard. */
   Future<Node> create(String typeName, ObjectNode data, NodeId colocateWith) {
-    return Futures.attempt(() -> planCreation(typeName, data, colocateWith))
-        .compose(this::insert)
+    return underSchema(schema -> Futures.attempt(() -> planCreation(schema, typeName, data, colocateWith))
+            .compose(this::insert))
         .onSuccess(this::announce);
   }
 
+  /**
+   * Runs node writes under one schema snapshot, counted in flight until they complete: every node
+   * write goes through here (a bulk import's too), so a version is acknowledged only once no write
+   * of an older one can commit ({@link SchemaWrites}).
+   */
+  <T> Future<T> underSchema(java.util.function.Function<Schema, Future<T>> work) {
+    return writes.write(work);
+  }
+
   /** The checked creation of a node, its shard picked; throws what the create would fail with. */
-  Creation planCreation(String typeName, ObjectNode data, NodeId colocateWith) {
-    Schema schema = schemas.current();
+  Creation planCreation(Schema schema, String typeName, ObjectNode data, NodeId colocateWith) {
     NodeType type = TypeChecks.nodeType(schema, typeName);
     TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(schema, router.shardMap())));
     if (colocateWith != null) {
@@ -212,13 +222,11 @@ final class NodeStore {
   private record Rewritten(Node node, List<Released> released) {}
 
   private Future<Node> rewrite(NodeId id, long expectedVersion, Rewrite rewrite) {
-    return Futures.attempt(() -> {
-          Schema schema = schemas.current();
-          return new Rewriting(schema, lookup(schema, id, Access.WRITE));
-        })
-        .compose(rewriting -> client.inTransaction(rewriting.lookup().route(),
-                connection -> rewriteLocked(connection, rewriting, id, expectedVersion, rewrite))
-            .compose(rewritten -> releaseNow(rewriting.lookup().route(), rewritten.released()).map(rewritten.node())))
+    return underSchema(schema -> Futures.attempt(() -> new Rewriting(schema, lookup(schema, id, Access.WRITE)))
+            .compose(rewriting -> client.inTransaction(rewriting.lookup().route(),
+                    connection -> rewriteLocked(connection, rewriting, id, expectedVersion, rewrite))
+                .compose(rewritten -> releaseNow(rewriting.lookup().route(), rewritten.released())
+                    .map(rewritten.node()))))
         .onSuccess(this::announce);
   }
 
@@ -354,11 +362,11 @@ final class NodeStore {
   /** {@code row} (a statement on the node's row answering whether it was there), then {@code also}, in one transaction. */
   private Future<Void> withRow(NodeId id, BiFunction<Lookup, SqlConnection, Future<Boolean>> row,
       AlsoInTransaction also) {
-    return Futures.attempt(() -> lookup(id, Access.WRITE))
-        .compose(lookup -> client.inTransaction(lookup.route(), connection -> row.apply(lookup, connection)
-            .compose(there -> there
-                ? also.run(connection, lookup.route())
-                : Future.failedFuture(GraphException.notFound("no node " + id)))))
+    return underSchema(schema -> Futures.attempt(() -> lookup(schema, id, Access.WRITE))
+            .compose(lookup -> client.inTransaction(lookup.route(), connection -> row.apply(lookup, connection)
+                .compose(there -> there
+                    ? also.run(connection, lookup.route())
+                    : Future.failedFuture(GraphException.notFound("no node " + id))))))
         .mapEmpty();
   }
 
