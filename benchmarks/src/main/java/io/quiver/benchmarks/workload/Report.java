@@ -7,15 +7,56 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.DoubleSummaryStatistics;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
-/** The results of a run: a table per concurrency level with a column per target and its ratio to Quiver. */
+/**
+ * The results of a benchmark: a table per concurrency level with a column per target and its
+ * ratio to Quiver. With several runs, each figure is the median over the runs (latencies those of
+ * the run with the median rate) and the spread says how far the runs lay apart.
+ */
 final class Report {
-  record Measured(String target, int concurrency, double seconds, Recording recording) {
+  /**
+   * One target measured once.
+   *
+   * @param run which run, from 1
+   * @param sustained operations over the phase and the outbox drain after it, per second; null for
+   *     targets without an outbox
+   */
+  record Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained) {
     double opsPerSecond() {
       return recording.all().getTotalCount() / seconds;
+    }
+  }
+
+  /** The columns' order, whatever order the runs took. */
+  private static final List<String> COLUMNS = List.of("quiver", "quiver-nocache", "jdbc-http", "jdbc", "bare-vertx");
+
+  /** One target's runs at one concurrency: the median run, the medians and the spread. */
+  private record Column(String target, List<Measured> runs) {
+    Measured median() {
+      List<Measured> sorted = runs.stream().sorted(Comparator.comparingDouble(Measured::opsPerSecond)).toList();
+      return sorted.get(sorted.size() / 2);
+    }
+
+    double opsPerSecond() {
+      return median().opsPerSecond();
+    }
+
+    String spread() {
+      DoubleSummaryStatistics rates = runs.stream().mapToDouble(Measured::opsPerSecond).summaryStatistics();
+      return String.format(Locale.ROOT, "%.0f–%.0f", rates.getMin(), rates.getMax());
+    }
+
+    Double sustained() {
+      List<Double> rates = runs.stream().map(Measured::sustained).filter(Objects::nonNull).sorted().toList();
+      return rates.isEmpty() ? null : rates.get(rates.size() / 2);
     }
   }
 
@@ -46,32 +87,47 @@ final class Report {
 
   String table() {
     StringBuilder out = new StringBuilder();
+    int runs = results.stream().mapToInt(Measured::run).max().orElse(1);
     for (int concurrency : results.stream().map(Measured::concurrency).distinct().toList()) {
-      List<Measured> level = results.stream().filter(m -> m.concurrency() == concurrency).toList();
-      Measured quiver = level.stream().filter(m -> m.target().equals("quiver")).findFirst().orElse(level.get(0));
+      List<Column> level = columns(concurrency);
+      Column quiver = level.stream().filter(c -> c.target().equals("quiver")).findFirst().orElse(level.get(0));
+      String runsSaid = runs > 1 ? "; medians of " + runs + " runs in shuffled orders" : "";
       out.append(rate == null
-          ? String.format("%n%d callers (closed loop; latency in ms over all operations)%n%n", concurrency)
-          : String.format("%nopen loop at %d operations a second (latency in ms from each scheduled start)%n%n", rate));
+          ? String.format("%n%d callers (closed loop; latency in ms over all operations%s)%n%n", concurrency, runsSaid)
+          : String.format("%nopen loop at %d operations a second (latency in ms from each scheduled start%s)%n%n", rate,
+              runsSaid));
       out.append("| | ");
-      level.forEach(m -> out.append(m.target()).append(" | "));
+      level.forEach(c -> out.append(c.target()).append(" | "));
       out.append("\n|---|");
-      level.forEach(m -> out.append("---:|"));
+      level.forEach(c -> out.append("---:|"));
       out.append('\n');
-      row(out, "ops/s", level, m -> m.opsPerSecond(), "%.0f");
-      row(out, "ops/s ÷ quiver", level, m -> m.opsPerSecond() / quiver.opsPerSecond(), "%.2f");
-      for (double percentile : new double[] {50, 95, 99, 99.9}) {
-        row(out, "p" + trim(percentile), level, m -> m.recording().all().getValueAtPercentile(percentile) / 1000.0,
-            "%.2f");
+      row(out, "ops/s", level, c -> String.format(Locale.ROOT, "%.0f", c.opsPerSecond()));
+      if (runs > 1) {
+        row(out, "spread", level, Column::spread);
       }
-      row(out, "p99 ÷ quiver", level, m -> (double) m.recording().all().getValueAtPercentile(99)
-          / Math.max(1, quiver.recording().all().getValueAtPercentile(99)), "%.2f");
-      row(out, "failures (5xx)", level,
-          m -> (double) List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum(), "%.0f");
-      for (Measured measured : level) {
-        if (measured.target().equals("bare-vertx")) {
+      row(out, "ops/s ÷ quiver", level, c -> String.format(Locale.ROOT, "%.2f", c.opsPerSecond() / quiver.opsPerSecond()));
+      if (quiver.sustained() != null) {
+        row(out, "sustained ops/s", level, c -> c.sustained() == null ? "—"
+            : String.format(Locale.ROOT, "%.0f", c.sustained()));
+        row(out, "sustained ÷ quiver", level, c -> c.sustained() == null ? "—"
+            : String.format(Locale.ROOT, "%.2f", c.sustained() / quiver.sustained()));
+      }
+      for (double percentile : new double[] {50, 95, 99, 99.9}) {
+        row(out, "p" + trim(percentile), level, c -> String.format(Locale.ROOT, "%.2f",
+            c.median().recording().all().getValueAtPercentile(percentile) / 1000.0));
+      }
+      row(out, "p99 ÷ quiver", level, c -> String.format(Locale.ROOT, "%.2f",
+          (double) c.median().recording().all().getValueAtPercentile(99)
+              / Math.max(1, quiver.median().recording().all().getValueAtPercentile(99))));
+      row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream()
+          .mapToLong(m -> List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum()).sum()));
+      for (Column column : level) {
+        if (column.target().equals("bare-vertx")) {
           continue;
         }
-        out.append(String.format("%n%s, %d callers, per operation%n%n", measured.target(), concurrency));
+        Measured measured = column.median();
+        out.append(String.format("%n%s, %d callers, per operation%s%n%n", measured.target(), concurrency,
+            runs > 1 ? " (the median run, " + measured.run() + ")" : ""));
         out.append("| operation | count | ops/s | p50 ms | p95 ms | p99 ms | p99.9 ms |\n|---|---:|---:|---:|---:|---:|---:|\n");
         for (Operation operation : Operation.values()) {
           Histogram h = measured.recording().latencies(operation);
@@ -86,13 +142,24 @@ final class Report {
     return out.toString();
   }
 
-  private interface Figure {
-    double of(Measured measured);
+  /** The targets measured at one concurrency, in {@link #COLUMNS} order, each with its runs. */
+  private List<Column> columns(int concurrency) {
+    Map<String, List<Measured>> byTarget = new TreeMap<>(Comparator.comparingInt((String target) ->
+        COLUMNS.contains(target) ? COLUMNS.indexOf(target) : COLUMNS.size()).thenComparing(target -> target));
+    results.stream().filter(m -> m.concurrency() == concurrency)
+        .forEach(m -> byTarget.computeIfAbsent(m.target(), target -> new ArrayList<>()).add(m));
+    List<Column> columns = new ArrayList<>();
+    byTarget.forEach((target, runs) -> columns.add(new Column(target, runs)));
+    return columns;
   }
 
-  private static void row(StringBuilder out, String name, List<Measured> level, Figure figure, String format) {
+  private interface Figure {
+    String of(Column column);
+  }
+
+  private static void row(StringBuilder out, String name, List<Column> level, Figure figure) {
     out.append("| ").append(name).append(" | ");
-    level.forEach(m -> out.append(String.format(Locale.ROOT, format, figure.of(m))).append(" | "));
+    level.forEach(column -> out.append(figure.of(column)).append(" | "));
     out.append('\n');
   }
 
@@ -107,11 +174,16 @@ final class Report {
     root.put("warmupSeconds", options.warmup().toSeconds());
     root.put("measureSeconds", options.measure().toSeconds());
     root.put("cores", Runtime.getRuntime().availableProcessors());
+    root.put("runsPerTarget", options.runs());
     ArrayNode runs = root.putArray("runs");
     for (Measured measured : results) {
       ObjectNode run = runs.addObject();
       run.put("target", measured.target());
       run.put("concurrency", measured.concurrency());
+      run.put("run", measured.run());
+      if (measured.sustained() != null) {
+        run.put("sustainedOpsPerSecond", measured.sustained());
+      }
       run.put("seconds", measured.seconds());
       run.put("opsPerSecond", measured.opsPerSecond());
       ObjectNode operations = run.putObject("operations");

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Random;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -83,9 +84,19 @@ public final class Workload {
         Driver driver = new Driver(vertx, graph, options.mix());
         WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
         Map<String, QuiverServer> servers = Map.of("quiver", quiver, "quiver-nocache", quiverNoCache);
-        for (int concurrency : options.concurrency()) {
-          for (Target target : targets) {
-            run(driver, target, concurrency, options, report, metrics, servers.get(target.name()), servers.values());
+        Random shuffle = new Random(SHUFFLE_SEED);
+        for (int round = 1; round <= options.runs(); round++) {
+          // One run keeps the listed order; several shuffle it, so no target always goes first (cold JIT) or last.
+          List<Target> order = new ArrayList<>(targets);
+          if (options.runs() > 1) {
+            Collections.shuffle(order, shuffle);
+          }
+          System.out.printf("run %d of %d: %s%n", round, options.runs(), order.stream().map(Target::name).toList());
+          for (int concurrency : options.concurrency()) {
+            for (Target target : order) {
+              run(driver, target, concurrency, round, options, report, metrics, servers.get(target.name()),
+                  servers.values());
+            }
           }
         }
         report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d"
@@ -101,8 +112,12 @@ public final class Workload {
     return report;
   }
 
-  private static void run(Driver driver, Target target, int concurrency, WorkloadOptions options, Report report,
-      WebClient metrics, QuiverServer server, Collection<QuiverServer> drainers) throws InterruptedException {
+  /** Seeds the shuffles, so that a run's target orders can be repeated. */
+  private static final long SHUFFLE_SEED = 20261122;
+
+  private static void run(Driver driver, Target target, int concurrency, int round, WorkloadOptions options,
+      Report report, WebClient metrics, QuiverServer server, Collection<QuiverServer> drainers)
+      throws InterruptedException {
     System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
         options.warmup().toSeconds(), options.measure().toSeconds());
     driver.closedLoop(target, concurrency, options.warmup(), null).await();
@@ -121,21 +136,25 @@ public final class Workload {
       driver.closedLoop(target, concurrency, options.measure(), recording).await();
     }
     double seconds = (System.nanoTime() - started) / 1e9;
-    report.add(new Report.Measured(target.name(), concurrency, seconds, recording));
     long measured = Math.max(1, recording.all().getTotalCount());
-    report.note(String.format(Locale.ROOT, "%s, %d callers: CPU per operation: MariaDB %.3f ms, this JVM (driver and"
-            + " every in-process server) %.3f ms", target.name(), concurrency,
-        (CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured, (CpuTime.thisProcess() - processCpu) * 1000 / measured));
+    double databaseMs = (CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured;
+    double processMs = (CpuTime.thisProcess() - processCpu) * 1000 / measured;
+    String run = options.runs() > 1 ? ", run " + round : "";
+    report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, this JVM (driver and"
+        + " every in-process server) %.3f ms", target.name(), concurrency, run, databaseMs, processMs));
     if (server == null) {
+      report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null));
       return;
     }
     List<CacheFigures> cacheAfter = server.cache().map(CachingGraphStore::figures).orElse(List.of());
     report.note(compareCounts(target.name(), concurrency, recording, before, requestCounts(metrics, serverPort)));
     double drainSeconds = awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
     long operations = recording.all().getTotalCount();
+    double sustained = operations / (seconds + drainSeconds);
+    report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, sustained));
     StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
-        "%s, %d callers: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
-            + " and the drain)", target.name(), concurrency, drainSeconds, operations / (seconds + drainSeconds)));
+        "%s, %d callers%s: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
+            + " and the drain)", target.name(), concurrency, run, drainSeconds, sustained));
     for (int i = 0; i < cacheAfter.size(); i++) {
       CacheFigures after = cacheAfter.get(i);
       CacheFigures earlier = cacheBefore.get(i);

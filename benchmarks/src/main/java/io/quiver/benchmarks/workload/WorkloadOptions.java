@@ -10,14 +10,28 @@ import java.util.List;
  * {@code --full} is larger and longer; every figure can be set on its own.
  */
 record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
-    Mix mix, Path output) {
+    Mix mix, Path output, int runs) {
+
+  /** One run of each target, in the order listed. */
+  WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate, Mix mix,
+      Path output) {
+    this(nodes, warmup, measure, concurrency, rate, mix, output, 1);
+  }
+
+  WorkloadOptions {
+    if (runs < 1) {
+      throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
+    }
+  }
 
   static final String USAGE = """
       ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
                        [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--mix linkbench|tao|writes]
-                       [--out FILE]
-        --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers (the default)
-        --full         20,000 nodes, 10 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers
+                       [--runs N] [--out FILE]
+        --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, one run (the default)
+        --full         20,000 nodes, 15 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers, 3 runs
+        --runs         run every target this many times, each run in a new shuffled order; the tables give
+                       each figure's median and spread
         --concurrency  closed-loop callers; a list runs a concurrency ladder
         --rate         an open loop at this many operations a second instead of a closed loop
         --mix          LinkBench's mix (the default), TAO's read mix, or edge writes only
@@ -32,14 +46,16 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Integer rate = null;
     Mix mix = Mix.LINKBENCH;
     Path output = Path.of("benchmarks/target/workload-report.json");
+    int runs = 1;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> { }
         case "--full" -> {
           nodes = 20_000;
-          warmup = Duration.ofSeconds(10);
+          warmup = Duration.ofSeconds(15);
           measure = Duration.ofSeconds(30);
           concurrency = List.of(8, 32, 128);
+          runs = 3;
         }
         case "--nodes" -> nodes = Integer.parseInt(args[++i]);
         case "--warmup" -> warmup = Duration.ofSeconds(Long.parseLong(args[++i]));
@@ -54,9 +70,10 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--mix" -> mix = Mix.of(args[++i]);
         case "--out" -> output = Path.of(args[++i]);
+        case "--runs" -> runs = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
       }
     }
-    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output);
+    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output, runs);
   }
 }

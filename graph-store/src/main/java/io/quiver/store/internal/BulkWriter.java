@@ -344,7 +344,7 @@ final class BulkWriter implements BulkImport {
     EdgeStore.Target target = plans.get(0).target();
     ShardRoute route = target.route();
     record Outcome(List<EdgePlan> missingFrom, List<EdgesTable.Rewrite> rewrites, List<InverseOp> inverses,
-        List<Long> entryIds, List<GraphChange.EdgeListChanged> changed) {}
+        List<Long> entryIds, List<GraphChange.EdgeChanged> changed) {}
     long nowUs = SqlValues.nowMicros(clock);
     return client.inTransaction(route, connection -> new NodesTable(target.fromType())
             .existingLocked(connection, route, plans.stream().map(EdgePlan::from).distinct().toList())
@@ -369,7 +369,7 @@ final class BulkWriter implements BulkImport {
                         inverses.add(inverse);
                       }
                     }
-                    Future<List<GraphChange.EdgeListChanged>> changed = target.table().writeMany(connection, route, rewrites);
+                    Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites);
                     Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
                         : OutboxTable.INSTANCE.appendMany(connection, route, inverses, nowUs,
                             nowUs + HANDOVER.toNanos() / 1000);
@@ -378,7 +378,7 @@ final class BulkWriter implements BulkImport {
                   });
             }))
         .map(outcome -> {
-          outcome.changed().forEach(changes::announce);
+          inverseWriter.announceAll(outcome.changed(), InverseWriter.Announce.LISTS);
           Pending pending = outcome.inverses().isEmpty() ? null
               : new Pending(route, outcome.inverses(), outcome.entryIds());
           return new Forward(pending, outcome.rewrites(), outcome.missingFrom());
@@ -401,14 +401,9 @@ final class BulkWriter implements BulkImport {
   // ---- inverses ----
 
   private Future<Void> applyInverses(Batch batch, List<Pending> pending) {
-    Map<String, List<InverseOp>> groups = new LinkedHashMap<>();
-    for (Pending forward : pending) {
-      for (InverseOp op : forward.ops()) {
-        groups.computeIfAbsent(op.from().shard() + "/" + op.edgeTypeId(), group -> new ArrayList<>()).add(op);
-      }
-    }
-    List<Future<Void>> applied = groups.values().stream().map(this::applyInverseGroup).toList();
-    return Future.all(applied)
+    List<InverseOp> ops = new ArrayList<>();
+    pending.forEach(forward -> ops.addAll(forward.ops()));
+    return inverseWriter.applyAll(ops, InverseWriter.Announce.LISTS)
         .compose(all -> Future.all(pending.stream()
             .map(forward -> client.read(forward.route(),
                 sql -> OutboxTable.INSTANCE.deleteAll(sql, forward.route(), forward.entryIds())))
@@ -420,66 +415,6 @@ final class BulkWriter implements BulkImport {
           batch.inversesLeft += pending.stream().mapToLong(forward -> forward.ops().size()).sum();
           return Future.succeededFuture();
         });
-  }
-
-  /**
-   * One shard's inverse copies of one type, in one transaction: for each key the operation that
-   * ranks highest, written only where it outranks the copy.
-   */
-  private Future<Void> applyInverseGroup(List<InverseOp> ops) {
-    Schema schema = schemas.current();
-    InverseOp first = ops.get(0);
-    EdgesTable table = new EdgesTable(schema.edgeType(first.edgeTypeId()).orElseThrow(() ->
-        GraphException.of(GraphException.Code.INTERNAL, "edge type id " + first.edgeTypeId() + " is not in the schema")));
-    ShardRoute route = router.route(first.from().shard(), Access.WRITE);
-    Map<EdgesTable.Key, InverseOp> best = new LinkedHashMap<>();
-    for (InverseOp op : ops) {
-      best.merge(key(op), op, (held, next) -> next.row().outranks(held.row()) ? next : held);
-    }
-    // Every operation of the group is of one edge type, so their FROM nodes are of one node type.
-    NodesTable fromNodes = new NodesTable(TypeChecks.issued(schema, router.shardMap(), first.from()));
-    List<NodeId> liveFroms = best.values().stream().filter(op -> op.row().live()).map(InverseOp::from).distinct()
-        .toList();
-    return client.inTransaction(route, connection -> (liveFroms.isEmpty() ? Future.succeededFuture(Set.<NodeId>of())
-                : fromNodes.existingLocked(connection, route, liveFroms))
-            .compose(present -> {
-              List<InverseOp> orphans = best.values().stream()
-                  .filter(op -> op.row().live() && !present.contains(op.from()))
-                  .toList();
-              List<InverseOp> writable = best.values().stream()
-                  .filter(op -> !op.row().live() || present.contains(op.from()))
-                  .toList();
-              if (writable.isEmpty()) {
-                return Future.succeededFuture(new InverseOutcome(orphans, List.of()));
-              }
-              return table.readLockedMany(connection, route, writable.stream().map(BulkWriter::key).toList())
-                  .compose(stored -> {
-                    List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
-                    for (InverseOp op : writable) {
-                      EdgeRow before = stored.get(key(op));
-                      if (op.row().outranks(before == null ? EdgeRow.ABSENT : before)) {
-                        rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
-                      }
-                    }
-                    return table.writeMany(connection, route, rewrites)
-                        .map(changed -> new InverseOutcome(orphans, changed));
-                  });
-            }))
-        .compose(outcome -> {
-          outcome.changed().forEach(changes::announce);
-          // Rare: an inverse whose node is gone. The writer removes the forward copy, one by one.
-          Future<Void> chain = Future.succeededFuture();
-          for (InverseOp orphan : outcome.orphans()) {
-            chain = chain.compose(done -> inverseWriter.apply(orphan).mapEmpty());
-          }
-          return chain;
-        });
-  }
-
-  private record InverseOutcome(List<InverseOp> orphans, List<GraphChange.EdgeListChanged> changed) {}
-
-  private static EdgesTable.Key key(InverseOp op) {
-    return new EdgesTable.Key(op.from().value(), op.to().value());
   }
 
   /** Splits a group so that no round holds a key twice; a repeated key goes to the next round, in line order. */

@@ -315,6 +315,15 @@ public final class ShardTables {
     }
   }
 
+  /** Transactions committed on the host of a shard since it started (MariaDB's {@code Com_commit}). */
+  public long commitsOnHostOf(int shard) throws Exception {
+    try (Connection connection = connect(hostIndexOf(shard)); Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery("SHOW GLOBAL STATUS LIKE 'Com_commit'")) {
+      result.next();
+      return result.getLong(2);
+    }
+  }
+
   /** Runs one statement on the host of a shard. */
   public void execute(int shard, String sql) throws Exception {
     try (Connection connection = connect(hostIndexOf(shard)); Statement statement = connection.createStatement()) {

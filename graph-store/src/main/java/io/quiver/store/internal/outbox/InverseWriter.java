@@ -17,6 +17,12 @@ import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.internal.table.NodesTable;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
+import io.quiver.store.NodeId;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The handler of {@link InverseOp}: applies one operation to one copy of an edge, idempotently.
@@ -58,6 +64,107 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
         .compose(target -> client.inTransaction(target.route(), connection -> applyLocked(connection, target, op))
             .compose(applied -> applied.nodeGone() ? removeForward(target, op).map(false)
                 : announce(applied.changed()).map(applied.changed() != null)));
+  }
+
+  /** What a batch announces of the copies it wrote. */
+  public enum Announce {
+    /** Every edge written, with its list's version: caches update their windows in place. */
+    EDGES,
+    /** Each list written once, undescribed: caches drop their windows (a bulk import's many rows). */
+    LISTS
+  }
+
+  /**
+   * Applies many operations in few transactions: one per shard and edge type of the copies they
+   * write. Per copy only the operation that ranks highest counts, and it is written only where it
+   * outranks what the copy holds — exactly what applying them one by one, in any order, leaves.
+   * The copies' FROM nodes are share-locked in one statement; an operation whose node is gone is
+   * then applied alone ({@link #apply}), which removes its forward copy. Idempotent, as
+   * {@link #apply} is.
+   */
+  public Future<Void> applyAll(List<InverseOp> ops, Announce announce) {
+    Map<String, List<InverseOp>> groups = new LinkedHashMap<>();
+    for (InverseOp op : ops) {
+      groups.computeIfAbsent(op.from().shard() + "/" + op.edgeTypeId(), group -> new ArrayList<>()).add(op);
+    }
+    List<Future<Void>> applied = new ArrayList<>(groups.size());
+    groups.values().forEach(group -> applied.add(applyGroup(group, announce)));
+    return Future.all(applied).mapEmpty();
+  }
+
+  /** The drainer's batch: every edge announced, so caches update their windows in place. */
+  @Override
+  public Future<?> applyAll(List<InverseOp> ops) {
+    return applyAll(ops, Announce.EDGES);
+  }
+
+  /** One shard's copies of one edge type, in one transaction. */
+  private Future<Void> applyGroup(List<InverseOp> ops, Announce announce) {
+    Target target;
+    try {
+      target = target(ops.get(0));
+    } catch (GraphException refused) {
+      return Future.failedFuture(refused);
+    }
+    Map<EdgesTable.Key, InverseOp> best = new LinkedHashMap<>();
+    for (InverseOp op : ops) {
+      best.merge(key(op), op, (held, next) -> next.row().outranks(held.row()) ? next : held);
+    }
+    // Every operation of the group is of one edge type, so their FROM nodes are of one node type.
+    List<NodeId> liveFroms = best.values().stream().filter(op -> op.row().live()).map(InverseOp::from).distinct()
+        .toList();
+    return client.inTransaction(target.route(), connection -> (liveFroms.isEmpty()
+                ? Future.succeededFuture(Set.<NodeId>of())
+                : target.fromNodes().existingLocked(connection, target.route(), liveFroms))
+            .compose(present -> {
+              List<InverseOp> orphans = best.values().stream()
+                  .filter(op -> op.row().live() && !present.contains(op.from()))
+                  .toList();
+              List<InverseOp> writable = best.values().stream()
+                  .filter(op -> !op.row().live() || present.contains(op.from()))
+                  .toList();
+              if (writable.isEmpty()) {
+                return Future.succeededFuture(new GroupOutcome(orphans, List.of()));
+              }
+              return target.table().readLockedMany(connection, target.route(),
+                      writable.stream().map(InverseWriter::key).toList())
+                  .compose(stored -> {
+                    List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
+                    for (InverseOp op : writable) {
+                      EdgeRow before = stored.get(key(op));
+                      if (op.row().outranks(before == null ? EdgeRow.ABSENT : before)) {
+                        rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
+                      }
+                    }
+                    return target.table().writeMany(connection, target.route(), rewrites)
+                        .map(changed -> new GroupOutcome(orphans, changed));
+                  });
+            }))
+        .compose(outcome -> {
+          announceAll(outcome.changed(), announce);
+          // Rare: an inverse whose node is gone. Applied alone, which removes the forward copy.
+          Future<Void> chain = Future.succeededFuture();
+          for (InverseOp orphan : outcome.orphans()) {
+            chain = chain.compose(done -> apply(orphan).mapEmpty());
+          }
+          return chain;
+        });
+  }
+
+  private record GroupOutcome(List<InverseOp> orphans, List<GraphChange.EdgeChanged> changed) {}
+
+  /** Announces a batch's changes, each edge or each list once. */
+  public void announceAll(List<GraphChange.EdgeChanged> changed, Announce announce) {
+    if (announce == Announce.EDGES) {
+      changed.forEach(changes::announce);
+    } else {
+      changed.stream().map(edge -> new GraphChange.EdgeListChanged(edge.from(), edge.edgeType())).distinct()
+          .forEach(changes::announce);
+    }
+  }
+
+  private static EdgesTable.Key key(InverseOp op) {
+    return new EdgesTable.Key(op.from().value(), op.to().value());
   }
 
   private Future<Applied> applyLocked(SqlConnection connection, Target target, InverseOp op) {

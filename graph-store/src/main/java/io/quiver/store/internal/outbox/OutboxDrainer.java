@@ -139,12 +139,31 @@ final class OutboxDrainer {
   }
 
   /**
-   * Handles the entries {@code parallelism} at a time, then deletes every handled one in one
-   * statement; a failed entry is rescheduled, never fatal. Should the deletion not happen (a
-   * crash), the handled entries run again, which their handlers make harmless.
+   * Handles the entries, then deletes every handled one in one statement. Inverse-edge entries go
+   * first, as one batch (a transaction per shard and edge type they write, {@link
+   * InverseWriter#applyAll}); should the batch fail, they are handled one by one like the other
+   * kinds, {@code parallelism} at a time, so a failing entry is found and rescheduled, never
+   * fatal. Should the deletion not happen (a crash), the handled entries run again, which their
+   * handlers make harmless.
    */
   private Future<Void> handleAll(ShardRoute route, List<OutboxEntry> entries) {
     List<Long> handled = Collections.synchronizedList(new ArrayList<>());
+    List<OutboxEntry> inverses = new ArrayList<>();
+    List<OutboxEntry> others = new ArrayList<>();
+    entries.forEach(entry -> (entry.op() instanceof InverseOp ? inverses : others).add(entry));
+    Future<Void> batch = inverses.isEmpty() ? Future.succeededFuture()
+        : parts.handlers().applyInverses(inverses.stream().map(entry -> (InverseOp) entry.op()).toList())
+            .<Void>map(done -> {
+              inverses.forEach(entry -> handled.add(entry.id()));
+              return null;
+            })
+            .recover(failure -> handleEach(route, inverses, handled));
+    return batch.compose(done -> handleEach(route, others, handled))
+        .compose(all -> OutboxTable.INSTANCE.deleteAll(route.pool(), route, handled));
+  }
+
+  /** Handles entries one by one, {@code parallelism} at a time, adding each that succeeds to {@code handled}. */
+  private Future<Void> handleEach(ShardRoute route, List<OutboxEntry> entries, List<Long> handled) {
     Future<Void> done = Future.succeededFuture();
     for (int start = 0; start < entries.size(); start += parts.parallelism()) {
       List<OutboxEntry> group = entries.subList(start, Math.min(entries.size(), start + parts.parallelism()));
@@ -157,7 +176,7 @@ final class OutboxDrainer {
         return Future.join(handling).<Void>mapEmpty().otherwiseEmpty();
       });
     }
-    return done.compose(all -> OutboxTable.INSTANCE.deleteAll(route.pool(), route, handled));
+    return done;
   }
 
   /** Applies one entry; a failure reschedules it and fails the answer (so it is not deleted). */

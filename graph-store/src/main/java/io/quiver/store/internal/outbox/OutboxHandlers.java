@@ -6,6 +6,11 @@ import io.vertx.core.Future;
 public record OutboxHandlers(OutboxHandler<InverseOp> inverses, OutboxHandler<CascadeOp> cascades,
     OutboxHandler<UniqueReleaseOp> releases) {
 
+  /** Inverse-edge operations, batched by their handler. */
+  public Future<?> applyInverses(java.util.List<InverseOp> ops) {
+    return inverses.applyAll(ops);
+  }
+
   public Future<?> apply(OutboxOp op) {
     if (op instanceof InverseOp inverse) {
       return inverses.apply(inverse);

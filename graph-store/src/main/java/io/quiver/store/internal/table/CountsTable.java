@@ -8,6 +8,8 @@ import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -101,6 +103,22 @@ public final class CountsTable implements ShardTable {
     }
     sql.append(" ON DUPLICATE KEY UPDATE count = count + VALUES(count), version = version + VALUES(version)");
     return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).mapEmpty();
+  }
+
+  /**
+   * The versions of these lists of one edge type, by FROM node; in the transaction that just
+   * {@link #adjustMany adjusted} them, the versions that transaction made.
+   */
+  public Future<Map<Long, Long>> versions(SqlClient client, ShardRoute route, int edgeTypeId, List<Long> froms) {
+    List<Object> arguments = new ArrayList<>();
+    arguments.add(edgeTypeId);
+    String sql = "SELECT from_id, version FROM " + on(route.shard()) + " WHERE edge_type = ? AND from_id IN ("
+        + InLists.pad(froms, arguments) + ")";
+    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(rows -> {
+      Map<Long, Long> versions = new HashMap<>();
+      rows.forEach(row -> versions.put(row.getLong("from_id"), row.getLong("version")));
+      return versions;
+    });
   }
 
   /** The count of one list; 0 when it has never had an edge. */

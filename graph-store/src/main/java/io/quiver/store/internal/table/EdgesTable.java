@@ -180,12 +180,14 @@ public final class EdgesTable implements ShardTable {
   }
 
   /**
-   * {@link #write} for many locked rows at once: one multi-row INSERT of the new rows, one
-   * multi-row upsert of the stored ones, and one statement for their lists' counts and versions
-   * ({@link CountsTable#adjustMany}) — a list's version moves by the number of its rows written, so
-   * a cache holding the list sees a gap and drops it. Answers the lists changed.
+   * {@link #write} for many locked rows at once, at most one per key: one multi-row INSERT of the
+   * new rows, one multi-row upsert of the stored ones, one statement for their lists' counts and
+   * versions ({@link CountsTable#adjustMany}) and one reading the versions back, all sent together.
+   * A list's version moves by the number of its rows written; its changes are answered in the
+   * order given, numbered up to the version read, so a cache holding the list applies them in
+   * place as it does single writes'.
    */
-  public Future<List<GraphChange.EdgeListChanged>> writeMany(SqlConnection connection, ShardRoute route,
+  public Future<List<GraphChange.EdgeChanged>> writeMany(SqlConnection connection, ShardRoute route,
       List<Rewrite> rewrites) {
     if (rewrites.isEmpty()) {
       return Future.succeededFuture(List.of());
@@ -207,9 +209,21 @@ public final class EdgesTable implements ShardTable {
           CountsTable.Adjustment::plus);
     }
     Future<Void> counted = CountsTable.INSTANCE.adjustMany(connection, route, type.id(), List.copyOf(lists.values()));
-    return Future.all(inserted, updated, counted).map(all -> lists.keySet().stream()
-        .map(from -> new GraphChange.EdgeListChanged(new NodeId(from), type.name()))
-        .toList());
+    Future<Map<Long, Long>> versions = CountsTable.INSTANCE.versions(connection, route, type.id(),
+        List.copyOf(lists.keySet()));
+    return Future.all(inserted, updated, counted, versions).map(all -> {
+      Map<Long, Long> next = new HashMap<>();
+      lists.forEach((from, adjustment) -> next.put(from, versions.result().get(from) - adjustment.changes() + 1));
+      List<GraphChange.EdgeChanged> changed = new ArrayList<>(rewrites.size());
+      for (Rewrite rewrite : rewrites) {
+        NodeId from = new NodeId(rewrite.key().from());
+        NodeId to = new NodeId(rewrite.key().to());
+        changed.add(new GraphChange.EdgeChanged(from, type.name(), to,
+            rewrite.after().active() ? edge(from, to, rewrite.after()) : null,
+            next.merge(rewrite.key().from(), 1L, Long::sum) - 1, countDelta(rewrite.held(), rewrite.after())));
+      }
+      return changed;
+    });
   }
 
   /** What a write does to its list's count: +1 when the edge becomes active, −1 when it stops being, else 0. */
