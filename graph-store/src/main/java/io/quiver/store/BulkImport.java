@@ -19,6 +19,13 @@ import java.util.List;
  * unknown reference) is refused in the report and the rest go on. A failure of the fleet (a
  * host not answering) fails the batch: what committed stays committed, and a rerun finishes the
  * rest. Lines are written in the order given within a batch: nodes first, then edges.
+ *
+ * <h2>One run of a name at a time</h2>
+ * A run holds its name from {@link GraphBackend#bulkImport} until {@link #close}: across the fleet
+ * (an ephemeral znode under {@code <schemaPath>-imports}) and in this process. A second run of the
+ * name meanwhile — a client retrying an import that is still running — is refused UNAVAILABLE,
+ * since two runs would not see each other's references and could create a node twice. A run
+ * whose claim vanished (its ZooKeeper session expired) fails its next batch.
  */
 public interface BulkImport {
 
@@ -27,4 +34,7 @@ public interface BulkImport {
 
   /** Writes one batch of lines; answers what it did. */
   Future<BulkReport> write(List<BulkLine> lines);
+
+  /** Lets go of the import's name; idempotent. */
+  Future<Void> close();
 }

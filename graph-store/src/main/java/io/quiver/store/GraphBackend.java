@@ -23,12 +23,13 @@ public interface GraphBackend {
   AdminService admin();
 
   /**
-   * A run of the bulk import named {@code name} ({@link BulkImport}); a rerun under the same name
-   * finds the nodes the earlier run created. INVALID_ARGUMENT for a name that is not 1 to 64 of
-   * letters, digits and {@code _ . : -}. Runs on the background pools, beside the drainer, so an
-   * import never takes a request's connection.
+   * Starts a run of the bulk import named {@code name} ({@link BulkImport}), holding the name until
+   * the run is closed; a rerun under the same name finds the nodes the earlier run created.
+   * INVALID_ARGUMENT for a name that is not 1 to 64 of letters, digits and {@code _ . : -};
+   * UNAVAILABLE while another run of the name is under way. Runs on the background pools, beside
+   * the drainer, so an import never takes a request's connection.
    */
-  BulkImport bulkImport(String name);
+  Future<BulkImport> bulkImport(String name);
 
   /** The shard map this backend routes by now. */
   ShardMap shardMap();

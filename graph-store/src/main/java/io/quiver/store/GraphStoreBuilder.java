@@ -41,6 +41,11 @@ public final class GraphStoreBuilder {
     public String servedPath() {
       return schemaPath + "-served";
     }
+
+    /** Where running bulk imports hold their names ({@code <schemaPath>-imports}, one ephemeral znode each). */
+    public String importsPath() {
+      return schemaPath + "-imports";
+    }
   }
 
   GraphStoreBuilder(Vertx vertx) {

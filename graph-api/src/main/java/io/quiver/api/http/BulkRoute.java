@@ -54,20 +54,31 @@ public final class BulkRoute {
         .handler(this::start);
   }
 
+  /**
+   * Claims the import's name (one run of a name at a time), then streams the body into it; the
+   * body waits, paused, meanwhile. The run lets go of its name just before its answer ends (so a
+   * rerun sent on the answer finds it free), or when the connection closes midway. A refusal
+   * leaves the body unread and closes the connection after it.
+   */
   private void start(RoutingContext ctx) {
-    BulkImport run;
-    try {
-      String name = QueryParams.of(ctx).get("name");
-      if (name == null) {
-        throw GraphException.invalid("name the import: POST /v1/bulk?name=NAME (a rerun under the same name"
-            + " creates nothing twice)");
-      }
-      run = backend.bulkImport(name);
-    } catch (GraphException refused) {
-      ctx.fail(refused);
+    String name = QueryParams.of(ctx).get("name");
+    if (name == null) {
+      ctx.fail(GraphException.invalid("name the import: POST /v1/bulk?name=NAME (a rerun under the same name"
+          + " creates nothing twice)"));
       return;
     }
-    new Stream(ctx, run).start();
+    ctx.request().pause();
+    backend.bulkImport(name).onComplete(started -> {
+      if (started.failed()) {
+        ctx.response().putHeader("Connection", "close");
+        ctx.fail(started.cause());
+        return;
+      }
+      BulkImport run = started.result();
+      // Should the connection close midway, the name is let go all the same.
+      ctx.addEndHandler(ended -> run.close());
+      new Stream(ctx, run).start();
+    });
   }
 
   /**
@@ -107,6 +118,7 @@ public final class BulkRoute {
         }
       });
       parser.exceptionHandler(this::fail);
+      parser.resume();
     }
 
     private void line(Buffer bytes) {
@@ -148,7 +160,8 @@ public final class BulkRoute {
       List<BulkLine> lines = batch;
       List<BulkReport.Refused> refused = unreadable;
       if (ended && lines.isEmpty() && refused.isEmpty()) {
-        ctx.response().end(ndjson("report", report(total, true)));
+        // The name is let go before the answer ends, so a rerun sent on the answer finds it free.
+        run.close().onComplete(released -> ctx.response().end(ndjson("report", report(total, true))));
         return;
       }
       batch = new ArrayList<>();
@@ -191,7 +204,8 @@ public final class BulkRoute {
       last.set("report", report(total, true));
       // The rest of the body is not read: the connection closes after the answer.
       ctx.response().putHeader("Connection", "close");
-      ctx.response().end(ndjson(last)).onComplete(sent -> ctx.request().connection().close());
+      run.close().onComplete(released ->
+          ctx.response().end(ndjson(last)).onComplete(sent -> ctx.request().connection().close()));
     }
 
     private static Buffer ndjson(String member, ObjectNode value) {

@@ -186,4 +186,47 @@ class BulkImportTest {
     assertThat(form.status()).isEqualTo(415);
     assertThat(form.body().get("error").get("code").asText()).isEqualTo("unsupported_media_type");
   }
+
+  @Test
+  void aSecondRunOfANameWhileTheFirstGoesOn_isRefused503_onThisServerAndAnother_andTheNameIsFreeOnceItEnds()
+      throws Exception {
+    String name = name();
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try (ApiFixture other = new ApiFixture()) {
+      io.vertx.core.http.HttpClientRequest first = vertx.createHttpClient()
+          .request(io.vertx.core.http.HttpMethod.POST, api.port(), "127.0.0.1", "/v1/bulk?name=" + name).await();
+      first.setChunked(true).putHeader("Content-Type", "application/x-ndjson");
+      // The answer's body is read from the moment it starts, on the client's event loop.
+      io.vertx.core.Future<String> answered = first.response()
+          .compose(response -> response.body().map(body -> response.statusCode() + " " + body));
+      first.write(node("a", "user", "{\"name\": \"first\"}")).await();
+      // The first run holds its name (its znode) once the server has read its head.
+      var curator = io.quiver.store.testing.TestBackend.get().curator();
+      String claim = io.quiver.store.testing.TestBackend.SCHEMA_PATH + "-imports/" + name;
+      ApiFixture.awaitTrue("the first run holds its name", java.time.Duration.ofSeconds(10), () -> {
+        try {
+          return curator.checkExists().forPath(claim) != null;
+        } catch (Exception e) {
+          return false;
+        }
+      });
+
+      Answer here = api.send(POST, "/v1/bulk?name=" + name, Buffer.buffer(node("b", "user", "{\"name\": \"b\"}")), NDJSON);
+      Answer there = other.send(POST, "/v1/bulk?name=" + name, Buffer.buffer(node("b", "user", "{\"name\": \"b\"}")),
+          NDJSON);
+      for (Answer refused : List.of(here, there)) {
+        assertThat(refused.status()).as(refused.text()).isEqualTo(503);
+        assertThat(refused.body().path("error").path("message").asText()).contains("running already");
+      }
+
+      first.end(edge("a", "follows", "a")).await();
+      assertThat(answered.await()).startsWith("200 ").contains("\"report\"");
+      Imported rerun = importLines(name, node("a", "user", "{\"name\": \"first\"}") + node("c", "user", "{\"name\": \"c\"}"));
+      assertThat(rerun.report().get("nodesExisting").asLong()).as("the first run's node found, not made twice")
+          .isEqualTo(1);
+      assertThat(rerun.report().get("nodesCreated").asLong()).isEqualTo(1);
+    } finally {
+      vertx.close().await();
+    }
+  }
 }

@@ -83,6 +83,8 @@ final class BulkWriter implements BulkImport {
   private final NodeStore nodes;
   private final EdgeStore edges;
   private final InverseWriter inverseWriter;
+  /** This run's hold on its name. */
+  private final ImportClaims.Claim claim;
   private final Changes changes;
   private final Clock clock;
   /**
@@ -93,12 +95,10 @@ final class BulkWriter implements BulkImport {
   /** The line that defined each reference in this run. */
   private final Map<String, Long> definedAt = new HashMap<>();
 
-  BulkWriter(String name, ShardRouter router, ShardClient client, SchemaSource schemas, NodeStore nodes,
-      EdgeStore edges, InverseWriter inverseWriter, Changes changes, Clock clock) {
-    if (name == null || !NAME.matcher(name).matches()) {
-      throw GraphException.invalid("an import's name is 1 to 64 of letters, digits and _ . : -, got '" + name + "'");
-    }
-    this.name = name;
+  BulkWriter(String name, ImportClaims.Claim claim, ShardRouter router, ShardClient client, SchemaSource schemas,
+      NodeStore nodes, EdgeStore edges, InverseWriter inverseWriter, Changes changes, Clock clock) {
+    this.name = requireName(name);
+    this.claim = claim;
     this.router = router;
     this.client = client;
     this.schemas = schemas;
@@ -109,6 +109,19 @@ final class BulkWriter implements BulkImport {
     this.clock = clock;
   }
 
+  /** The name, if it is one an import may have. */
+  static String requireName(String name) {
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw GraphException.invalid("an import's name is 1 to 64 of letters, digits and _ . : -, got '" + name + "'");
+    }
+    return name;
+  }
+
+  @Override
+  public Future<Void> close() {
+    return claim.release();
+  }
+
   @Override
   public Future<BulkReport> write(List<BulkLine> lines) {
     return Futures.attempt(() -> {
@@ -117,6 +130,7 @@ final class BulkWriter implements BulkImport {
           }
           return new Batch(lines);
         })
+        .compose(batch -> claim.stillHeld().map(batch))
         .compose(batch -> lookUpRefs(batch)
             .compose(looked -> createNodes(batch))
             .compose(created -> addEdges(batch))

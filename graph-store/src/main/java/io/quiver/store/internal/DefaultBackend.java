@@ -1,5 +1,6 @@
 package io.quiver.store.internal;
 
+import io.quiver.core.Futures;
 import io.quiver.core.zk.ServedVersions;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.AdminService;
@@ -57,7 +58,7 @@ public final class DefaultBackend implements GraphBackend {
   private final DefaultGraphStore store;
   private final OutboxDrain drain;
   private final AdminService admin;
-  private final java.util.function.Function<String, BulkImport> imports;
+  private final java.util.function.Function<String, Future<BulkImport>> imports;
   private final StoreTelemetry telemetry;
   /** This backend's acknowledgement of the schema version it writes under; null without the registry's paths. */
   private final ServedVersions served;
@@ -94,8 +95,12 @@ public final class DefaultBackend implements GraphBackend {
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, this::outboxWritten,
         clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
-    this.imports = name -> new BulkWriter(name, backgroundRouter, client, schemas, backgroundNodes, backgroundEdges,
-        writer, changes, clock);
+    ImportClaims importClaims = new ImportClaims(vertx, paths == null ? null : paths.curator(),
+        paths == null ? null : paths.importsPath());
+    this.imports = name -> Futures.attempt(() -> BulkWriter.requireName(name))
+        .compose(importClaims::claim)
+        .map(claim -> new BulkWriter(name, claim, backgroundRouter, client, schemas, backgroundNodes, backgroundEdges,
+            writer, changes, clock));
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(), clock,
@@ -149,7 +154,7 @@ public final class DefaultBackend implements GraphBackend {
   }
 
   @Override
-  public BulkImport bulkImport(String name) {
+  public Future<BulkImport> bulkImport(String name) {
     return imports.apply(name);
   }
 
