@@ -55,9 +55,13 @@ final class SchemaWrites {
     }
   }
 
+  /**
+   * Only the last write of an older version can move the acknowledgement: the steady state — every
+   * write under the current version — costs a decrement and no more.
+   */
   private void end(long version) {
     AtomicInteger count = inFlight.get(version);
-    if (count != null && count.decrementAndGet() == 0) {
+    if (count != null && count.decrementAndGet() == 0 && version < schemas.current().version()) {
       evaluate();
     }
   }

@@ -129,7 +129,7 @@ final class UniqueClaims {
     long startedUs = SqlValues.nowMicros(clock);
     Future<Void> done = Future.succeededFuture();
     for (Value value : values) {
-      done = done.compose(previous -> attempt(value, node, version).compose(outcome -> outcome.claimed()
+      done = done.compose(previous -> attempt(value, node, version).compose(attempt -> attempt.outcome().claimed()
           ? Future.succeededFuture() : Future.failedFuture(violation(value))));
     }
     return done.map(startedUs);
@@ -153,6 +153,9 @@ final class UniqueClaims {
     }
   }
 
+  /** An attempt's outcome, and the node the claim names after it (this node's, or the one that kept it). */
+  record Attempt(Outcome outcome, NodeId holder) {}
+
   private static final int MAX_ATTEMPTS = 3;
 
   /**
@@ -161,41 +164,42 @@ final class UniqueClaims {
    * that is held or young (left), or stale (taken over, compare-and-set). A claim that changes
    * between the reads is tried again.
    */
-  Future<Outcome> attempt(Value value, NodeId node, long version) {
+  Future<Attempt> attempt(Value value, NodeId node, long version) {
     return attempt(value, node, version, 1);
   }
 
-  private Future<Outcome> attempt(Value value, NodeId node, long version, int attempt) {
+  private Future<Attempt> attempt(Value value, NodeId node, long version, int attempt) {
     ShardRoute route = claims.route(value.homeShard(), Access.WRITE);
     UniqueTable table = value.table();
     Claim mine = new Claim(value.hash(), value.key(), node, version, SqlValues.nowMicros(clock));
     return client.read(route, sql -> table.insert(sql, route, mine))
-        .compose(inserted -> inserted ? Future.succeededFuture(Outcome.CLAIMED)
+        .compose(inserted -> inserted ? Future.succeededFuture(new Attempt(Outcome.CLAIMED, node))
             : client.read(route, sql -> table.get(sql, route, value.hash()))
                 .compose(held -> held == null ? again(value, node, version, attempt)
                     : resolve(value, route, held, mine, attempt)));
   }
 
-  private Future<Outcome> resolve(Value value, ShardRoute route, Claim held, Claim mine, int attempt) {
+  private Future<Attempt> resolve(Value value, ShardRoute route, Claim held, Claim mine, int attempt) {
     if (held.node().equals(mine.node())) {
-      return held.version() >= mine.version() ? Future.succeededFuture(Outcome.OURS)
+      return held.version() >= mine.version() ? Future.succeededFuture(new Attempt(Outcome.OURS, mine.node()))
           : replace(value, route, held, mine, Outcome.OURS, attempt);
     }
     return holds(value, held.node()).compose(holding -> {
       if (holding) {
-        return Future.succeededFuture(Outcome.HELD);
+        return Future.succeededFuture(new Attempt(Outcome.HELD, held.node()));
       }
-      return young(held) ? Future.succeededFuture(Outcome.IN_FLIGHT)
+      return young(held) ? Future.succeededFuture(new Attempt(Outcome.IN_FLIGHT, held.node()))
           : replace(value, route, held, mine, Outcome.TAKEN_OVER, attempt);
     });
   }
 
-  private Future<Outcome> replace(Value value, ShardRoute route, Claim held, Claim mine, Outcome done, int attempt) {
+  private Future<Attempt> replace(Value value, ShardRoute route, Claim held, Claim mine, Outcome done, int attempt) {
     return client.read(route, sql -> value.table().replace(sql, route, held, mine))
-        .compose(moved -> moved ? Future.succeededFuture(done) : again(value, mine.node(), mine.version(), attempt));
+        .compose(moved -> moved ? Future.succeededFuture(new Attempt(done, mine.node()))
+            : again(value, mine.node(), mine.version(), attempt));
   }
 
-  private Future<Outcome> again(Value value, NodeId node, long version, int attempt) {
+  private Future<Attempt> again(Value value, NodeId node, long version, int attempt) {
     if (attempt >= MAX_ATTEMPTS) {
       return Future.failedFuture(GraphException.of(GraphException.Code.ABORTED,
           "the claim of " + value.type().name() + "." + value.field() + " changed under this write; retry"));
@@ -205,7 +209,12 @@ final class UniqueClaims {
 
   /** Whether a claim is younger than the lease: possibly a write that has not committed yet. */
   boolean young(Claim claim) {
-    return SqlValues.nowMicros(clock) - claim.claimedUs() < LEASE.toNanos() / 1000;
+    return sinceUs(claim.claimedUs()) < LEASE.toNanos() / 1000;
+  }
+
+  /** Microseconds since {@code us}, by this process's clock. */
+  private long sinceUs(long us) {
+    return SqlValues.nowMicros(clock) - us;
   }
 
   /** Whether the node holds the value now, as committed (absent nodes hold nothing). */
@@ -222,7 +231,7 @@ final class UniqueClaims {
    * claim: another write may take over a claim that old, so this one must not commit on it.
    */
   void requireFresh(long claimedUs) {
-    if (SqlValues.nowMicros(clock) - claimedUs > LEASE.toNanos() / 2000) {
+    if (sinceUs(claimedUs) > LEASE.toNanos() / 2000) {
       throw GraphException.unavailable("the write took longer than half the unique-claim lease (" + LEASE.toSeconds()
           + " s) after claiming its values; nothing was written");
     }

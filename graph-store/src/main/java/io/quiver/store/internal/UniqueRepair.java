@@ -5,7 +5,6 @@ import io.quiver.schema.FieldDef;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.UniqueIndex;
-import io.quiver.store.NodeId;
 import io.quiver.store.UniqueRepairReport;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardClient;
@@ -109,32 +108,21 @@ final class UniqueRepair {
 
   /** The node holds the value: its claim is made or confirmed, or the value is a duplicate. */
   private Future<Void> ensureClaimed(UniqueClaims.Value value, StoredNode node, Tally tally) {
-    return claims.attempt(value, node.id(), node.version()).compose(outcome -> {
-      switch (outcome) {
+    return claims.attempt(value, node.id(), node.version()).map(attempt -> {
+      switch (attempt.outcome()) {
         case CLAIMED, TAKEN_OVER -> count(tally, () -> tally.restored++);
         case IN_FLIGHT -> count(tally, () -> tally.inFlight++);
-        case HELD -> {
-          return holder(value).map(holder -> {
-            count(tally, () -> {
-              if (tally.duplicates.size() < MAX_DUPLICATES || tally.duplicates.containsKey(value.key())) {
-                TreeSet<String> nodes = tally.duplicates.computeIfAbsent(value.key(), key -> new TreeSet<>());
-                nodes.add(holder.toString());
-                nodes.add(node.id().toString());
-              }
-            });
-            return null;
-          });
-        }
+        case HELD -> count(tally, () -> {
+          if (tally.duplicates.size() < MAX_DUPLICATES || tally.duplicates.containsKey(value.key())) {
+            TreeSet<String> nodes = tally.duplicates.computeIfAbsent(value.key(), key -> new TreeSet<>());
+            nodes.add(attempt.holder().toString());
+            nodes.add(node.id().toString());
+          }
+        });
         case OURS -> { }
       }
-      return Future.succeededFuture();
+      return null;
     });
-  }
-
-  /** The node a value's claim names now. */
-  private Future<NodeId> holder(UniqueClaims.Value value) {
-    ShardRoute route = router.route(value.homeShard(), Access.READ);
-    return client.read(route, sql -> value.table().get(sql, route, value.hash())).map(Claim::node);
   }
 
   private void scanClaims(NodeType type, String field, FieldDef def, int home, Tally tally) {

@@ -286,15 +286,11 @@ public final class ShardTables {
    * what a write that crashed between claiming and committing leaves.
    */
   public void putClaim(String nodeType, String field, String key, long nodeId, long agoUs) throws Exception {
-    var type = schema().nodeType(nodeType).orElseThrow();
-    var index = type.fields().definitions().get(field).unique();
-    byte[] hash = io.quiver.schema.UniqueIndex.hash(key);
-    int home = index.homeShard(hash);
-    try (Connection connection = connect(hostIndexOf(home));
-        PreparedStatement statement = connection.prepareStatement("REPLACE INTO "
-            + new UniqueTable(type, field).on(home) + " (value_hash, value_key, node_id, node_version, claimed_us)"
-            + " VALUES (?, ?, ?, 1, ?)")) {
-      statement.setBytes(1, hash);
+    Home home = home(nodeType, field, key);
+    try (Connection connection = connect(hostIndexOf(home.shard()));
+        PreparedStatement statement = connection.prepareStatement("REPLACE INTO " + home.table()
+            + " (value_hash, value_key, node_id, node_version, claimed_us) VALUES (?, ?, ?, 1, ?)")) {
+      statement.setBytes(1, home.hash());
       statement.setString(2, key);
       statement.setLong(3, nodeId);
       statement.setLong(4, System.currentTimeMillis() * 1000 - agoUs);
@@ -304,15 +300,23 @@ public final class ShardTables {
 
   /** Deletes a value's claim behind the store's back: a claim lost. */
   public void dropClaim(String nodeType, String field, String key) throws Exception {
-    var type = schema().nodeType(nodeType).orElseThrow();
-    byte[] hash = io.quiver.schema.UniqueIndex.hash(key);
-    int home = type.fields().definitions().get(field).unique().homeShard(hash);
-    try (Connection connection = connect(hostIndexOf(home));
-        PreparedStatement statement = connection.prepareStatement("DELETE FROM "
-            + new UniqueTable(type, field).on(home) + " WHERE value_hash = ?")) {
-      statement.setBytes(1, hash);
+    Home home = home(nodeType, field, key);
+    try (Connection connection = connect(hostIndexOf(home.shard()));
+        PreparedStatement statement = connection.prepareStatement("DELETE FROM " + home.table()
+            + " WHERE value_hash = ?")) {
+      statement.setBytes(1, home.hash());
       statement.executeUpdate();
     }
+  }
+
+  /** Where a unique value's claim lives: its hash, its home shard and the lookup table there. */
+  private record Home(byte[] hash, int shard, String table) {}
+
+  private Home home(String nodeType, String field, String key) {
+    var type = schema().nodeType(nodeType).orElseThrow();
+    byte[] hash = io.quiver.schema.UniqueIndex.hash(key);
+    int shard = type.fields().definitions().get(field).unique().homeShard(hash);
+    return new Home(hash, shard, new UniqueTable(type, field).on(shard));
   }
 
   /** Transactions committed on the host of a shard since it started (MariaDB's {@code Com_commit}). */

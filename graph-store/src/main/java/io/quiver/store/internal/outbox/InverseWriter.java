@@ -100,12 +100,10 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
 
   /** One shard's copies of one edge type, in one transaction. */
   private Future<Void> applyGroup(List<InverseOp> ops, Announce announce) {
-    Target target;
-    try {
-      target = target(ops.get(0));
-    } catch (GraphException refused) {
-      return Future.failedFuture(refused);
-    }
+    return Futures.attempt(() -> target(ops.get(0))).compose(target -> applyGroup(target, ops, announce));
+  }
+
+  private Future<Void> applyGroup(Target target, List<InverseOp> ops, Announce announce) {
     Map<EdgesTable.Key, InverseOp> best = new LinkedHashMap<>();
     for (InverseOp op : ops) {
       best.merge(key(op), op, (held, next) -> next.row().outranks(held.row()) ? next : held);
