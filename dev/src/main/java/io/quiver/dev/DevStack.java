@@ -39,7 +39,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The embedded default behind {@code ./quiver dev}: a ZooKeeper server and two MariaDB hosts,
+ * The embedded default behind {@code ./quiver dev}: a ZooKeeper server and two MariaDB hosts (or
+ * more, {@code --hosts N}, the others holding no shards until some are moved there),
  * all with their data under one directory ({@code ./var}) so that it survives restarts, eight
  * shards over the two hosts (so routing across hosts is real from the first day) and the
  * example schema.
@@ -77,16 +78,35 @@ public final class DevStack implements AutoCloseable {
     return adminToken;
   }
 
+  /** The least and most hosts a dev stack starts. */
+  public static final int MIN_HOSTS = 2;
+  public static final int MAX_HOSTS = 9;
+
   public static DevStack start(Path dataDir) throws Exception {
+    return start(dataDir, MIN_HOSTS);
+  }
+
+  /**
+   * A stack with {@code hostCount} MariaDB hosts, h1 to hN: the shards on the first two, the
+   * others in the map holding none, for moving shards onto by hand. A host the stored map names
+   * ({@code h3} added by an earlier {@code --hosts 3}, say) is started whatever the count, so a
+   * restart never leaves a mapped host unreachable.
+   */
+  public static DevStack start(Path dataDir, int hostCount) throws Exception {
+    if (hostCount < MIN_HOSTS || hostCount > MAX_HOSTS) {
+      throw new IllegalArgumentException("a dev stack has " + MIN_HOSTS + " to " + MAX_HOSTS + " hosts, not " + hostCount);
+    }
     log.info("starting the embedded stack with its data in {}", dataDir.toAbsolutePath());
     EmbeddedMariaDb.requireDurable(dataDir);
     List<AutoCloseable> started = new ArrayList<>();
     try {
       DataDirectory directory = remember(started, DataDirectory.take(dataDir));
       EmbeddedZooKeeper zooKeeper = remember(started, EmbeddedZooKeeper.start(dataDir.resolve("zookeeper"), 0));
-      List<EmbeddedMariaDb> hosts = List.of(
-          remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h1"), 0)),
-          remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h2"), 0)));
+      int count = Math.max(hostCount, storedHostCount(zooKeeper));
+      List<EmbeddedMariaDb> hosts = new ArrayList<>();
+      for (int host = 1; host <= count; host++) {
+        hosts.add(remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h" + host), 0)));
+      }
       DevStack stack = new DevStack(directory, zooKeeper, hosts, exampleSchema());
       stack.publishAndProvision();
       return stack;
@@ -192,21 +212,41 @@ public final class DevStack implements AutoCloseable {
     }
   }
 
-  /** The stored map with today's host addresses, or a first map: shards 0–3 on h1, 4–7 on h2. */
+  /**
+   * The stored map with today's host addresses (and any host of this run it lacks), or a first
+   * map: shards 0–3 on h1, 4–7 on h2, further hosts holding none.
+   */
   private ShardMap currentMap(Optional<ShardMap> stored) {
-    if (stored.isEmpty()) {
-      return new ShardMap(1,
-          Map.of("h1", new Host("h1", hosts.get(0).address(), List.of()),
-              "h2", new Host("h2", hosts.get(1).address(), List.of())),
-          List.of(new ShardRange(0, SHARDS / 2 - 1, "h1"), new ShardRange(SHARDS / 2, SHARDS - 1, "h2")),
-          List.of(new ShardSpan(0, SHARDS - 1)),
-          Map.of());
+    ShardMap map = stored.orElseGet(() -> new ShardMap(1,
+        Map.of("h1", new Host("h1", hosts.get(0).address(), List.of()),
+            "h2", new Host("h2", hosts.get(1).address(), List.of())),
+        List.of(new ShardRange(0, SHARDS / 2 - 1, "h1"), new ShardRange(SHARDS / 2, SHARDS - 1, "h2")),
+        List.of(new ShardSpan(0, SHARDS - 1)),
+        Map.of()));
+    ShardMap moved = map;
+    for (int i = 0; i < hosts.size(); i++) {
+      String name = "h" + (i + 1);
+      Host known = map.hosts().get(name);
+      moved = moved.withHost(new Host(name, hosts.get(i).address(), known == null ? List.of() : known.replicas()));
     }
-    ShardMap map = stored.get();
-    ShardMap moved = map
-        .withHost(new Host("h1", hosts.get(0).address(), List.of()))
-        .withHost(new Host("h2", hosts.get(1).address(), List.of()));
-    return moved.equals(map) ? map : moved.withVersion(map.version() + 1);
+    return stored.isEmpty() || moved.equals(map) ? moved : moved.withVersion(map.version() + 1);
+  }
+
+  /** How many hosts h1..hN the stored shard map names: a restart starts at least those. */
+  private static int storedHostCount(EmbeddedZooKeeper zooKeeper) throws Exception {
+    try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
+        zooKeeper.connectString(), new ExponentialBackoffRetry(100, 5))) {
+      curator.start();
+      curator.blockUntilConnected();
+      int count = 0;
+      for (String name : new ShardMapStore(curator, ShardMapStore.DEFAULT_PATH).read().map(ShardMap::hosts)
+          .orElse(Map.of()).keySet()) {
+        if (name.matches("h[1-9]")) {
+          count = Math.max(count, name.charAt(1) - '0');
+        }
+      }
+      return count;
+    }
   }
 
   private static void publish(ShardMapStore store, ShardMap map) {

@@ -38,7 +38,10 @@ class DevShutdownTest {
       // The command-line tools reach the run through the configuration it wrote and printed.
       Path tools = data.resolve(DevStack.TOOLS_CONFIG);
       assertThat(Files.readAllLines(log)).anyMatch(line -> line.contains("./quiver repair --config " + tools));
-      io.quiver.api.cli.Main.run("repair", "--config", tools.toString(), "--edge-type", "board_has_pins");
+      int status = io.quiver.api.cli.Main.execute(io.quiver.api.cli.Main.commandLine(
+          new java.io.PrintWriter(System.out, true), new java.io.PrintWriter(System.err, true)),
+          "repair", "--config", tools.toString(), "--edge-type", "board_has_pins");
+      assertThat(status).isZero();
 
       dev.destroy();
       assertThat(dev.waitFor(60, TimeUnit.SECONDS)).as("stopped within a minute").isTrue();

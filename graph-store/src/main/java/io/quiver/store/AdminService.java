@@ -5,6 +5,7 @@ import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaChanges;
 import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapChange;
 import io.vertx.core.Future;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -40,6 +41,15 @@ public interface AdminService {
   /** As {@link #defineEdgeType(EdgeType)}, allowing what {@code permits} names. */
   Future<Schema> defineEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits);
 
+  /**
+   * What {@link #defineNodeType(NodeType, Set)} would publish — the stored schema when nothing would
+   * change — or its INCOMPATIBLE_CHANGE refusal; changes nothing.
+   */
+  Future<Schema> previewNodeType(NodeType type, Set<SchemaChanges.Permit> permits);
+
+  /** As {@link #previewNodeType}, for an edge type. */
+  Future<Schema> previewEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits);
+
   /** Defines every type of a schema document that is not already defined as it is there. */
   Future<Schema> applySchema(Schema document);
 
@@ -56,6 +66,13 @@ public interface AdminService {
    */
   Future<UniqueRepairReport> repairUnique(String type, String field, Consumer<String> progress);
 
+  /**
+   * Sets every parked outbox entry of a host's shards (every host's, when {@code host} is null) to
+   * be tried again now, its attempts counted afresh: after the cause of their failures is fixed.
+   * Answers how many were parked.
+   */
+  Future<Long> retryParked(String host);
+
   /** The shard map as ZooKeeper holds it now. */
   Future<ShardMap> shardMap();
 
@@ -64,4 +81,14 @@ public interface AdminService {
    * Every shard database it names is provisioned first.
    */
   Future<ShardMap> publishShardMap(ShardMap next);
+
+  /**
+   * Makes one change to the shard map — add a host, open shards, set shards' state — and
+   * publishes it one version up, compare-and-set; answers once this process routes by it. A new
+   * host must be reachable and every shard the changed map names is provisioned before anything is
+   * published. {@code expectedVersion} ({@link GraphStore#ANY_VERSION} for none) is the version the
+   * operator decided on: another one stored is a VERSION_CONFLICT, as is a change published
+   * meanwhile; a change the map cannot take is INVALID_ARGUMENT saying why.
+   */
+  Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion);
 }

@@ -180,14 +180,41 @@ public final class SchemaRegistry {
         .orElse(current));
   }
 
+  /**
+   * What defining {@code type} would publish, checked against the stored schema as a definition is
+   * — the stored schema itself when nothing would change — or the INCOMPATIBLE_CHANGE refusal
+   * naming the rule. Nothing is provisioned, published or built: the answer to "what would this
+   * do?" before an operator does it.
+   */
+  public Schema previewNodeType(NodeType type, Set<SchemaChanges.Permit> permits) throws Exception {
+    return preview(current -> current.with(type, current.version() + 1), permits);
+  }
+
+  /** As {@link #previewNodeType}, for an edge type. */
+  public Schema previewEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits) throws Exception {
+    return preview(current -> current.with(type, current.version() + 1), permits);
+  }
+
+  private Schema preview(Change change, Set<SchemaChanges.Permit> permits) throws Exception {
+    Schema current = store.read().orElse(Schema.empty());
+    Schema proposed = proposal(current, change, permits);
+    return proposed.sameTypesAs(current) ? current : proposed;
+  }
+
+  /** {@code change} made to {@code current}, carrying retired fields and indexes, and checked. */
+  private static Schema proposal(Schema current, Change change, Set<SchemaChanges.Permit> permits) throws Exception {
+    Schema proposed = SchemaChanges.carryIndexes(current,
+        SchemaChanges.carryRetiredFields(current, change.apply(current)));
+    if (!proposed.sameTypesAs(current)) {
+      SchemaChanges.check(current, proposed, permits);
+    }
+    return proposed;
+  }
+
   private Schema change(Change change, Set<SchemaChanges.Permit> permits) throws Exception {
     List<String[]> builds = new ArrayList<>();
     Schema published = publish(current -> {
-      Schema proposed = SchemaChanges.carryIndexes(current,
-          SchemaChanges.carryRetiredFields(current, change.apply(current)));
-      if (!proposed.sameTypesAs(current)) {
-        SchemaChanges.check(current, proposed, permits);
-      }
+      Schema proposed = proposal(current, change, permits);
       builds.clear();
       return fixIndexes(current, proposed, builds);
     });

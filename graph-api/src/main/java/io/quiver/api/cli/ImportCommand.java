@@ -3,16 +3,17 @@ package io.quiver.api.cli;
 import io.quiver.client.ImportReport;
 import io.quiver.client.QuiverClient;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.URI;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.stream.Stream;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * {@code quiver import FILE [--name NAME] [--server URL]}: a bulk import of an NDJSON file into a
@@ -21,22 +22,23 @@ import me.tongfei.progressbar.ProgressBarStyle;
  * extension; rerunning the same file under the same name creates nothing twice. Exits 0 when
  * every line was written, 3 when some were refused (they are listed), 1 when the import failed.
  */
-final class ImportCommand {
+@Command(name = "import", mixinStandardHelpOptions = true,
+    description = "Import an NDJSON file of nodes and edges into a running server, with a progress bar.")
+final class ImportCommand extends RemoteCommand {
   /** Refused lines printed; the report says how many there were. */
   private static final int SHOWN = 20;
 
-  private ImportCommand() {}
+  @Parameters(paramLabel = "FILE", description = "NDJSON: one node or edge per line (see the README)")
+  Path file;
 
-  /** Runs the import; answers the process's exit status. */
-  static int run(List<String> options, PrintStream out) throws IOException {
-    String server = Main.option(options, "--server", "http://localhost:8080");
-    String name = Main.option(options, "--name", null);
-    if (options.size() != 1 || options.get(0).startsWith("--")) {
-      throw new Main.UsageException("import needs one FILE");
-    }
-    Path file = Path.of(options.remove(0));
+  @Option(names = "--name", paramLabel = "NAME",
+      description = "the import's name; a rerun under it creates nothing twice (default: the file's name)")
+  String name;
+
+  @Override
+  int run(AdminHttp server, PrintWriter out) throws IOException {
     if (!Files.isRegularFile(file)) {
-      throw new Main.UsageException("no file " + file);
+      throw new CommandFailure(2, "no file " + file);
     }
     String importName = name != null ? name : defaultName(file);
     long lines;
@@ -44,7 +46,7 @@ final class ImportCommand {
       lines = all.filter(line -> !line.isBlank()).count();
     }
     ImportReport report;
-    try (QuiverClient quiver = QuiverClient.create(URI.create(server), Duration.ofSeconds(10));
+    try (QuiverClient quiver = QuiverClient.create(remote.server, Duration.ofSeconds(10));
         ProgressBar bar = new ProgressBarBuilder()
             .setTaskName("import " + importName)
             .setInitialMax(lines)
@@ -54,6 +56,10 @@ final class ImportCommand {
             .build()) {
       report = quiver.bulkImport(importName, file, progress -> bar.stepTo(progress.lines()));
       bar.stepTo(report.lines());
+    }
+    if (json) {
+      printJson(out, AdminHttp.JSON.valueToTree(report));
+      return report.refusedCount() == 0 ? 0 : 3;
     }
     out.printf("import %s: %d lines; nodes %d created, %d already there; edges %d created, %d updated,"
             + " %d unchanged; %d refused%s%n",
@@ -65,6 +71,7 @@ final class ImportCommand {
     if (report.refusedCount() > SHOWN) {
       out.printf("  … and %d more%n", report.refusedCount() - SHOWN);
     }
+    out.flush();
     return report.refusedCount() == 0 ? 0 : 3;
   }
 

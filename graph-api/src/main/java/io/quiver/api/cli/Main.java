@@ -1,228 +1,92 @@
 package io.quiver.api.cli;
 
 import ch.qos.logback.classic.LoggerContext;
-import io.quiver.api.config.QuiverConfig;
-import io.quiver.api.server.QuiverServer;
-import io.quiver.cache.CacheInvalidations;
-import io.quiver.schema.SchemaJson;
-import io.quiver.schema.SchemaWatcher;
-import io.quiver.store.GraphBackend;
-import io.quiver.store.GraphStore;
-import io.quiver.store.ProvisionReport;
-import io.quiver.store.RepairReport;
-import io.quiver.store.UniqueRepairReport;
-import io.quiver.store.shard.ShardMapWatcher;
-import io.vertx.core.Vertx;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The server and the operators' tools, over a configuration file:<br>
- * {@code quiver serve --config FILE [--port N]}: a server over real ZooKeeper and MySQL hosts.<br>
- * {@code quiver repair --config FILE --edge-type NAME}: find and fix inverse edges that are
- * missing or differ; running servers' caches are told of every fix.<br>
- * {@code quiver repair --config FILE --unique TYPE.FIELD}: restore a unique index's missing claims,
- * remove orphaned ones, list values held twice, and activate an index still building.<br>
- * {@code quiver provision --config FILE}: create the shard databases and the tables of the
- * registry's types (after opening new shards; a type defined through the registry is provisioned
- * as it is defined).<br>
- * {@code quiver import FILE [--name NAME] [--server URL]}: a bulk import into a running server,
- * with a progress bar ({@link ImportCommand}).<br>
- * The tools take the same path as the HTTP admin calls: the backend's admin service.
+ * The {@code quiver} command line, on picocli: the server ({@code serve}), the tools that work on a
+ * fleet through its configuration ({@code provision}, {@code repair --config}), and the operators'
+ * commands that talk to a running server's admin API the way vtctldclient talks to vtctld
+ * ({@code status}, {@code shards}, {@code hosts}, {@code schema}, {@code outbox}, {@code node},
+ * {@code edges}, {@code repair}, {@code import}). Every level answers {@code --help};
+ * {@code quiver completion} prints a bash/zsh completion script.
+ *
+ * <p>Exit statuses: 0 done; 1 failed (one line on standard error, the trace only with
+ * {@code QUIVER_DEBUG=1}); 2 a call that cannot be run as given, or an admin token the server
+ * refuses; 3 done, but with something a person must look at (refused import lines, values held
+ * twice).
  */
+@Command(name = "quiver", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    description = "Quiver, a graph store over sharded MySQL: the server and the operators' tools.",
+    subcommands = {ServeCommand.class, ProvisionCommand.class, StatusCommand.class, ShardsCommand.class,
+        HostsCommand.class, SchemaCommand.class, OutboxCommand.class, NodeCommand.class, EdgesCommand.class,
+        RepairCommand.class, ImportCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class,
+        picocli.AutoComplete.GenerateCompletion.class})
 public final class Main {
-  static final String USAGE = """
-      usage: quiver serve --config FILE [--port N]
-             quiver provision --config FILE
-             quiver repair --config FILE --edge-type NAME
-             quiver repair --config FILE --unique TYPE.FIELD
-             quiver example board-page [--server URL]   (default http://localhost:8080)
-             quiver import FILE [--name NAME] [--server URL]   (default http://localhost:8080)
-      """;
-
-  private Main() {}
-
-  /** A command line that cannot be run as given: its message, and the exit status. */
-  public static final class UsageException extends RuntimeException {
-    public UsageException(String message) {
-      super(message, null, false, false);
-    }
-  }
-
-  public static void main(String[] args) {
-    runOrExit(() -> run(args), USAGE);
-  }
-
-  /** A command of a process's main. */
-  @FunctionalInterface
-  public interface Command {
-    void run() throws Exception;
-  }
-
-  /**
-   * Runs a main's command; a usage error exits with status 2 after the usage text, any other
-   * failure with status 1.
-   */
-  public static void runOrExit(Command command, String usage) {
-    try {
-      command.run();
-    } catch (UsageException e) {
-      System.err.println("quiver: " + e.getMessage());
-      System.err.print(usage);
-      System.exit(2);
-    } catch (Exception e) {
-      // One line for a person; the trace only when asked for (QUIVER_DEBUG=1).
-      System.err.println("quiver: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()));
-      if ("1".equals(System.getenv("QUIVER_DEBUG"))) {
-        e.printStackTrace();
-      }
-      // Threads a half-started stack left behind must not keep the process alive.
-      System.exit(1);
-    }
-  }
-
-  /** Runs one command in this process; for {@code serve}, until the process is asked to stop. */
-  public static void run(String... args) throws Exception {
-    if (args.length == 0) {
-      throw new UsageException("no command given");
-    }
-    List<String> options = new ArrayList<>(Arrays.asList(args).subList(1, args.length));
-    switch (args[0]) {
-      case "serve" -> serve(options);
-      case "provision" -> provision(options);
-      case "repair" -> repair(options);
-      case "example" -> example(options);
-      case "import" -> {
-        int status = ImportCommand.run(options, System.out);
-        if (status != 0) {
-          System.exit(status);
-        }
-      }
-      case "help", "--help", "-h" -> System.out.print(USAGE);
-      default -> throw new UsageException("unknown command '" + args[0] + "'");
-    }
-  }
-
-  private static void serve(List<String> options) throws Exception {
-    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
-    String port = option(options, "--port", null);
-    requireNoMore(options);
-    if (port != null) {
-      config = config.withPort(Integer.parseInt(port));
-    }
-    QuiverServer server = QuiverServer.start(config,
-        config.schemaFile() == null ? null : SchemaJson.parse(Files.readString(config.schemaFile())));
-    awaitShutdown(server::close);
-  }
-
-  private static void provision(List<String> options) throws Exception {
-    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
-    requireNoMore(options);
-    ProvisionReport report = withBackend(config, backend -> backend.admin().provision().await());
-    System.out.printf("%d shards: %d databases and %d tables created%n",
-        report.shards(), report.databasesCreated(), report.tablesCreated());
-  }
-
-  /**
-   * FriendFeed's Cleaner from the command line — of an edge type's inverses, or of a unique
-   * field's index ({@code --unique TYPE.FIELD}) — progress as it goes, then the summary.
-   */
-  private static void repair(List<String> options) throws Exception {
-    QuiverConfig config = QuiverConfig.load(Path.of(required(options, "--config")));
-    String unique = option(options, "--unique", null);
-    if (unique != null) {
-      repairUnique(config, unique, options);
-      return;
-    }
-    String edgeType = required(options, "--edge-type");
-    requireNoMore(options);
-    RepairReport report = withBackend(config,
-        backend -> backend.admin().repair(edgeType, System.out::println).await());
-    System.out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs,"
-            + " %d orphaned inverses, %d pairs in flight (left to their outbox entries), %d copies fixed%n",
-        report.edgeType(), report.scanned(),
-        report.missingInverse(), report.differing(), report.orphanedInverse(), report.inFlight(), report.fixed());
-  }
-
-  private static void repairUnique(QuiverConfig config, String typeAndField, List<String> options) throws Exception {
-    requireNoMore(options);
-    int dot = typeAndField.indexOf('.');
-    if (dot <= 0 || dot == typeAndField.length() - 1) {
-      throw new UsageException("--unique takes TYPE.FIELD, as user.username");
-    }
-    String type = typeAndField.substring(0, dot);
-    String field = typeAndField.substring(dot + 1);
-    UniqueRepairReport report = withBackend(config,
-        backend -> backend.admin().repairUnique(type, field, System.out::println).await());
-    System.out.printf("repair of %s.%s: %d nodes and %d claims scanned, %d claims restored, %d orphaned claims"
-            + " removed, %d in flight (younger than the lease), %d values held twice; the index is %s%n",
-        report.type(), report.field(), report.nodesScanned(), report.claimsScanned(), report.claimsRestored(),
-        report.orphansRemoved(), report.inFlight(), report.duplicates().size(), report.active() ? "active" : "building");
-    report.duplicates().forEach(duplicate ->
-        System.out.printf("  %s is held by %s%n", duplicate.value(), String.join(", ", duplicate.nodes())));
-    if (!report.duplicates().isEmpty()) {
-      System.exit(3);
-    }
-  }
-
-  private interface BackendWork<T> {
-    T run(GraphBackend backend) throws Exception;
-  }
-
-  /**
-   * Runs work on a backend of this process's own — no outbox draining — that joins the cache
-   * invalidation channel, so that every change it commits reaches the running servers' caches.
-   */
-  private static <T> T withBackend(QuiverConfig config, BackendWork<T> work) throws Exception {
-    Vertx vertx = Vertx.vertx();
-    try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
-            config.zooKeeper().connect(), new ExponentialBackoffRetry(200, 10));
-        ShardMapWatcher maps = new ShardMapWatcher(curator, config.zooKeeper().shardMapPath());
-        SchemaWatcher schemas = new SchemaWatcher(curator, config.zooKeeper().schemaPath())) {
-      curator.start();
-      maps.start();
-      schemas.start();
-      maps.awaitFirst(QuiverServer.STARTUP_TIMEOUT);
-      schemas.awaitInitialized(QuiverServer.STARTUP_TIMEOUT);
-      GraphBackend backend = GraphStore.builder(vertx).pools(config.mysql()).shardMaps(maps).schemas(schemas)
-          .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
-          .build();
-      try (CacheInvalidations announced = CacheInvalidations.join(vertx, curator, config.cache(), backend.changes(),
-          CacheInvalidations.Receiver.NONE)) {
-        return work.run(backend);
-      } finally {
-        backend.close().await();
-      }
-    } finally {
-      vertx.close().await();
-    }
-  }
-
-  /** The Java client's examples, against a running server (by default ./quiver dev's). */
-  private static void example(List<String> options) {
-    if (options.isEmpty() || !options.get(0).equals("board-page")) {
-      throw new UsageException("the examples are: board-page");
-    }
-    options.remove(0);
-    String server = option(options, "--server", null);
-    if (server == null && !options.isEmpty() && !options.get(0).startsWith("--")) {
-      server = options.remove(0);
-    }
-    requireNoMore(options);
-    io.quiver.client.example.BoardPage.main(server == null ? new String[0] : new String[] {server});
-  }
-
   /** How long stopping may take before the process exits anyway (ZooKeeper away, a host frozen). */
   public static final Duration STOP_BOUND = Duration.ofSeconds(10);
+  private static volatile boolean stopping;
+
+  public static void main(String[] args) {
+    exit(execute(commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true)), args));
+  }
+
+  /** The command line with every command; {@code ./quiver} adds {@code dev} to it. */
+  public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+    CommandLine line = new CommandLine(new Main());
+    line.setOut(out);
+    line.setErr(err);
+    line.setExecutionExceptionHandler((failure, commandLine, parsed) -> {
+      commandLine.getErr().println("quiver: " + message(failure));
+      if ("1".equals(System.getenv("QUIVER_DEBUG"))) {
+        failure.printStackTrace(commandLine.getErr());
+      }
+      commandLine.getErr().flush();
+      return failure instanceof CommandFailure known ? known.status() : 1;
+    });
+    line.setParameterExceptionHandler(Main::usageError);
+    return line;
+  }
+
+  /** Runs one command line in this process; answers its exit status (in-process tests call this). */
+  public static int execute(CommandLine line, String... args) {
+    return line.execute(args);
+  }
+
+  /** Exits with the status, unless the process is already stopping (a server's shutdown hook ends it). */
+  public static void exit(int status) {
+    if (!stopping) {
+      System.exit(status);
+    }
+  }
+
+  private static int usageError(ParameterException refused, String[] args) {
+    CommandLine command = refused.getCommandLine();
+    PrintWriter err = command.getErr();
+    String message = refused.getMessage();
+    if (refused instanceof UnmatchedArgumentException unmatched && command.getParent() == null
+        && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
+      message = "unknown command '" + unmatched.getUnmatched().get(0) + "'";
+      if (!unmatched.getSuggestions().isEmpty()) {
+        message += "; did you mean '" + unmatched.getSuggestions().get(0) + "'?";
+      }
+    }
+    err.println("quiver: " + message);
+    err.println("(quiver " + (command.getParent() == null ? "" : command.getCommandName() + " ") + "--help says more)");
+    err.flush();
+    return 2;
+  }
+
+  private static String message(Throwable failure) {
+    return failure.getMessage() != null ? failure.getMessage() : failure.getClass().getSimpleName();
+  }
 
   /**
    * Blocks until the process is asked to stop, then runs {@code stop} — for at most
@@ -233,16 +97,17 @@ public final class Main {
   public static void awaitShutdown(Runnable stop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      stopping = true;
       System.out.println("stopping Quiver…");
-      Thread stopping = new Thread(stop, "quiver-stop");
-      stopping.setDaemon(true);
-      stopping.start();
+      Thread stopper = new Thread(stop, "quiver-stop");
+      stopper.setDaemon(true);
+      stopper.start();
       try {
-        stopping.join(STOP_BOUND.toMillis());
+        stopper.join(STOP_BOUND.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      if (stopping.isAlive()) {
+      if (stopper.isAlive()) {
         System.out.println("stopping took longer than " + STOP_BOUND.toSeconds() + " s; exiting anyway");
       }
       if (LoggerFactory.getILoggerFactory() instanceof LoggerContext logging) {
@@ -254,32 +119,12 @@ public final class Main {
     stopped.await();
   }
 
-  /** Takes {@code name}'s value out of the options, or answers the fallback. */
-  public static String option(List<String> options, String name, String fallback) {
-    int at = options.indexOf(name);
-    if (at < 0) {
-      return fallback;
-    }
-    if (at + 1 >= options.size()) {
-      throw new UsageException(name + " needs a value");
-    }
-    String value = options.get(at + 1);
-    options.remove(at + 1);
-    options.remove(at);
-    return value;
-  }
-
-  private static String required(List<String> options, String name) {
-    String value = option(options, name, null);
-    if (value == null) {
-      throw new UsageException(name + " is required");
-    }
-    return value;
-  }
-
-  public static void requireNoMore(List<String> options) {
-    if (!options.isEmpty()) {
-      throw new UsageException("unexpected arguments " + options);
+  /** The version the jar was built as. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String version = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"quiver " + (version == null ? "(development build)" : version)};
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.quiver.api.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
 import io.quiver.core.GraphException.Code;
@@ -10,7 +11,11 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaJson;
 import io.quiver.store.AdminService;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardMapJson;
+import io.quiver.store.shard.ShardSpan;
+import io.quiver.store.shard.ShardState;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
@@ -18,7 +23,11 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The admin calls, behind a bearer token: {@code Authorization: Bearer <token>}. No token
@@ -28,23 +37,28 @@ import java.util.Set;
  * publishes a schema change, and answers once this server serves it.
  */
 public final class AdminRoutes {
-  /** {@code ?changeDefaults=true} confirms that a change of defaults is meant. */
-  private static final Set<String> DEFINE_PARAMETERS = Set.of("changeDefaults");
+  /**
+   * {@code ?changeDefaults=true} confirms that a change of defaults is meant; {@code ?dryRun=true}
+   * answers what the definition would publish (or its refusal) and changes nothing.
+   */
+  private static final Set<String> DEFINE_PARAMETERS = Set.of("changeDefaults", "dryRun");
 
   private final AdminService admin;
+  private final ServerStatus status;
   private final byte[] token;
 
   /** @param token the admin token; null disables the admin calls (every one answers 403) */
-  public AdminRoutes(AdminService admin, String token) {
+  public AdminRoutes(AdminService admin, ServerStatus status, String token) {
     this.admin = admin;
+    this.status = status;
     this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
   }
 
   public void mount(Router router) {
     RequestObserver.operation(router.put("/v1/schema/node-types/:name"), "defineNodeType")
-        .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> define(ctx, Kind.NODE));
+        .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> answer(ctx, () -> define(ctx, Kind.NODE)));
     RequestObserver.operation(router.put("/v1/schema/edge-types/:name"), "defineEdgeType")
-        .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> define(ctx, Kind.EDGE));
+        .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> answer(ctx, () -> define(ctx, Kind.EDGE)));
     RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair")
         .handler(QueryParams.allowing(Set.of()))
         .handler(ctx -> streamScan(ctx, progress -> admin.repair(ctx.pathParam("edgeType"), progress)));
@@ -53,19 +67,76 @@ public final class AdminRoutes {
         .handler(ctx -> streamScan(ctx, progress -> admin.repairUnique(ctx.pathParam("type"), ctx.pathParam("field"),
             progress)));
     RequestObserver.operation(router.get("/v1/admin/shard-map"), "getShardMap")
-        .handler(QueryParams.allowing(Set.of())).respond(this::shardMap);
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.shardMap().map(ShardMapJson::write)));
+    RequestObserver.operation(router.post("/v1/admin/outbox/retry-parked"), "retryParked")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> retryParked(ctx)));
+    RequestObserver.operation(router.get("/v1/admin/status"), "getStatus")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, status::read));
+    RequestObserver.operation(router.post("/v1/admin/hosts"), "addHost")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> changeShardMap(ctx, ADD_HOST)));
+    RequestObserver.operation(router.post("/v1/admin/shards"), "openShards")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> changeShardMap(ctx, OPEN_SHARDS)));
+    RequestObserver.operation(router.post("/v1/admin/shards/state"), "setShardState")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> changeShardMap(ctx, SET_STATE)));
   }
 
-  /** The shard map as ZooKeeper holds it: hosts, ranges, open spans and shard states. */
-  private Future<Buffer> shardMap(RoutingContext ctx) {
+  /** How a shard-map change is read from its body: the members it allows, and the change they make. */
+  private record ChangeBody(Set<String> members, Function<ObjectNode, ShardMapChange> read) {}
+
+  private static final ChangeBody ADD_HOST = new ChangeBody(Set.of("name", "primary", "replicas"), AdminRoutes::addHost);
+  private static final ChangeBody OPEN_SHARDS =
+      new ChangeBody(Set.of("shards", "host", "acceptNewNodes"), AdminRoutes::openShards);
+  private static final ChangeBody SET_STATE = new ChangeBody(Set.of("shards", "state"), AdminRoutes::setState);
+
+  /** {@code {"name": "h3", "primary": "10.0.0.5:3306", "replicas": []}} */
+  private static ShardMapChange addHost(ObjectNode body) {
+    List<String> replicas = new ArrayList<>();
+    JsonNode given = body.get("replicas");
+    if (given != null && !given.isNull()) {
+      if (!given.isArray()) {
+        throw GraphException.invalid("'replicas' must be an array of host:port strings");
+      }
+      given.forEach(replica -> replicas.add(replica.isTextual() ? replica.textValue() : replica.toString()));
+    }
+    return new ShardMapChange.AddHost(
+        new Host(Requests.textMember(body, "name"), Requests.textMember(body, "primary"), replicas));
+  }
+
+  /** {@code {"shards": "8-11", "host": "h3", "acceptNewNodes": true}}; new nodes are accepted unless told not. */
+  private static ShardMapChange openShards(ObjectNode body) {
+    boolean acceptNewNodes = !body.has("acceptNewNodes") || Requests.booleanMember(body, "acceptNewNodes");
+    return new ShardMapChange.OpenShards(ShardSpan.parse(Requests.textMember(body, "shards")),
+        Requests.textMember(body, "host"), acceptNewNodes);
+  }
+
+  /** {@code {"shards": "4-5", "state": "read-only"}} */
+  private static ShardMapChange setState(ObjectNode body) {
+    return new ShardMapChange.SetState(ShardSpan.parse(Requests.textMember(body, "shards")),
+        ShardState.fromJsonName(Requests.textMember(body, "state")));
+  }
+
+  /**
+   * A change of the shard map, read from the body, made against the version {@code If-Match}
+   * names if it names one; answers the map as published.
+   */
+  private Future<JsonNode> changeShardMap(RoutingContext ctx, ChangeBody body) {
+    ShardMapChange change = body.read().apply(Requests.body(ctx, body.members()));
+    return admin.changeShardMap(change, Requests.ifMatch(ctx)).map(ShardMapJson::write);
+  }
+
+  /**
+   * An admin call answering one JSON document: authorized first, then {@code call} (which may
+   * read its request and throw: a malformed one is a 400 before any work).
+   */
+  private Future<Buffer> answer(RoutingContext ctx, Supplier<Future<? extends JsonNode>> call) {
     return Futures.attempt(() -> {
           authorize(ctx);
           return ctx;
         })
-        .compose(authorized -> admin.shardMap())
-        .map(map -> {
+        .compose(authorized -> call.get())
+        .map(document -> {
           ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
-          return ApiJson.buffer(ShardMapJson.write(map));
+          return ApiJson.buffer(document);
         });
   }
 
@@ -117,16 +188,16 @@ public final class AdminRoutes {
 
   private enum Kind { NODE, EDGE }
 
-  private Future<Buffer> define(RoutingContext ctx, Kind kind) {
-    return Futures.attempt(() -> {
-          authorize(ctx);
-          return readDefinition(ctx, kind);
-        })
-        .compose(this::publish)
-        .map(schema -> {
-          ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
-          return ApiJson.buffer(SchemaJson.write(schema));
-        });
+  private Future<JsonNode> define(RoutingContext ctx, Kind kind) {
+    Definition definition = readDefinition(ctx, kind);
+    return (Requests.flag(ctx, "dryRun") ? preview(definition) : publish(definition)).map(SchemaJson::write);
+  }
+
+  /** {@code {"host": "h1"}}, or no body for every host: parked outbox entries tried again now. */
+  private Future<JsonNode> retryParked(RoutingContext ctx) {
+    ObjectNode body = Requests.body(ctx, Set.of("host"));
+    String host = body.hasNonNull("host") ? Requests.textMember(body, "host") : null;
+    return admin.retryParked(host).map(retried -> ApiJson.object().put("retried", retried));
   }
 
   private void authorize(RoutingContext ctx) {
@@ -155,6 +226,12 @@ public final class AdminRoutes {
     return kind == Kind.NODE
         ? new Definition(SchemaJson.readNodeType(name, Requests.body(ctx, SchemaJson.NODE_TYPE_MEMBERS)), null, permits)
         : new Definition(null, SchemaJson.readEdgeType(name, Requests.body(ctx, SchemaJson.EDGE_TYPE_MEMBERS)), permits);
+  }
+
+  private Future<Schema> preview(Definition definition) {
+    return definition.nodeType() != null
+        ? admin.previewNodeType(definition.nodeType(), definition.permits())
+        : admin.previewEdgeType(definition.edgeType(), definition.permits());
   }
 
   private Future<Schema> publish(Definition definition) {

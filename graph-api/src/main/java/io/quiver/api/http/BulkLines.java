@@ -29,25 +29,17 @@ final class BulkLines {
     }
     if (line.has("node")) {
       ObjectNode node = Requests.object(line.get("node"), "'node'", NODE);
-      String ref = text(node, "ref");
+      String ref = Requests.textMember(node, "ref");
       if (!BulkLine.Endpoint.isRef(ref)) {
         throw GraphException.invalid("'ref' must be 1 to 128 of letters, digits and _ . : - (not all digits), got '"
             + ref + "'");
       }
-      return new BulkLine.NodeLine(number, ref, text(node, "type"), Requests.data(node, true),
+      return new BulkLine.NodeLine(number, ref, Requests.textMember(node, "type"), Requests.data(node, true),
           endpoint(node, "colocateWith", false));
     }
     ObjectNode edge = Requests.object(line.get("edge"), "'edge'", EDGE);
-    return new BulkLine.EdgeLine(number, endpoint(edge, "from", true), text(edge, "type"), endpoint(edge, "to", true),
+    return new BulkLine.EdgeLine(number, endpoint(edge, "from", true), Requests.textMember(edge, "type"), endpoint(edge, "to", true),
         Requests.longMember(edge, "sequence"), Requests.data(edge, false), Requests.stateMember(edge));
-  }
-
-  private static String text(ObjectNode object, String member) {
-    JsonNode value = object.get(member);
-    if (value == null || !value.isTextual()) {
-      throw GraphException.invalid("'" + member + "' must be a string");
-    }
-    return value.textValue();
   }
 
   private static BulkLine.Endpoint endpoint(ObjectNode object, String member, boolean required) {

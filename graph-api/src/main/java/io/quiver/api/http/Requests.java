@@ -85,6 +85,15 @@ final class Requests {
         .orElseThrow(() -> GraphException.invalid("'" + member + "' is not a node ID: " + value));
   }
 
+  /** A required string member. */
+  static String textMember(ObjectNode object, String member) {
+    JsonNode value = object.get(member);
+    if (value == null || !value.isTextual()) {
+      throw GraphException.invalid("'" + member + "' must be a string");
+    }
+    return value.textValue();
+  }
+
   static Long longMember(ObjectNode body, String member) {
     JsonNode value = body.get(member);
     if (value == null || value.isNull()) {

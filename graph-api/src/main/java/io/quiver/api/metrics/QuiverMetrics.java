@@ -29,10 +29,12 @@ public final class QuiverMetrics {
   private final MultiGauge parked;
   private final MultiGauge oldestAge;
   private final MultiGauge poolSize;
+  private final CachingGraphStore cache;
 
   /** @param cache the server's cache; null when it runs without one */
   public QuiverMetrics(StoreTelemetry telemetry, CachingGraphStore cache) {
     this.telemetry = telemetry;
+    this.cache = cache;
     this.pending = MultiGauge.builder("quiver.outbox.pending")
         .description("inverse operations waiting in the outboxes of a host's shards").register(registry);
     this.parked = MultiGauge.builder("quiver.outbox.parked")
@@ -49,6 +51,11 @@ public final class QuiverMetrics {
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ProcessorMetrics().bindTo(registry);
+  }
+
+  /** Each cache's figures now; none when the server runs without a cache. */
+  public java.util.List<CacheFigures> cacheFigures() {
+    return cache == null ? java.util.List.of() : cache.figures();
   }
 
   private void registerCacheMeters(CachingGraphStore caching) {

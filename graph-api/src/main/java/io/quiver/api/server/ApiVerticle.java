@@ -7,6 +7,7 @@ import io.quiver.api.http.ApiErrors;
 import io.quiver.api.http.GraphRoutes;
 import io.quiver.api.http.HealthRoute;
 import io.quiver.api.http.OperationsRoutes;
+import io.quiver.api.http.ServerStatus;
 import io.quiver.api.http.RequestGate;
 import io.quiver.api.http.RequestObserver;
 import io.quiver.api.http.SlowClients;
@@ -53,7 +54,9 @@ final class ApiVerticle extends VerticleBase {
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);
-    new AdminRoutes(services.backend().admin(), services.config().adminToken()).mount(router);
+    ServerStatus status = new ServerStatus(services.backend().admin(), services.backend().telemetry(),
+        services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
+    new AdminRoutes(services.backend().admin(), status, services.config().adminToken()).mount(router);
     new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
     new OperationsRoutes(services.metrics()).mount(router);
     router.route().failureHandler(ApiErrors::handle);

@@ -33,7 +33,7 @@ class CommandLineTest {
     Outcome outcome = quiver("repiar");
 
     assertThat(outcome.status()).isEqualTo(2);
-    assertThat(outcome.errors().get(0)).isEqualTo("quiver: unknown command 'repiar'");
+    assertThat(outcome.errors().get(0)).isEqualTo("quiver: unknown command 'repiar'; did you mean 'repair'?");
     assertThat(outcome.errors()).noneMatch(line -> line.trim().startsWith("at "));
   }
 

@@ -1,7 +1,6 @@
 package io.quiver.api.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.api.testing.ApiFixture;
 import java.io.ByteArrayOutputStream;
@@ -18,7 +17,7 @@ class ExampleCommandTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     try (ApiFixture api = new ApiFixture()) {
       System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-      Main.run("example", "board-page", "--server", "http://127.0.0.1:" + api.port());
+      assertThat(Cli.quiver("example", "board-page", "--server", "http://127.0.0.1:" + api.port()).status()).isZero();
     } finally {
       System.setOut(console);
     }
@@ -28,7 +27,9 @@ class ExampleCommandTest {
 
   @Test
   void boardPage_withAnUnknownOption_isAUsageError() {
-    assertThatThrownBy(() -> Main.run("example", "board-page", "--serve", "http://x"))
-        .isInstanceOf(Main.UsageException.class);
+    Cli.Run run = Cli.quiver("example", "board-page", "--serve", "http://x");
+
+    assertThat(run.status()).isEqualTo(2);
+    assertThat(run.err()).startsWith("quiver: Unknown options: '--serve'");
   }
 }

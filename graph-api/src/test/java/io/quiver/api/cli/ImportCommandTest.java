@@ -1,7 +1,6 @@
 package io.quiver.api.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.store.testing.GraphInvariants;
@@ -33,10 +32,11 @@ class ImportCommandTest {
   }
 
   /** Runs the command; answers its exit status and what it printed. */
-  private static String[] run(String... arguments) throws Exception {
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    int status = ImportCommand.run(new ArrayList<>(List.of(arguments)), new PrintStream(printed, true, StandardCharsets.UTF_8));
-    return new String[] {Integer.toString(status), printed.toString(StandardCharsets.UTF_8)};
+  private static String[] run(String... arguments) {
+    List<String> line = new ArrayList<>(List.of("import"));
+    line.addAll(List.of(arguments));
+    Cli.Run run = Cli.quiver(line.toArray(String[]::new));
+    return new String[] {Integer.toString(run.status()), run.out(), run.err()};
   }
 
   @Test
@@ -71,7 +71,8 @@ class ImportCommandTest {
 
     assertThat(refused[0]).isEqualTo("3");
     assertThat(refused[1]).contains("1 refused").contains("line 2: ");
-    assertThatThrownBy(() -> run("/no/such/file.ndjson")).isInstanceOf(Main.UsageException.class)
-        .hasMessageContaining("no file");
+    String[] missing = run("/no/such/file.ndjson");
+    assertThat(missing[0]).isEqualTo("2");
+    assertThat(missing[2]).isEqualTo("quiver: no file /no/such/file.ndjson\n");
   }
 }

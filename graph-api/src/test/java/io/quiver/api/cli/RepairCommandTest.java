@@ -55,7 +55,9 @@ class RepairCommandTest {
     tables.removeBehindTheStoresBack("pin_owned_by_board", pinId, NodeId.parse(board).orElseThrow(), 1000);
     assertThat(api.call(GET, list).body().get("edges")).as("still the cached copy").hasSize(1);
 
-    Main.run("repair", "--config", writeConfig().toString(), "--edge-type", "board_has_pins");
+    Cli.Run repaired = Cli.quiver("repair", "--config", writeConfig().toString(), "--edge-type", "board_has_pins");
+    assertThat(repaired.status()).as(repaired.err()).isZero();
+    assertThat(repaired.out()).contains("repair of board_has_pins: ").contains("1 differing pairs");
 
     long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
     while (api.call(GET, list).body().get("edges").size() != 0) {
@@ -72,13 +74,15 @@ class RepairCommandTest {
     tables.dropClaim("account", "handle", handle);
     assertThat(api.call(GET, "/v1/nodes/account/by/handle/" + handle).status()).isEqualTo(404);
 
-    Main.run("repair", "--config", writeConfig().toString(), "--unique", "account.handle");
+    Cli.Run repaired = Cli.quiver("repair", "--config", writeConfig().toString(), "--unique", "account.handle");
+    assertThat(repaired.status()).as(repaired.err()).isZero();
+    assertThat(repaired.out()).contains("repair of account.handle: ").contains("the index is active");
 
     assertThat(api.call(GET, "/v1/nodes/account/by/handle/" + handle).id()).isEqualTo(account);
     assertThat(tables.uniqueClaims("account", "handle")).containsEntry(handle, Long.parseLong(account));
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () -> Main.run("repair", "--config", writeConfig().toString(), "--unique", "account"))
-        .isInstanceOf(Main.UsageException.class).hasMessageContaining("TYPE.FIELD");
+    Cli.Run malformed = Cli.quiver("repair", "--config", writeConfig().toString(), "--unique", "account");
+    assertThat(malformed.status()).isEqualTo(2);
+    assertThat(malformed.err()).contains("TYPE.FIELD");
   }
 
   /** The configuration an operator would hand the command: the server's ZooKeeper, hosts and cache peers. */

@@ -46,7 +46,18 @@ public final class ApiFixture implements AutoCloseable {
 
   private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache)
       throws Exception {
-    this(http, pools, cache, TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15));
+    this(http, pools, cache, TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15),
+        TestBackend.SHARD_MAP_PATH);
+  }
+
+  /**
+   * A server that routes by the shard map at {@code shardMapPath} (published by the test) rather
+   * than the shared one: for tests that change the map — add hosts, open shards, move them.
+   */
+  public static ApiFixture overShardMap(String shardMapPath) throws Exception {
+    return new ApiFixture(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(),
+        io.quiver.cache.CacheSettings.defaults().withPeersPath(CACHE_PEERS_PATH), TestBackend.get().zooKeeperConnectString(),
+        Duration.ofSeconds(15), shardMapPath);
   }
 
   /**
@@ -55,14 +66,14 @@ public final class ApiFixture implements AutoCloseable {
    */
   public ApiFixture(String zooKeeper, Duration sessionTimeout, io.quiver.cache.CacheSettings cache) throws Exception {
     this(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(), cache,
-        zooKeeper, sessionTimeout);
+        zooKeeper, sessionTimeout, TestBackend.SHARD_MAP_PATH);
   }
 
   private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache,
-      String zooKeeper, Duration sessionTimeout) throws Exception {
+      String zooKeeper, Duration sessionTimeout, String shardMapPath) throws Exception {
     QuiverConfig config = new QuiverConfig(
         http,
-        new QuiverConfig.ZooKeeper(zooKeeper, TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH, sessionTimeout),
+        new QuiverConfig.ZooKeeper(zooKeeper, shardMapPath, TestBackend.SCHEMA_PATH, sessionTimeout),
         pools,
         TestBackend.applierSettings(),
         cache,

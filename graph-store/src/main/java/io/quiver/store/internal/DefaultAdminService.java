@@ -1,6 +1,7 @@
 package io.quiver.store.internal;
 
 import io.quiver.core.GraphException;
+import io.quiver.core.zk.ServedVersions;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
@@ -8,19 +9,18 @@ import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaRegistry;
 import io.quiver.schema.SchemaSource;
 import io.quiver.schema.SchemaStore;
-import io.quiver.core.zk.ServedVersions;
+import io.quiver.schema.UniqueIndex;
 import io.quiver.store.AdminService;
+import io.quiver.store.GraphStore;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.ProvisionReport;
 import io.quiver.store.RepairReport;
 import io.quiver.store.UniqueRepairReport;
-import io.quiver.schema.UniqueIndex;
-import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import io.quiver.store.internal.outbox.InverseRepair;
+import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.table.ShardProvisioner;
 import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardMapSource;
 import io.quiver.store.shard.ShardMapStore;
 import io.vertx.core.Context;
@@ -29,12 +29,15 @@ import io.vertx.core.Vertx;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The admin service over one backend. Each call runs its blocking work (ZooKeeper, JDBC, a
@@ -52,6 +55,7 @@ final class DefaultAdminService implements AdminService {
   private final SchemaSource schemas;
   private final ShardMapSource shardMaps;
   private final InverseRepair repair;
+  private final OutboxRetry outboxRetry;
   private final UniqueRepair uniqueRepair;
   private final ShardProvisioner provisioner;
   private final SchemaRegistry registry;
@@ -61,12 +65,14 @@ final class DefaultAdminService implements AdminService {
 
   /** @param paths where the documents live; null leaves this service able to repair only */
   DefaultAdminService(Vertx vertx, ExecutorService jobs, SchemaSource schemas, ShardMapSource shardMaps,
-      InverseRepair repair, UniqueRepair uniqueRepair, ShardProvisioner provisioner, RegistryPaths paths) {
+      InverseRepair repair, OutboxRetry outboxRetry, UniqueRepair uniqueRepair, ShardProvisioner provisioner,
+      RegistryPaths paths) {
     this.vertx = vertx;
     this.jobs = jobs;
     this.schemas = schemas;
     this.shardMaps = shardMaps;
     this.repair = repair;
+    this.outboxRetry = outboxRetry;
     this.uniqueRepair = uniqueRepair;
     this.paths = paths;
     this.provisioner = provisioner;
@@ -143,6 +149,21 @@ final class DefaultAdminService implements AdminService {
   }
 
   @Override
+  public Future<Schema> previewNodeType(NodeType type, Set<SchemaChanges.Permit> permits) {
+    return run(() -> registry().previewNodeType(type, permits));
+  }
+
+  @Override
+  public Future<Schema> previewEdgeType(EdgeType type, Set<SchemaChanges.Permit> permits) {
+    return run(() -> registry().previewEdgeType(type, permits));
+  }
+
+  @Override
+  public Future<Long> retryParked(String host) {
+    return run(() -> outboxRetry.run(host));
+  }
+
+  @Override
   public Future<Schema> applySchema(Schema document) {
     return run(() -> served(registry().apply(document)));
   }
@@ -173,6 +194,22 @@ final class DefaultAdminService implements AdminService {
       provisioner.provision(next, schemas.current());
       mapStore().publish(next);
       return next;
+    });
+  }
+
+  @Override
+  public Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion) {
+    return run(() -> {
+      ShardMap stored = storedMap();
+      if (expectedVersion != GraphStore.ANY_VERSION && expectedVersion != stored.version()) {
+        throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "the shard map is at version " + stored.version()
+            + ", not " + expectedVersion + "; read it again before changing it");
+      }
+      ShardMap next = change.applyTo(stored).withVersion(stored.version() + 1);
+      provisioner.provision(next, schemas.current());
+      mapStore().publish(next);
+      log.info("shard map version {}: {}", next.version(), change.describe());
+      return shardMaps.awaitVersion(next.version(), OWN_CHANGE_TIMEOUT);
     });
   }
 

@@ -15,6 +15,7 @@ import io.quiver.store.PoolSettings;
 import io.quiver.store.StoreTelemetry;
 import io.quiver.store.internal.outbox.Cascades;
 import io.quiver.store.internal.outbox.InverseRepair;
+import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
@@ -107,6 +108,7 @@ public final class DefaultBackend implements GraphBackend {
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
     this.admin = new DefaultAdminService(vertx, adminJobs, schemas, settings.shardMaps(),
         new InverseRepair(backgroundRouter, client, schemas, writer),
+        new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten),
         new UniqueRepair(backgroundRouter, client, unique),
         new ShardProvisioner(settings.pools().user(), settings.pools().password()), settings.registry());
     this.telemetry = new Telemetry();

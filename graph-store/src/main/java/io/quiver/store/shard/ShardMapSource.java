@@ -7,6 +7,15 @@ public interface ShardMapSource {
   /** The newest valid map; never null once the source has delivered its first. */
   ShardMap current();
 
+  /**
+   * Waits until the source serves {@code version} or a newer one, so an admin call reads its own
+   * change; a fixed source answers at once. Blocking: never call it on an event loop.
+   */
+  default ShardMap awaitVersion(long version, java.time.Duration timeout)
+      throws InterruptedException, java.util.concurrent.TimeoutException {
+    return current();
+  }
+
   /** Registers a listener called with every newer map. */
   void onChange(Consumer<ShardMap> listener);
 

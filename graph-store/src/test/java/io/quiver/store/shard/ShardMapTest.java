@@ -100,4 +100,58 @@ class ShardMapTest {
     assertThat(map.pickShardForNewNode(new Random(1))).isEmpty();
     assertThat(map(List.of(new ShardRange(0, 1, "h1")), List.of(), Map.of()).pickShardForNewNode(new Random(1))).isEmpty();
   }
+
+  @Test
+  void aMapOf4096ShardsOver8Hosts_isBuiltByAdminChanges_andRoutesEveryShardToItsHost() {
+    ShardMap map = new ShardMap(1, Map.of("h1", new Host("h1", "10.0.1.1:3306", List.of())),
+        List.of(new ShardRange(0, 511, "h1")), List.of(new ShardSpan(0, 511)), Map.of());
+    for (int host = 2; host <= 8; host++) {
+      map = new ShardMapChange.AddHost(new Host("h" + host, "10.0.1." + host + ":3306", List.of())).applyTo(map);
+      map = new ShardMapChange.OpenShards(new ShardSpan((host - 1) * 512, host * 512 - 1), "h" + host, true)
+          .applyTo(map);
+    }
+    map = new ShardMapChange.SetState(ShardSpan.parse("4000-4095"), ShardState.READ_ONLY).applyTo(map);
+
+    assertThat(map.hosts()).hasSize(8);
+    assertThat(map.allShards()).hasSize(4096);
+    assertThat(map.open()).containsExactly(new ShardSpan(0, 4095));
+    for (int shard = 0; shard < 4096; shard++) {
+      assertThat(map.rangeOf(shard)).map(ShardRange::host).contains("h" + (shard / 512 + 1));
+    }
+    assertThat(map.rangeOf(4096)).isEmpty();
+    Map<String, Integer> newNodesPerHost = new java.util.TreeMap<>();
+    Random random = new Random(7);
+    for (int i = 0; i < 8000; i++) {
+      int shard = map.pickShardForNewNode(random).orElseThrow();
+      assertThat(shard).isLessThan(4000);
+      newNodesPerHost.merge(map.rangeOf(shard).orElseThrow().host(), 1, Integer::sum);
+    }
+    assertThat(newNodesPerHost).hasSize(8).allSatisfy((host, nodes) -> assertThat(nodes).isBetween(700, 1300));
+    assertThat(ShardMapJson.parse(ShardMapJson.toBytes(map))).isEqualTo(map);
+  }
+
+  @Test
+  void shardSpans_areReadAsOperatorsTypeThem() {
+    assertThat(ShardSpan.parse("4")).isEqualTo(new ShardSpan(4, 4));
+    assertThat(ShardSpan.parse(" 4-5 ")).isEqualTo(new ShardSpan(4, 5));
+    assertThat(ShardSpan.parse("4-5").toString()).isEqualTo("4-5");
+    assertThatThrownBy(() -> ShardSpan.parse("5-4")).hasMessageContaining("from <= to");
+    assertThatThrownBy(() -> ShardSpan.parse("4..5")).hasMessageContaining("4 or 4-5");
+    assertThatThrownBy(() -> ShardSpan.parse("-1")).hasMessageContaining("4 or 4-5");
+  }
+
+  @Test
+  void changes_thatTheMapCannotTake_areRefusedSayingWhy() {
+    ShardMap map = map(List.of(new ShardRange(4, 7, "h1")), List.of(new ShardSpan(4, 7)), Map.of());
+
+    assertThatThrownBy(() -> new ShardMapChange.AddHost(new Host("h1", "10.9.9.9:3306", List.of())).applyTo(map))
+        .hasMessageContaining("already in the shard map");
+    assertThatThrownBy(() -> new ShardMapChange.OpenShards(new ShardSpan(9, 9), "h2", true).applyTo(map))
+        .hasMessageContaining("start at 8 or end at 3");
+    assertThatThrownBy(() -> new ShardMapChange.SetState(new ShardSpan(7, 8), ShardState.OFFLINE).applyTo(map))
+        .hasMessageContaining("not all in the shard map");
+    ShardMap below = new ShardMapChange.OpenShards(new ShardSpan(0, 3), "h2", false).applyTo(map);
+    assertThat(below.ranges()).containsExactly(new ShardRange(0, 3, "h2"), new ShardRange(4, 7, "h1"));
+    assertThat(below.open()).containsExactly(new ShardSpan(4, 7));
+  }
 }

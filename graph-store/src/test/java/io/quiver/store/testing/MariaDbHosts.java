@@ -10,8 +10,13 @@ final class MariaDbHosts implements MySqlHosts {
 
   MariaDbHosts(int count) {
     for (int i = 0; i < count; i++) {
-      servers.add(EmbeddedMariaDb.start(null, 0));
+      startAnother();
     }
+  }
+
+  @Override
+  public synchronized void startAnother() {
+    servers.add(EmbeddedMariaDb.start(null, 0));
   }
 
   @Override

@@ -14,13 +14,18 @@ final class MySql8Hosts implements MySqlHosts {
 
   MySql8Hosts(int count) {
     for (int i = 0; i < count; i++) {
-      MySQLContainer<?> container = new MySQLContainer<>(DockerImageName.parse("mysql:8.4"))
-          .withUsername("root")
-          .withPassword("quiver")
-          .withCommand("--max-connections=500");
-      container.start();
-      containers.add(container);
+      startAnother();
     }
+  }
+
+  @Override
+  public synchronized void startAnother() {
+    MySQLContainer<?> container = new MySQLContainer<>(DockerImageName.parse("mysql:8.4"))
+        .withUsername("root")
+        .withPassword("quiver")
+        .withCommand("--max-connections=500");
+    container.start();
+    containers.add(container);
   }
 
   @Override

@@ -11,6 +11,9 @@ public interface MySqlHosts extends AutoCloseable {
 
   String password();
 
+  /** Starts one more host, empty, as the last of {@link #addresses()}: for tests that grow the fleet. */
+  void startAnother();
+
   /** Takes host i down, keeping its data. */
   void stop(int host);
 

@@ -200,6 +200,26 @@ public final class ShardTables {
     }
   }
 
+  /** Parks a shard's held-back entries, as repeated failures would have. */
+  public void parkHeldBack(int shard) throws Exception {
+    execute(shard, "UPDATE " + OutboxTable.INSTANCE.on(shard) + " SET parked = 1 WHERE next_attempt_us = "
+        + HELD_BACK_US);
+  }
+
+  /** A shard's outbox entries for edges from {@code from}: pending ones, or parked ones. */
+  public long outboxEntriesFrom(int shard, NodeId from, boolean parked) throws Exception {
+    try (Connection connection = connect(hostIndexOf(shard));
+        PreparedStatement statement = connection.prepareStatement(
+            OutboxTable.INSTANCE.countSql(shard) + " AND from_id = ?")) {
+      statement.setInt(1, parked ? 1 : 0);
+      statement.setLong(2, from.value());
+      try (ResultSet result = statement.executeQuery()) {
+        result.next();
+        return result.getLong(1);
+      }
+    }
+  }
+
   /** Waits until every outbox is empty; fails after the timeout. */
   public void awaitOutboxesDrained(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -84,6 +84,17 @@ public final class TestBackend {
     return hosts;
   }
 
+  /**
+   * The address of a third host, empty and named in no map of this backend's: for tests that add a
+   * host to a fleet or move shards onto one. Started on first use (a few seconds), then shared.
+   */
+  public synchronized String spareHost() {
+    if (hosts.addresses().size() < 3) {
+      hosts.startAnother();
+    }
+    return hosts.addresses().get(2);
+  }
+
   public Schema schema() {
     return schema;
   }

@@ -243,6 +243,12 @@ public final class OutboxTable implements ShardTable {
         .mapEmpty();
   }
 
+  /** Every parked entry of a shard due again at {@code nowUs}, its attempts counted afresh; answers how many. */
+  public Future<Integer> unpark(SqlClient client, ShardRoute route, long nowUs) {
+    String sql = "UPDATE " + on(route.shard()) + " SET parked = 0, attempts = 0, next_attempt_us = ? WHERE parked = 1";
+    return client.preparedQuery(sql).execute(Tuple.of(nowUs)).map(rows -> rows.rowCount());
+  }
+
   /**
    * Pending and parked entries of a shard, and the creation time of the oldest pending one.
    *

@@ -1,5 +1,6 @@
 package io.quiver.store.internal.table;
 
+import io.quiver.core.GraphException;
 import io.quiver.schema.Schema;
 import io.quiver.store.ProvisionReport;
 import io.quiver.store.internal.sql.SqlNames;
@@ -45,9 +46,7 @@ public final class ShardProvisioner {
     int created = 0;
     for (Host host : map.hosts().values()) {
       List<Integer> onHost = map.shardsOn(host.name());
-      if (onHost.isEmpty()) {
-        continue;
-      }
+      // A host with no shards yet is still connected to: a map never names a host it cannot reach.
       try (Connection connection = connect(host)) {
         Map<String, Set<String>> existing = existingColumns(connection);
         for (int shard : onHost) {
@@ -104,13 +103,22 @@ public final class ShardProvisioner {
     return existing;
   }
 
-  private Connection connect(Host host) throws SQLException {
+  private Connection connect(Host host) {
     Properties properties = new Properties();
     properties.setProperty("user", user);
     properties.setProperty("password", password);
     properties.setProperty("connectTimeout", "5000");
     properties.setProperty("allowPublicKeyRetrieval", "true");
-    return DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/", properties);
+    try {
+      return DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/", properties);
+    } catch (SQLException unreachable) {
+      throw GraphException.of(GraphException.Code.UNAVAILABLE, "host " + host.name() + " at " + host.primary()
+          + " cannot be reached as " + user + ": " + firstLine(unreachable.getMessage()), unreachable);
+    }
+  }
+
+  private static String firstLine(String message) {
+    return message == null ? "no answer" : message.lines().findFirst().orElse(message);
   }
 
   private static void execute(Connection connection, String ddl) throws SQLException {

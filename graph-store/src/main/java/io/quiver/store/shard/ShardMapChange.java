@@ -1,0 +1,163 @@
+package io.quiver.store.shard;
+
+import io.quiver.core.GraphException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One change an operator makes to the shard map — add a host, open a range of new shards on a
+ * host, set shards' state — as a value that can be checked against the stored map before anything
+ * is published. {@link #applyTo} answers the changed map (the caller publishes it one version up,
+ * compare-and-set) or refuses with a message saying why; it never touches a host or ZooKeeper, so
+ * the admin service can check reachability and provision in between.
+ *
+ * <p>Shards themselves never change hands here: a shard's data is where its range says, and only
+ * a move (copy, verify, cut-over) may point it elsewhere.
+ */
+public sealed interface ShardMapChange {
+
+  /** The map with this change made, same version; refuses a change the map cannot take. */
+  ShardMap applyTo(ShardMap map);
+
+  /** One line for logs and answers: what the change does. */
+  String describe();
+
+  /**
+   * A new host, holding no shards yet. Refused when the name is taken or its primary is already
+   * another host's (two names for one database server would let a move copy a shard onto itself).
+   */
+  record AddHost(Host host) implements ShardMapChange {
+    public AddHost {
+      if (host == null) {
+        throw GraphException.invalid("a host to add needs a name and a primary address");
+      }
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      if (map.hosts().containsKey(host.name())) {
+        throw GraphException.invalid("host '" + host.name() + "' is already in the shard map, at "
+            + map.hosts().get(host.name()).primary());
+      }
+      for (Host other : map.hosts().values()) {
+        if (other.primary().equals(host.primary())) {
+          throw GraphException.invalid("host '" + other.name() + "' already has the primary " + host.primary());
+        }
+      }
+      Map<String, Host> hosts = new TreeMap<>(map.hosts());
+      hosts.put(host.name(), host);
+      return new ShardMap(map.version(), hosts, map.ranges(), map.open(), map.states());
+    }
+
+    @Override
+    public String describe() {
+      return "add host " + host.name() + " at " + host.primary();
+    }
+  }
+
+  /**
+   * New shards on a host, directly after (or before) the shards the map holds, since ranges are
+   * contiguous; with {@code acceptNewNodes} they join the open spans, so new nodes land on them.
+   * A range adjoining one of the same host's is merged into it, and so are adjoining open spans.
+   */
+  record OpenShards(ShardSpan shards, String host, boolean acceptNewNodes) implements ShardMapChange {
+    public OpenShards {
+      if (shards == null || host == null) {
+        throw GraphException.invalid("opening shards needs the shards (such as \"8-15\") and a host");
+      }
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      if (!map.hosts().containsKey(host)) {
+        throw GraphException.invalid("host '" + host + "' is not in the shard map; add it first");
+      }
+      for (ShardRange range : map.ranges()) {
+        if (range.from() <= shards.to() && shards.from() <= range.to()) {
+          throw GraphException.invalid("shards " + shards + " overlap " + range.from() + ".." + range.to()
+              + " on " + range.host() + ", which the map already holds");
+        }
+      }
+      ShardRange first = map.ranges().get(0);
+      ShardRange last = map.ranges().get(map.ranges().size() - 1);
+      if (shards.from() != last.to() + 1 && shards.to() != first.from() - 1) {
+        throw GraphException.invalid("shards " + shards + " would leave a gap: the map holds " + first.from() + ".."
+            + last.to() + ", so new shards start at " + (last.to() + 1)
+            + (first.from() > 0 ? " or end at " + (first.from() - 1) : ""));
+      }
+      List<ShardRange> ranges = new ArrayList<>(map.ranges());
+      ranges.add(new ShardRange(shards.from(), shards.to(), host));
+      List<ShardSpan> open = new ArrayList<>(map.open());
+      if (acceptNewNodes) {
+        open.add(shards);
+      }
+      return new ShardMap(map.version(), map.hosts(), mergeRanges(ranges), mergeSpans(open), map.states());
+    }
+
+    @Override
+    public String describe() {
+      return "open shards " + shards + " on " + host + (acceptNewNodes ? " for new nodes" : " (closed to new nodes)");
+    }
+  }
+
+  /**
+   * Every shard of a span set to one state: {@code read-only} before maintenance, {@code offline}
+   * to stop serving a shard, {@code read-write} to return it. Every shard must be in the map.
+   */
+  record SetState(ShardSpan shards, ShardState state) implements ShardMapChange {
+    public SetState {
+      if (shards == null || state == null) {
+        throw GraphException.invalid("setting a state needs the shards (such as \"4-5\") and a state");
+      }
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      if (!map.contains(shards.from()) || !map.contains(shards.to())) {
+        throw GraphException.invalid("shards " + shards + " are not all in the shard map");
+      }
+      ShardMap changed = map;
+      for (int shard = shards.from(); shard <= shards.to(); shard++) {
+        changed = changed.withState(shard, state);
+      }
+      return changed;
+    }
+
+    @Override
+    public String describe() {
+      return "set shards " + shards + " " + state.jsonName();
+    }
+  }
+
+  private static List<ShardRange> mergeRanges(List<ShardRange> ranges) {
+    List<ShardRange> sorted = new ArrayList<>(ranges);
+    sorted.sort((a, b) -> Integer.compare(a.from(), b.from()));
+    List<ShardRange> merged = new ArrayList<>();
+    for (ShardRange range : sorted) {
+      ShardRange previous = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+      if (previous != null && previous.host().equals(range.host()) && previous.to() + 1 == range.from()) {
+        merged.set(merged.size() - 1, new ShardRange(previous.from(), range.to(), range.host()));
+      } else {
+        merged.add(range);
+      }
+    }
+    return merged;
+  }
+
+  private static List<ShardSpan> mergeSpans(List<ShardSpan> spans) {
+    List<ShardSpan> sorted = new ArrayList<>(spans);
+    sorted.sort((a, b) -> Integer.compare(a.from(), b.from()));
+    List<ShardSpan> merged = new ArrayList<>();
+    for (ShardSpan span : sorted) {
+      ShardSpan previous = merged.isEmpty() ? null : merged.get(merged.size() - 1);
+      if (previous != null && previous.to() + 1 >= span.from()) {
+        merged.set(merged.size() - 1, new ShardSpan(previous.from(), Math.max(previous.to(), span.to())));
+      } else {
+        merged.add(span);
+      }
+    }
+    return merged;
+  }
+}
