@@ -124,7 +124,9 @@ final class AdminHttp implements AutoCloseable {
     if (status == 401 || status == 403) {
       return new CommandFailure(2, message + " (give --token or set QUIVER_TOKEN)");
     }
-    return new CommandFailure(1, message + " (" + status + " " + answer.path("error").path("code").asText("error") + ")");
+    String rule = answer.path("error").path("details").path("rule").asText("");
+    return new CommandFailure(1, (rule.isEmpty() ? "" : "rule " + rule + ": ") + message + " (" + status + " "
+        + answer.path("error").path("code").asText("error") + ")");
   }
 
   private JsonNode readTree(String text) {

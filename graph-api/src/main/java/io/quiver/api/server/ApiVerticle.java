@@ -6,6 +6,7 @@ import io.quiver.api.http.BulkRoute;
 import io.quiver.api.http.ApiErrors;
 import io.quiver.api.http.GraphRoutes;
 import io.quiver.api.http.HealthRoute;
+import io.quiver.api.http.ConsoleRoutes;
 import io.quiver.api.http.OperationsRoutes;
 import io.quiver.api.http.ServerStatus;
 import io.quiver.api.http.RequestGate;
@@ -59,6 +60,7 @@ final class ApiVerticle extends VerticleBase {
     new AdminRoutes(services.backend().admin(), status, services.config().adminToken()).mount(router);
     new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
     new OperationsRoutes(services.metrics()).mount(router);
+    new ConsoleRoutes().mount(router);
     router.route().failureHandler(ApiErrors::handle);
     router.errorHandler(404, ApiErrors::handle);
     router.errorHandler(405, ApiErrors::handle);

@@ -180,7 +180,7 @@ class AdminCommandsTest {
     Cli.Run diff = quiver("schema", "diff", refused.toString(), "--server", server, "--token", TOKEN);
     assertThat(diff.status()).as(diff.err()).isEqualTo(3);
     assertThat(diff.out()).contains("* node type " + note + ": allowed\n    new\n");
-    assertThat(diff.out()).contains("! node type account: refused: ").contains("(409 incompatible_change)")
+    assertThat(diff.out()).contains("! node type account: refused: rule FIELD_TYPE_IMMUTABLE: ").contains("(409 incompatible_change)")
         .contains("~ field handle {\"type\":\"string\",\"unique\":true} -> {\"type\":\"integer\"}");
 
     Cli.Run notApplied = quiver("schema", "apply", refused.toString(), "--server", server, "--token", TOKEN);
