@@ -149,7 +149,7 @@ public final class ApiErrors {
     return error;
   }
 
-  private static Buffer errorBody(String code, String message, Map<String, Object> details) {
+  static Buffer errorBody(String code, String message, Map<String, Object> details) {
     ObjectNode body = ApiJson.object();
     body.set("error", error(code, message, details));
     return ApiJson.buffer(body);

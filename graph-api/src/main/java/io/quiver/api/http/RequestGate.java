@@ -56,7 +56,7 @@ public final class RequestGate implements Handler<HttpServerRequest> {
 
   static Refusal check(HttpServerRequest request) {
     if (request.version() == null) {
-      return new Refusal(501, "not_implemented", "this server speaks HTTP/1.0 and HTTP/1.1");
+      return new Refusal(505, "not_implemented", "this server speaks HTTP/1.0 and HTTP/1.1");
     }
     if (request.version() == HttpVersion.HTTP_1_1 && request.headers().get(HttpHeaders.HOST) == null) {
       return Refusal.invalid("the request has no Host header");

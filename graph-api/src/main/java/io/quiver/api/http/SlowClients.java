@@ -15,11 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * (slowloris) holds a connection for the timeout at most. The idle timeout, set on the server,
  * closes connections that go silent, mid-headers or not.
  *
- * <p>Not covered: the first request of a connection. Vert.x hands a connection to the server's
- * handlers only once its first request head is decoded, and exposes no hook at accept time, so a
- * client trickling its first headers faster than the idle timeout is bounded only by the header
- * size limit. Closing that gap needs a handler in the channel pipeline, which Vert.x 5 keeps
- * internal.
+ * <p>The first request of a connection is covered too: the server speaks HTTP/1.1 only, so Vert.x
+ * hands each connection over when it is accepted (with h2c on, only once its first bytes had
+ * decided the protocol), and its wait for a first request head starts then.
  *
  * <p>One per server, shared by the HTTP server instances of every event loop: a connection may be
  * accepted by one instance's handlers and swept by the one timer, so the map is concurrent, and

@@ -6,6 +6,7 @@ import io.quiver.api.http.BulkRoute;
 import io.quiver.api.http.ApiErrors;
 import io.quiver.api.http.GraphRoutes;
 import io.quiver.api.http.HealthRoute;
+import io.quiver.api.http.CodecRefusals;
 import io.quiver.api.http.ConsoleRoutes;
 import io.quiver.api.http.OperationsRoutes;
 import io.quiver.api.http.ServerStatus;
@@ -71,10 +72,17 @@ final class ApiVerticle extends VerticleBase {
         .setPort(port)
         .setHost("0.0.0.0")
         .setMaxInitialLineLength(http.maxRequestLineBytes())
+        // HTTP/1.1 only: with h2c prior knowledge on, Vert.x waits for a connection's first bytes
+        // before it builds the HTTP/1 pipeline and hands the connection over, so the header timeout
+        // could not watch a first request trickled in a byte at a time.
+        .setHttp2ClearTextEnabled(false)
         .setIdleTimeout((int) http.idleTimeout().toMillis())
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
     return vertx.createHttpServer(options)
-        .connectionHandler(slowClients::connected)
+        .connectionHandler(connection -> {
+          CodecRefusals.install(connection);
+          slowClients.connected(connection);
+        })
         .invalidRequestHandler(ApiErrors::invalidRequest)
         .requestHandler(request -> {
           slowClients.requestStarted(request);

@@ -203,8 +203,22 @@ class HostileRequestsTest {
         + "\r\n\r\n"), 431, "too_large");
     assertRefused(RawHttp.send(api.port(), "GET /health HTTP/1.1\r\nHost: localhost\r\nBad Name: x\r\n"
         + "Connection: close\r\n\r\n"), 400, "invalid_request");
-    // Not covered: an unknown HTTP version (Vert.x answers 501 itself, before any handler) and a
-    // malformed chunk (the codec closes the connection); see docs/operations.md.
+    assertRefused(RawHttp.send(api.port(), "GET /health HTTP/9.9\r\nHost: localhost\r\n\r\n"), 505,
+        "not_implemented");
+    assertRefused(RawHttp.send(api.port(), "GET /health HTTP/2.0\r\nHost: localhost\r\n\r\n"), 505,
+        "not_implemented");
+  }
+
+  @Test
+  void aMalformedChunk_getsTheJsonErrorBody_andWritesNothing() throws Exception {
+    long before = api.nodeRows("tag");
+    RawHttp.Answer answer = RawHttp.send(api.port(), "POST /v1/nodes/tag HTTP/1.1\r\nHost: localhost\r\n"
+        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + "10\r\n{\"data\": {\"label\"\r\nzz\r\n: \"x\"}}\r\n0\r\n\r\n");
+
+    assertRefused(answer, 400, "invalid_request");
+    assertThat(answer.body()).contains("chunked body is malformed");
+    assertThat(api.nodeRows("tag")).isEqualTo(before);
   }
 
   // ---- getNodes at its documented size ----
@@ -325,6 +339,38 @@ class HostileRequestsTest {
       for (Socket socket : silent) {
         socket.close();
       }
+      for (Socket socket : tricklers) {
+        socket.close();
+      }
+    }
+  }
+
+  @Test
+  void aFirstRequestTrickledIn_isClosedAtTheHeaderTimeout_longBeforeTheIdleTimeout() throws Exception {
+    Duration header = Duration.ofMillis(600);
+    Duration idle = Duration.ofSeconds(20);
+    try (ApiFixture slow = new ApiFixture(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES,
+        QuiverConfig.DEFAULT_REQUEST_TIMEOUT).withTimeouts(header, idle))) {
+      List<Socket> tricklers = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        Socket first = new Socket("127.0.0.1", slow.port());
+        first.getOutputStream().write("GET /health HTTP/1.1\r\nHost: l".getBytes(StandardCharsets.US_ASCII));
+        tricklers.add(first);
+      }
+      long started = System.nanoTime();
+      int open = tricklers.size();
+      while (open > 0 && System.nanoTime() - started < Duration.ofSeconds(8).toNanos()) {
+        Thread.sleep(100);
+        open = 0;
+        for (Socket socket : tricklers) {
+          open += stillOpen(socket, true) ? 1 : 0;
+        }
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      System.out.printf("10 first-request tricklers closed after %d ms (header timeout %d ms, idle %d s)%n",
+          took.toMillis(), header.toMillis(), idle.toSeconds());
+      assertThat(open).as("connections still held").isZero();
+      assertThat(took).isLessThan(Duration.ofSeconds(4));
       for (Socket socket : tricklers) {
         socket.close();
       }
