@@ -27,7 +27,7 @@ final class ShardsCommand extends CommandGroup {
       if (json) {
         printJson(out, map);
       } else {
-        print(map, out);
+        print(map, out, "");
       }
       return 0;
     }
@@ -80,14 +80,13 @@ final class ShardsCommand extends CommandGroup {
     if (json) {
       RemoteCommand.printJson(out, map);
     } else {
-      out.printf("shard map version %d published%n", map.path("version").asLong());
-      print(map, out);
+      print(map, out, " published");
     }
     return 0;
   }
 
   /** The ranges split into runs of one state and openness, so what differs shows. */
-  static void print(JsonNode map, PrintWriter out) {
+  static void print(JsonNode map, PrintWriter out, String headingSuffix) {
     Map<Integer, String> states = new HashMap<>();
     map.path("state").fields().forEachRemaining(entry -> states.put(Integer.parseInt(entry.getKey()), entry.getValue().asText()));
     Table table = new Table("SHARDS", "HOST", "STATE", "NEW NODES");
@@ -104,7 +103,7 @@ final class ShardsCommand extends CommandGroup {
         }
       }
     }
-    out.printf("shard map version %d%n", map.path("version").asLong());
+    out.printf("shard map version %d%s%n", map.path("version").asLong(), headingSuffix);
     table.print(out);
   }
 
