@@ -145,21 +145,22 @@ final class SchemaCommand extends CommandGroup {
     for (String kind : List.of("node", "edge")) {
       String member = kind + "Types";
       document.path(member).fields().forEachRemaining(entry -> {
-        JsonNode before = stored.path(member).get(entry.getKey());
-        List<String> lines = differences(before, entry.getValue());
-        String refusal = null;
+        List<String> lines = differences(stored.path(member).get(entry.getKey()), entry.getValue());
         TypeChange change = new TypeChange(kind, entry.getKey(), entry.getValue(), lines, null);
-        if (!lines.isEmpty()) {
-          try {
-            server.put(change.path(changeDefaults) + (changeDefaults ? "&" : "?") + "dryRun=true", entry.getValue());
-          } catch (CommandFailure refused) {
-            refusal = refused.getMessage();
-          }
-        }
-        changes.add(new TypeChange(kind, entry.getKey(), entry.getValue(), lines, refusal));
+        changes.add(lines.isEmpty() ? change : verdict(server, change, changeDefaults));
       });
     }
     return changes;
+  }
+
+  /** The server's verdict on a change: the definition sent with {@code dryRun}, nothing changed. */
+  private static TypeChange verdict(AdminHttp server, TypeChange change, boolean changeDefaults) {
+    try {
+      server.put(change.path(changeDefaults) + (changeDefaults ? "&" : "?") + "dryRun=true", change.definition());
+      return change;
+    } catch (CommandFailure refused) {
+      return new TypeChange(change.kind(), change.typeName(), change.definition(), change.lines(), refused.getMessage());
+    }
   }
 
   /** What defining {@code after} over {@code before} (null: not defined) changes, a line each. */

@@ -33,8 +33,14 @@ import java.util.function.Supplier;
  * The admin calls, behind a bearer token: {@code Authorization: Bearer <token>}. No token
  * answers 401, a wrong one 403, and either changes nothing. Each call parses its request on the
  * event loop (a malformed one is a 400 before any work) and hands the work to the
- * {@link AdminService} — the same service the command line uses — which checks, provisions and
- * publishes a schema change, and answers once this server serves it.
+ * {@link AdminService} — the same service the command line's {@code --config} tools use, and the
+ * one the command line and the console reach through these routes — which checks, provisions and
+ * publishes a schema or shard-map change, and answers once this server serves it.
+ *
+ * <p>The calls: define a node or edge type ({@code ?dryRun=true}: what it would publish, or the
+ * rule that refuses it); repair an edge type or a unique index (NDJSON progress); read the shard
+ * map and the {@link ServerStatus}; add a host, open shards, set shards' state ({@code If-Match}:
+ * only against that map version); retry parked outbox entries.
  */
 public final class AdminRoutes {
   /**

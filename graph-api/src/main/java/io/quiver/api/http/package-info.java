@@ -2,7 +2,11 @@
  * The HTTP API of {@code shared/API.md} on Vert.x Web: request parsing and validation
  * ({@link io.quiver.api.http.Requests}), the JSON shapes of nodes and edges
  * ({@link io.quiver.api.http.ApiJson}) and the one place errors become status codes
- * ({@link io.quiver.api.http.ApiErrors}).
+ * ({@link io.quiver.api.http.ApiErrors}); what is refused before routing
+ * ({@link io.quiver.api.http.RequestGate}, {@link io.quiver.api.http.CodecRefusals},
+ * {@link io.quiver.api.http.SlowClients}); the admin calls ({@link io.quiver.api.http.AdminRoutes},
+ * {@link io.quiver.api.http.ServerStatus}) and the console's static files
+ * ({@link io.quiver.api.http.ConsoleRoutes}).
  */
 package io.quiver.api.http;
 
