@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.api.testing.ApiClient.Answer;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.store.NodeId;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapStore;
 import io.quiver.store.testing.TestBackend;
 import java.sql.Connection;
@@ -15,6 +17,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -154,6 +157,20 @@ class ShardMapAdminTest {
     assertThat(opened.status()).as(opened.text()).isEqualTo(200);
     assertThat(opened.body().get("ranges").toString()).contains("{\"from\":8,\"to\":10,\"host\":\"h3\"}");
     assertThat(opened.body().get("open").toString()).isEqualTo("[[0,9]]");
+  }
+
+  @Test
+  @Order(5)
+  void aHostHoldingNoShardsThatIsDown_blocksNoOtherChange() throws Exception {
+    ShardMapStore store = new ShardMapStore(BACKEND.curator(), MAP_PATH);
+    ShardMap stored = store.read().orElseThrow();
+    store.publish(stored.withHost(new Host("h9", "127.0.0.1:1", List.of()))
+        .withVersion(stored.version() + 1));
+
+    Answer changed = admin("/v1/admin/shards/state", "{\"shards\": \"5\", \"state\": \"read-only\"}", stored.version() + 1);
+    assertThat(changed.status()).as(changed.text()).isEqualTo(200);
+    Answer back = admin("/v1/admin/shards/state", "{\"shards\": \"5\", \"state\": \"read-write\"}");
+    assertThat(back.status()).as(back.text()).isEqualTo(200);
   }
 
   private static long tablesOnSpare(String database) throws Exception {

@@ -19,6 +19,7 @@ import io.quiver.store.UniqueRepairReport;
 import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.table.ShardProvisioner;
+import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardMapSource;
@@ -206,6 +207,12 @@ final class DefaultAdminService implements AdminService {
             + ", not " + expectedVersion + "; read it again before changing it");
       }
       ShardMap next = change.applyTo(stored).withVersion(stored.version() + 1);
+      // A map never names a host it cannot reach: every host it gains (or readdresses) answers first.
+      for (Host host : next.hosts().values()) {
+        if (!host.equals(stored.hosts().get(host.name()))) {
+          provisioner.reach(host);
+        }
+      }
       provisioner.provision(next, schemas.current());
       mapStore().publish(next);
       log.info("shard map version {}: {}", next.version(), change.describe());

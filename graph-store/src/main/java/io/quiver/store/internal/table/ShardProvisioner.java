@@ -46,7 +46,9 @@ public final class ShardProvisioner {
     int created = 0;
     for (Host host : map.hosts().values()) {
       List<Integer> onHost = map.shardsOn(host.name());
-      // A host with no shards yet is still connected to: a map never names a host it cannot reach.
+      if (onHost.isEmpty()) {
+        continue;
+      }
       try (Connection connection = connect(host)) {
         Map<String, Set<String>> existing = existingColumns(connection);
         for (int shard : onHost) {
@@ -74,6 +76,16 @@ public final class ShardProvisioner {
     ProvisionReport report = new ProvisionReport(shards, databases, created);
     log.info("provisioned {} shards: {} databases and {} tables created", shards, databases, created);
     return report;
+  }
+
+  /**
+   * Connects to a host and lets go: a host is added to the shard map only if it answers with the
+   * servers' account. UNAVAILABLE, naming the host, when it does not.
+   */
+  public void reach(Host host) throws SQLException {
+    try (Connection connection = connect(host)) {
+      connection.isValid(5);
+    }
   }
 
   /**
