@@ -78,6 +78,13 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     // Durable acknowledgements: every commit is flushed to the redo log before it is answered.
     config.addArg("--innodb-flush-log-at-trx-commit=1");
     config.addArg("--max-connections=500");
+    // A binary log in ROW format with GTIDs, and a server id and GTID domain of its own (the port,
+    // unique on one machine): what a shard move replicates from (docs/operations.md, "Moving shards").
+    config.addArg("--log-bin=mysql-bin");
+    config.addArg("--binlog-format=ROW");
+    config.addArg("--server-id=" + chosen);
+    config.addArg("--gtid-domain-id=" + chosen);
+    config.addArg("--binlog-expire-logs-seconds=" + Duration.ofDays(2).toSeconds());
     // Warnings, but not the note MariaDB writes for every client that closes without COM_QUIT
     // ("Aborted connection …", logged from level 2): pools closing at a test's end are routine.
     config.addArg("--log-warnings=1");

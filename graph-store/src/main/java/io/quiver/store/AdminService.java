@@ -6,7 +6,11 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaChanges;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
+import io.quiver.store.shard.ShardSpan;
 import io.vertx.core.Future;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -91,4 +95,24 @@ public interface AdminService {
    * meanwhile; a change the map cannot take is INVALID_ARGUMENT saying why.
    */
   Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion);
+
+  /**
+   * Moves {@code shards} (all on one host) to host {@code to} while they keep serving: copy,
+   * catch-up, verify, cut-over, cleanup ({@code ShardMover} says how), reporting each step to
+   * {@code progress}. Resumes the recorded move when it is this one; VERSION_CONFLICT when another
+   * is under way, or when the verification finds the copy differs (the move stops before its
+   * cut-over and says where). With {@code stopBefore} ({@code catch-up}, {@code verify},
+   * {@code cut-over}) the run stops before that phase, replication still running, for a rerun to
+   * go on from; null runs to the end.
+   */
+  Future<MoveReport> moveShards(ShardSpan shards, String to, String stopBefore, Consumer<MoveProgress> progress);
+
+  /** The shard move under way, if any. */
+  Future<Optional<ShardMoveStatus>> shardMove();
+
+  /** Cancels the move under way, before its cut-over; the map and the source stay as they were. */
+  Future<ShardMoveStatus> cancelShardMove();
+
+  /** Drops the retired copies moves left on the fleet's hosts that are older than {@code grace}; answers their names. */
+  Future<List<String>> dropRetiredShards(Duration grace);
 }

@@ -42,6 +42,19 @@ public final class GraphStoreBuilder {
       return schemaPath + "-served";
     }
 
+    /**
+     * Where every backend acknowledges the shard-map version it writes under ({@code
+     * <shardMapPath>-served}, one ephemeral znode each): the fence a shard move's cut-over waits behind.
+     */
+    public String mapServedPath() {
+      return shardMapPath + "-served";
+    }
+
+    /** Where a shard move keeps its state ({@code <shardMapPath>-move}) and its runner's lease ({@code …-move-runner}). */
+    public String movePath() {
+      return shardMapPath + "-move";
+    }
+
     /** Where running bulk imports hold their names ({@code <schemaPath>-imports}, one ephemeral znode each). */
     public String importsPath() {
       return schemaPath + "-imports";

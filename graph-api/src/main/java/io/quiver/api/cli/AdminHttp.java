@@ -57,8 +57,13 @@ final class AdminHttp implements AutoCloseable {
 
   /** A call whose answer is NDJSON, one line handed on as it arrives (a repair's progress); answers the last. */
   JsonNode stream(String method, String path, Consumer<JsonNode> line) {
+    return stream(method, path, null, line);
+  }
+
+  /** As {@link #stream(String, String, Consumer)}, sending {@code body}. */
+  JsonNode stream(String method, String path, JsonNode body, Consumer<JsonNode> line) {
     HttpResponse<InputStream> response =
-        send(request(method, path, null, null).build(), HttpResponse.BodyHandlers.ofInputStream());
+        send(request(method, path, body, null).build(), HttpResponse.BodyHandlers.ofInputStream());
     try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
       if (response.statusCode() / 100 != 2) {
         throw refusal(response.statusCode(), readTree(lines.lines().reduce("", String::concat)));

@@ -11,6 +11,7 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaJson;
 import io.quiver.store.AdminService;
+import io.quiver.store.ShardMoveStatus;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardMapJson;
@@ -21,11 +22,14 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -60,18 +64,33 @@ public final class AdminRoutes {
     this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * The calls that stream their progress for as long as their work takes — a repair, a shard move
+   * — mounted before the request timeout, which would cut them off: each reads its small body
+   * itself.
+   */
+  public void mountStreams(Router router) {
+    RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair")
+        .handler(QueryParams.allowing(Set.of()))
+        .handler(ctx -> streamScan(ctx, progress -> admin.repair(ctx.pathParam("edgeType"), lines(progress))));
+    RequestObserver.operation(router.post("/v1/admin/unique/:type/:field/repair"), "repairUnique")
+        .handler(QueryParams.allowing(Set.of()))
+        .handler(ctx -> streamScan(ctx, progress -> admin.repairUnique(ctx.pathParam("type"), ctx.pathParam("field"),
+            lines(progress))));
+    router.post("/v1/admin/shards/move").handler(BodyHandler.create(false).setBodyLimit(STREAM_BODY_LIMIT));
+    RequestObserver.operation(router.post("/v1/admin/shards/move"), "moveShards")
+        .handler(QueryParams.allowing(Set.of())).handler(ctx -> streamScan(ctx, progress -> moveShards(ctx, progress)));
+  }
+
+  /** The largest body a streamed call reads ({@code {"shards", "to", "stopBefore"}} and no more). */
+  private static final long STREAM_BODY_LIMIT = 4096;
+
+  /** The calls answered at once, behind the request timeout; {@link #mountStreams} first. */
   public void mount(Router router) {
     RequestObserver.operation(router.put("/v1/schema/node-types/:name"), "defineNodeType")
         .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> answer(ctx, () -> define(ctx, Kind.NODE)));
     RequestObserver.operation(router.put("/v1/schema/edge-types/:name"), "defineEdgeType")
         .handler(QueryParams.allowing(DEFINE_PARAMETERS)).respond(ctx -> answer(ctx, () -> define(ctx, Kind.EDGE)));
-    RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair")
-        .handler(QueryParams.allowing(Set.of()))
-        .handler(ctx -> streamScan(ctx, progress -> admin.repair(ctx.pathParam("edgeType"), progress)));
-    RequestObserver.operation(router.post("/v1/admin/unique/:type/:field/repair"), "repairUnique")
-        .handler(QueryParams.allowing(Set.of()))
-        .handler(ctx -> streamScan(ctx, progress -> admin.repairUnique(ctx.pathParam("type"), ctx.pathParam("field"),
-            progress)));
     RequestObserver.operation(router.get("/v1/admin/shard-map"), "getShardMap")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.shardMap().map(ShardMapJson::write)));
     RequestObserver.operation(router.post("/v1/admin/outbox/retry-parked"), "retryParked")
@@ -84,7 +103,18 @@ public final class AdminRoutes {
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> changeShardMap(ctx, OPEN_SHARDS)));
     RequestObserver.operation(router.post("/v1/admin/shards/state"), "setShardState")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> changeShardMap(ctx, SET_STATE)));
+    RequestObserver.operation(router.get("/v1/admin/shards/move"), "getShardMove")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.shardMove()
+            .map(move -> ApiJson.object().set("move", moveStatus(move.orElse(null))))));
+    RequestObserver.operation(router.post("/v1/admin/shards/move/cancel"), "cancelShardMove")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.cancelShardMove()
+            .map(move -> ApiJson.object().set("cancelled", moveStatus(move)))));
+    RequestObserver.operation(router.post("/v1/admin/shards/retired/drop"), "dropRetiredShards")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> dropRetired(ctx)));
   }
+
+  /** How long a moved shard's old copy is kept unless the drop says otherwise. */
+  static final long DEFAULT_RETIRED_GRACE_HOURS = 24;
 
   /** How a shard-map change is read from its body: the members it allows, and the change they make. */
   private record ChangeBody(Set<String> members, Function<ObjectNode, ShardMapChange> read) {}
@@ -146,9 +176,46 @@ public final class AdminRoutes {
         });
   }
 
-  /** A scan that reports progress as it goes: a repair of inverse edges or of a unique index. */
+  /** Long work that reports progress as it goes, a JSON line at a time: a repair, a shard move. */
   private interface Scan {
-    Future<?> run(java.util.function.Consumer<String> progress);
+    Future<?> run(Consumer<ObjectNode> progress);
+  }
+
+  /** A repair's progress, a line of text each: {@code {"progress": "..."}}. */
+  private static Consumer<String> lines(Consumer<ObjectNode> progress) {
+    return line -> progress.accept(ApiJson.object().put("progress", line));
+  }
+
+  /**
+   * {@code {"shards": "4-5", "to": "h3", "stopBefore": "cut-over"}} ({@code stopBefore} optional):
+   * the move under way resumed if it is this one. Each
+   * progress line is {@code {"phase", "done", "total", "progress"}}; the last is the report.
+   */
+  private Future<?> moveShards(RoutingContext ctx, Consumer<ObjectNode> progress) {
+    ObjectNode body = Requests.body(ctx, Set.of("shards", "to", "stopBefore"));
+    ShardSpan shards = ShardSpan.parse(Requests.textMember(body, "shards"));
+    String to = Requests.textMember(body, "to");
+    String stopBefore = body.hasNonNull("stopBefore") ? Requests.textMember(body, "stopBefore") : null;
+    return admin.moveShards(shards, to, stopBefore, step -> progress.accept(ApiJson.object().put("phase", step.phase())
+        .put("done", step.done()).put("total", step.total()).put("progress", step.message())));
+  }
+
+  /** {@code {"graceHours": 24}} (the default): retired copies older than that are dropped. */
+  private Future<JsonNode> dropRetired(RoutingContext ctx) {
+    ObjectNode body = Requests.body(ctx, Set.of("graceHours"));
+    long hours = body.has("graceHours") ? Requests.longMember(body, "graceHours") : DEFAULT_RETIRED_GRACE_HOURS;
+    if (hours < 0) {
+      throw GraphException.invalid("'graceHours' must not be negative");
+    }
+    return admin.dropRetiredShards(Duration.ofHours(hours)).map(dropped -> {
+      ObjectNode answer = ApiJson.object();
+      dropped.forEach(answer.putArray("dropped")::add);
+      return answer;
+    });
+  }
+
+  private static JsonNode moveStatus(ShardMoveStatus move) {
+    return move == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : ApiJson.MAPPER.valueToTree(move);
   }
 
   /**
@@ -164,14 +231,20 @@ public final class AdminRoutes {
       return;
     }
     HttpServerResponse response = ctx.response();
-    scan.run(line -> {
-          synchronized (response) {
-            if (!response.headWritten()) {
-              response.setChunked(true).putHeader("Content-Type", "application/x-ndjson");
-            }
-            response.write(ApiJson.buffer(ApiJson.object().put("progress", line)).appendString("\n"));
+    Future<?> scanning;
+    try {
+      scanning = scan.run(line -> {
+        synchronized (response) {
+          if (!response.headWritten()) {
+            response.setChunked(true).putHeader("Content-Type", "application/x-ndjson");
           }
-        })
+          response.write(ApiJson.buffer(line).appendString("\n"));
+        }
+      });
+    } catch (RuntimeException malformed) {
+      scanning = Future.failedFuture(malformed);
+    }
+    scanning
         .onSuccess(report -> {
           ObjectNode summary = ApiJson.object();
           summary.set("summary", ApiJson.MAPPER.valueToTree(report));

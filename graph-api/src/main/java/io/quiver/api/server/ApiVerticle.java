@@ -53,12 +53,14 @@ final class ApiVerticle extends VerticleBase {
     observer = new RequestObserver(vertx, services.metrics().registry(), Clock.systemUTC());
     router.route().handler(observer);
     new BulkRoute(services.backend()).mount(router);
+    ServerStatus status = new ServerStatus(services.backend().admin(), services.backend().telemetry(),
+        services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
+    AdminRoutes admin = new AdminRoutes(services.backend().admin(), status, services.config().adminToken());
+    admin.mountStreams(router);
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);
-    ServerStatus status = new ServerStatus(services.backend().admin(), services.backend().telemetry(),
-        services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
-    new AdminRoutes(services.backend().admin(), status, services.config().adminToken()).mount(router);
+    admin.mount(router);
     new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
     new OperationsRoutes(services.metrics()).mount(router);
     new ConsoleRoutes().mount(router);

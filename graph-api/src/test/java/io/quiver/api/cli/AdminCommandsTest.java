@@ -59,12 +59,13 @@ class AdminCommandsTest {
 
     Cli.Run shards = quiver("shards", "--help");
     assertThat(shards.status()).isZero();
-    assertThat(shards.out()).contains("list", "open", "state");
+    assertThat(shards.out()).contains("list", "open", "state", "move", "drop-retired");
+    assertThat(quiver("shards", "move", "--help").out()).contains("--to", "--stop-before", "--status", "--cancel");
     assertThat(quiver("shards", "state", "--help").out()).contains("--if-version", "--server", "--token", "STATE");
 
     Cli.Run bare = quiver("shards");
     assertThat(bare.status()).isEqualTo(2);
-    assertThat(bare.err()).startsWith("quiver shards: which one? list, open, state");
+    assertThat(bare.err()).startsWith("quiver shards: which one? list, open, state, move, drop-retired");
     assertThat(quiver("generate-completion").out()).contains("complete -F");
   }
 

@@ -61,6 +61,21 @@ public final class ApiFixture implements AutoCloseable {
   }
 
   /**
+   * A server of a fleet of the test's own: the shard map at {@code shardMapPath} and outbox leases
+   * beside it ({@code <shardMapPath>-leases}), so its drainers serve that map's shards and no other
+   * test's — for tests that move shards.
+   */
+  public static ApiFixture overFleet(String shardMapPath) throws Exception {
+    io.quiver.store.ApplierSettings shared = TestBackend.applierSettings();
+    io.quiver.store.ApplierSettings own = new io.quiver.store.ApplierSettings(shardMapPath + "-leases",
+        shared.batchSize(), shared.idleDelay(), shared.maxAttempts(), shared.maxBackoff(), shared.tombstoneGrace(),
+        shared.gcInterval());
+    return new ApiFixture(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(),
+        io.quiver.cache.CacheSettings.defaults().withPeersPath(shardMapPath + "-cache-peers"),
+        TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15), shardMapPath, own);
+  }
+
+  /**
    * A server that reaches ZooKeeper at {@code zooKeeper} — a {@link BlackHoleProxy} a test can
    * cut — with its own session timeout and cache settings.
    */
@@ -71,11 +86,17 @@ public final class ApiFixture implements AutoCloseable {
 
   private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache,
       String zooKeeper, Duration sessionTimeout, String shardMapPath) throws Exception {
+    this(http, pools, cache, zooKeeper, sessionTimeout, shardMapPath, TestBackend.applierSettings());
+  }
+
+  private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache,
+      String zooKeeper, Duration sessionTimeout, String shardMapPath, io.quiver.store.ApplierSettings applier)
+      throws Exception {
     QuiverConfig config = new QuiverConfig(
         http,
         new QuiverConfig.ZooKeeper(zooKeeper, shardMapPath, TestBackend.SCHEMA_PATH, sessionTimeout),
         pools,
-        TestBackend.applierSettings(),
+        applier,
         cache,
         null,
         TestBackend.ADMIN_TOKEN);

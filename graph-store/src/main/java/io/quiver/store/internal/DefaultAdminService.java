@@ -16,6 +16,10 @@ import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.ProvisionReport;
 import io.quiver.store.RepairReport;
 import io.quiver.store.UniqueRepairReport;
+import io.quiver.store.MoveProgress;
+import io.quiver.store.MoveReport;
+import io.quiver.store.ShardMoveStatus;
+import io.quiver.store.internal.move.ShardMover;
 import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.table.ShardProvisioner;
@@ -24,6 +28,7 @@ import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardMapSource;
 import io.quiver.store.shard.ShardMapStore;
+import io.quiver.store.shard.ShardSpan;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -31,6 +36,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -63,11 +69,13 @@ final class DefaultAdminService implements AdminService {
   private final ShardMapStore mapStore;
   private final SchemaStore schemaStore;
   private final RegistryPaths paths;
+  /** Null without the registry's paths, like the registry. */
+  private final ShardMover mover;
 
   /** @param paths where the documents live; null leaves this service able to repair only */
   DefaultAdminService(Vertx vertx, ExecutorService jobs, SchemaSource schemas, ShardMapSource shardMaps,
       InverseRepair repair, OutboxRetry outboxRetry, UniqueRepair uniqueRepair, ShardProvisioner provisioner,
-      RegistryPaths paths) {
+      RegistryPaths paths, java.util.function.Function<ShardMover.Maps, ShardMover> movers) {
     this.vertx = vertx;
     this.jobs = jobs;
     this.schemas = schemas;
@@ -80,7 +88,11 @@ final class DefaultAdminService implements AdminService {
     this.schemaStore = paths == null ? null : new SchemaStore(paths.curator(), paths.schemaPath());
     this.mapStore = paths == null ? null : new ShardMapStore(paths.curator(), paths.shardMapPath());
     this.registry = paths == null ? null
-        : new SchemaRegistry(schemaStore, schema -> provisioner.provision(shardMaps.current(), schema), new Indexes());
+        : new SchemaRegistry(schemaStore, schema -> {
+          refuseDuringMove();
+          provisioner.provision(shardMaps.current(), schema);
+        }, new Indexes());
+    this.mover = paths == null ? null : movers.apply(moverMaps());
   }
 
   /** The registry's unique indexes: sized from the shard map, built by the repair's scan. */
@@ -200,24 +212,94 @@ final class DefaultAdminService implements AdminService {
 
   @Override
   public Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion) {
-    return run(() -> {
-      ShardMap stored = storedMap();
-      if (expectedVersion != GraphStore.ANY_VERSION && expectedVersion != stored.version()) {
-        throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "the shard map is at version " + stored.version()
-            + ", not " + expectedVersion + "; read it again before changing it");
+    return run(() -> applyChange(change, expectedVersion));
+  }
+
+  @Override
+  public Future<MoveReport> moveShards(ShardSpan shards, String to, String stopBefore,
+      Consumer<MoveProgress> progress) {
+    return run(() -> mover().move(shards, to, stopBefore, progress));
+  }
+
+  @Override
+  public Future<Optional<ShardMoveStatus>> shardMove() {
+    return run(() -> mover().status());
+  }
+
+  @Override
+  public Future<ShardMoveStatus> cancelShardMove() {
+    return run(() -> mover().cancel());
+  }
+
+  @Override
+  public Future<List<String>> dropRetiredShards(Duration grace) {
+    return run(() -> mover().dropRetired(grace));
+  }
+
+  /**
+   * A type defined while shards move would get its tables on the source only, and the move's
+   * replication would stop at the first row written to them: types wait until the move is done.
+   */
+  private void refuseDuringMove() throws Exception {
+    Optional<ShardMoveStatus> moving = mover == null ? Optional.empty() : mover.status();
+    if (moving.isPresent()) {
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "shards " + moving.get().shards() + " are moving to "
+          + moving.get().to() + "; change the schema once the move is done (or cancelled)");
+    }
+  }
+
+  /** Stops a move this server runs at its next step; its lease goes with the session. */
+  void close() {
+    if (mover != null) {
+      mover.close();
+    }
+  }
+
+  private ShardMover mover() {
+    requireRegistry();
+    return mover;
+  }
+
+  /** The shard map as a move changes it: through {@link #applyChange}, like an operator's change. */
+  ShardMover.Maps moverMaps() {
+    return new ShardMover.Maps() {
+      @Override
+      public ShardMap stored() throws Exception {
+        return storedMap();
       }
-      ShardMap next = change.applyTo(stored).withVersion(stored.version() + 1);
-      // A map never names a host it cannot reach: every host it gains (or readdresses) answers first.
-      for (Host host : next.hosts().values()) {
-        if (!host.equals(stored.hosts().get(host.name()))) {
-          provisioner.reach(host);
-        }
+
+      @Override
+      public ShardMap change(ShardMapChange change) throws Exception {
+        return applyChange(change, GraphStore.ANY_VERSION);
       }
+
+      @Override
+      public Schema schema() {
+        return schemas.current();
+      }
+    };
+  }
+
+  /** Checks, provisions, publishes one version up and waits until this process routes by it. */
+  private ShardMap applyChange(ShardMapChange change, long expectedVersion) throws Exception {
+    ShardMap stored = storedMap();
+    if (expectedVersion != GraphStore.ANY_VERSION && expectedVersion != stored.version()) {
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "the shard map is at version " + stored.version()
+          + ", not " + expectedVersion + "; read it again before changing it");
+    }
+    ShardMap next = change.applyTo(stored).withVersion(stored.version() + 1);
+    // A map never names a host it cannot reach: every host it gains (or readdresses) answers first.
+    for (Host host : next.hosts().values()) {
+      if (!host.equals(stored.hosts().get(host.name()))) {
+        provisioner.reach(host);
+      }
+    }
+    if (change.createsShards()) {
       provisioner.provision(next, schemas.current());
-      mapStore().publish(next);
-      log.info("shard map version {}: {}", next.version(), change.describe());
-      return shardMaps.awaitVersion(next.version(), OWN_CHANGE_TIMEOUT);
-    });
+    }
+    mapStore().publish(next);
+    log.info("shard map version {}: {}", next.version(), change.describe());
+    return shardMaps.awaitVersion(next.version(), OWN_CHANGE_TIMEOUT);
   }
 
   private ShardMap storedMap() throws Exception {

@@ -13,6 +13,7 @@ import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.StoreTelemetry;
+import io.quiver.store.internal.move.ShardMover;
 import io.quiver.store.internal.outbox.Cascades;
 import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.outbox.OutboxRetry;
@@ -21,6 +22,7 @@ import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
 import io.quiver.store.internal.sql.HostHealth;
 import io.quiver.store.internal.sql.HostPools;
+import io.quiver.store.internal.sql.MapWrites;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.ShardProvisioner;
@@ -58,11 +60,14 @@ public final class DefaultBackend implements GraphBackend {
   private final Changes changes = new Changes();
   private final DefaultGraphStore store;
   private final OutboxDrain drain;
-  private final AdminService admin;
+  private final DefaultAdminService admin;
   private final java.util.function.Function<String, Future<BulkImport>> imports;
   private final StoreTelemetry telemetry;
   /** This backend's acknowledgement of the schema version it writes under; null without the registry's paths. */
   private final ServedVersions served;
+  /** The same for the shard-map version: the fence of a shard move's cut-over. */
+  private final ServedVersions mapServed;
+  private final MapWrites mapWrites;
   /** Admin jobs await the reactive client batch by batch: daemon threads of their own. */
   private final ExecutorService adminJobs = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "quiver-admin-job");
@@ -74,7 +79,6 @@ public final class DefaultBackend implements GraphBackend {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
     SchemaSource schemas = settings.schemas();
     Clock clock = settings.clock();
-    ShardClient client = new ShardClient(vertx, settings.pools());
     this.health = new HostHealth(vertx, settings.pools(), clock, initial);
     this.requestPools = new HostPools(vertx, settings.pools());
     this.router = new ShardRouter(requestPools, health, initial);
@@ -84,6 +88,10 @@ public final class DefaultBackend implements GraphBackend {
     RegistryPaths paths = settings.registry();
     this.served = paths == null ? null
         : new ServedVersions(paths.curator(), paths.servedPath(), settings.serverId(), schemas.current().version());
+    this.mapServed = paths == null ? null
+        : new ServedVersions(paths.curator(), paths.mapServedPath(), settings.serverId(), initial.version());
+    this.mapWrites = new MapWrites(router::shardMap, mapServed == null ? version -> { } : mapServed::acknowledge);
+    ShardClient client = new ShardClient(vertx, settings.pools(), mapWrites);
     SchemaWrites writes = new SchemaWrites(schemas, served == null ? version -> { } : served::acknowledge);
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
     NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, clock);
@@ -106,11 +114,13 @@ public final class DefaultBackend implements GraphBackend {
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
+    ShardProvisioner provisioner = new ShardProvisioner(settings.pools().user(), settings.pools().password());
     this.admin = new DefaultAdminService(vertx, adminJobs, schemas, settings.shardMaps(),
         new InverseRepair(backgroundRouter, client, schemas, writer),
         new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten),
-        new UniqueRepair(backgroundRouter, client, unique),
-        new ShardProvisioner(settings.pools().user(), settings.pools().password()), settings.registry());
+        new UniqueRepair(backgroundRouter, client, unique), provisioner, settings.registry(),
+        maps -> new ShardMover(paths.curator(), paths.movePath(), paths.mapServedPath(), settings.serverId(), maps,
+            provisioner, settings.pools().user(), settings.pools().password(), clock));
     this.telemetry = new Telemetry();
 
     settings.shardMaps().onChange(this::follow);
@@ -130,6 +140,7 @@ public final class DefaultBackend implements GraphBackend {
     health.apply(map);
     router.apply(map);
     backgroundRouter.apply(map);
+    mapWrites.evaluate();
     if (drain != null) {
       drain.follow(map);
     }
@@ -167,12 +178,15 @@ public final class DefaultBackend implements GraphBackend {
 
   @Override
   public Future<Void> close() {
+    admin.close();
     adminJobs.shutdownNow();
-    if (served != null) {
-      try {
-        served.close();
-      } catch (Exception ignored) {
-        // The ephemeral znode goes with the session anyway.
+    for (ServedVersions registration : new ServedVersions[] {served, mapServed}) {
+      if (registration != null) {
+        try {
+          registration.close();
+        } catch (Exception ignored) {
+          // The ephemeral znode goes with the session anyway.
+        }
       }
     }
     Future<Void> drained = drain == null ? Future.succeededFuture() : drain.close();

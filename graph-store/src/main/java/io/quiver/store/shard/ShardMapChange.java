@@ -13,8 +13,8 @@ import java.util.TreeMap;
  * compare-and-set) or refuses with a message saying why; it never touches a host or ZooKeeper, so
  * the admin service can check reachability and provision in between.
  *
- * <p>Shards themselves never change hands here: a shard's data is where its range says, and only
- * a move (copy, verify, cut-over) may point it elsewhere.
+ * <p>Shards never change hands by an operator's change: a shard's data is where its range says, and
+ * only a move's cut-over ({@link MoveShards}, after its copy and verification) points it elsewhere.
  */
 public sealed interface ShardMapChange {
 
@@ -23,6 +23,15 @@ public sealed interface ShardMapChange {
 
   /** One line for logs and answers: what the change does. */
   String describe();
+
+  /**
+   * Whether the changed map names shard databases that may not exist yet, which are then
+   * provisioned before it is published. Only opening shards does: a state changes no table, and a
+   * move's cut-over points at databases its copy made.
+   */
+  default boolean createsShards() {
+    return false;
+  }
 
   /**
    * A new host, holding no shards yet. Refused when the name is taken or its primary is already
@@ -97,6 +106,11 @@ public sealed interface ShardMapChange {
     }
 
     @Override
+    public boolean createsShards() {
+      return true;
+    }
+
+    @Override
     public String describe() {
       return "open shards " + shards + " on " + host + (acceptNewNodes ? " for new nodes" : " (closed to new nodes)");
     }
@@ -128,6 +142,69 @@ public sealed interface ShardMapChange {
     @Override
     public String describe() {
       return "set shards " + shards + " " + state.jsonName();
+    }
+  }
+
+  /**
+   * The last step of a move's cut-over, and only that: shards whose data a move has copied,
+   * verified and caught up on {@code host} are routed there, read-write. Every shard of the span
+   * must be in the map and on one other host.
+   */
+  record MoveShards(ShardSpan shards, String host) implements ShardMapChange {
+    public MoveShards {
+      if (shards == null || host == null) {
+        throw GraphException.invalid("moving shards needs the shards (such as \"4-5\") and the host to move them to");
+      }
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      if (!map.hosts().containsKey(host)) {
+        throw GraphException.invalid("host '" + host + "' is not in the shard map; add it first");
+      }
+      String from = sourceOf(map, shards);
+      if (from.equals(host)) {
+        throw GraphException.invalid("shards " + shards + " are already on " + host);
+      }
+      List<ShardRange> ranges = new ArrayList<>();
+      for (ShardRange range : map.ranges()) {
+        if (range.to() < shards.from() || range.from() > shards.to()) {
+          ranges.add(range);
+          continue;
+        }
+        if (range.from() < shards.from()) {
+          ranges.add(new ShardRange(range.from(), shards.from() - 1, range.host()));
+        }
+        ranges.add(new ShardRange(Math.max(range.from(), shards.from()), Math.min(range.to(), shards.to()), host));
+        if (range.to() > shards.to()) {
+          ranges.add(new ShardRange(shards.to() + 1, range.to(), range.host()));
+        }
+      }
+      ShardMap moved = new ShardMap(map.version(), map.hosts(), mergeRanges(ranges), map.open(), map.states());
+      for (int shard = shards.from(); shard <= shards.to(); shard++) {
+        moved = moved.withState(shard, ShardState.READ_WRITE);
+      }
+      return moved;
+    }
+
+    /** The one host every shard of {@code shards} is on now; refuses a span not in the map or split over hosts. */
+    public static String sourceOf(ShardMap map, ShardSpan shards) {
+      String from = null;
+      for (int shard = shards.from(); shard <= shards.to(); shard++) {
+        String host = map.rangeOf(shard).map(ShardRange::host)
+            .orElseThrow(() -> GraphException.invalid("shards " + shards + " are not all in the shard map"));
+        if (from != null && !from.equals(host)) {
+          throw GraphException.invalid("shards " + shards + " are on more than one host (" + from + ", " + host
+              + "); move them a host at a time");
+        }
+        from = host;
+      }
+      return from;
+    }
+
+    @Override
+    public String describe() {
+      return "route shards " + shards + " to " + host + ", read-write";
     }
   }
 

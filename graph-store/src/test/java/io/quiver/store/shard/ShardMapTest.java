@@ -154,4 +154,28 @@ class ShardMapTest {
     assertThat(below.ranges()).containsExactly(new ShardRange(0, 3, "h2"), new ShardRange(4, 7, "h1"));
     assertThat(below.open()).containsExactly(new ShardSpan(4, 7));
   }
+
+  @Test
+  void movingShards_routesThemToTheTarget_splittingTheRangeTheyLeave_andMakesThemReadWrite() {
+    Map<String, Host> three = new java.util.HashMap<>(HOSTS);
+    three.put("h3", new Host("h3", "10.0.0.5:3306", List.of()));
+    ShardMap map = new ShardMap(3, three, List.of(new ShardRange(0, 7, "h1"), new ShardRange(8, 15, "h2")),
+        List.of(new ShardSpan(0, 15)), Map.of(4, ShardState.READ_ONLY, 5, ShardState.READ_ONLY));
+
+    ShardMap moved = new ShardMapChange.MoveShards(new ShardSpan(4, 5), "h3").applyTo(map);
+
+    assertThat(moved.ranges()).containsExactly(new ShardRange(0, 3, "h1"), new ShardRange(4, 5, "h3"),
+        new ShardRange(6, 7, "h1"), new ShardRange(8, 15, "h2"));
+    assertThat(moved.stateOf(4)).isEqualTo(ShardState.READ_WRITE);
+    assertThat(moved.open()).isEqualTo(map.open());
+    ShardMap back = new ShardMapChange.MoveShards(new ShardSpan(4, 5), "h1").applyTo(moved);
+    assertThat(back.ranges()).as("adjoining ranges of one host merge again")
+        .containsExactly(new ShardRange(0, 7, "h1"), new ShardRange(8, 15, "h2"));
+    assertThatThrownBy(() -> new ShardMapChange.MoveShards(new ShardSpan(6, 9), "h3").applyTo(map))
+        .hasMessageContaining("more than one host");
+    assertThatThrownBy(() -> new ShardMapChange.MoveShards(new ShardSpan(4, 5), "h1").applyTo(map))
+        .hasMessageContaining("already on h1");
+    assertThatThrownBy(() -> new ShardMapChange.MoveShards(new ShardSpan(4, 5), "h9").applyTo(map))
+        .hasMessageContaining("add it first");
+  }
 }

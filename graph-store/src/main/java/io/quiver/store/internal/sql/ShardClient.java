@@ -32,6 +32,12 @@ import java.util.function.Supplier;
  * finds it abandoned and rolls back instead of committing. So a request answered 503 never
  * commits later. Only a deadline passing while COMMIT itself is in flight leaves the outcome
  * unknown, and the answer says so.
+ *
+ * <h2>Writes and the shard map</h2>
+ * Every statement and transaction on a route taken for writing is counted in flight under the
+ * shard-map version it began under ({@link MapWrites}), from BEGIN until the database answers —
+ * not until the deadline — and refused UNAVAILABLE if the map has meanwhile made its shard
+ * read-only or moved it. A shard move's cut-over waits on that count on every server.
  */
 public final class ShardClient {
   /** Attempts of one transaction before an ABORTED failure is handed to the caller. */
@@ -40,10 +46,13 @@ public final class ShardClient {
 
   private final Vertx vertx;
   private final PoolSettings settings;
+  private final MapWrites fence;
 
-  public ShardClient(Vertx vertx, PoolSettings settings) {
+  /** @param fence counts every write in flight per shard-map version, and refuses one the map no longer allows */
+  public ShardClient(Vertx vertx, PoolSettings settings, MapWrites fence) {
     this.vertx = vertx;
     this.settings = settings;
+    this.fence = fence;
   }
 
   /** One statement outside a transaction. */
@@ -54,7 +63,8 @@ public final class ShardClient {
   /** Statements outside a transaction, on the shard's pool; failures leave classified. */
   public <T> Future<T> read(ShardRoute route, Function<SqlClient, Future<T>> work) {
     long bound = settings.acquireTimeout().toMillis() + settings.statementTimeout().toMillis();
-    return withDeadline(started(work, route.pool()), bound, () -> notAnswering(route, bound, ""))
+    Future<T> running = route.write() ? fence.write(route, () -> started(work, route.pool())) : started(work, route.pool());
+    return withDeadline(running, bound, () -> notAnswering(route, bound, ""))
         .recover(failure -> Future.failedFuture(SqlErrors.classify(failure, route.host())));
   }
 
@@ -131,10 +141,12 @@ public final class ShardClient {
 
     <T> Future<T> run(Function<SqlConnection, Future<T>> work) {
       long bound = settings.statementTimeout().toMillis();
-      Future<T> done = connection.begin()
+      Supplier<Future<T>> underway = () -> connection.begin()
           .compose(transaction -> started(work, connection).compose(
               result -> commitUnlessAbandoned(transaction, result, bound),
-              failure -> transaction.rollback().transform(rolledBack -> Future.<T>failedFuture(failure))))
+              failure -> transaction.rollback().transform(rolledBack -> Future.<T>failedFuture(failure))));
+      // Counted from BEGIN until the database answers COMMIT or ROLLBACK, not until the deadline.
+      Future<T> done = (route.write() ? fence.write(route, underway) : underway.get())
           .onComplete(finished -> connection.close());
       return withDeadline(done, bound, () -> state.compareAndSet(WORKING, ABANDONED)
           ? notAnswering(route, bound, ROLLED_BACK)

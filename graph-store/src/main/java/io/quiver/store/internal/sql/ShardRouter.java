@@ -63,7 +63,7 @@ public final class ShardRouter implements ShardResolver {
     if (down != null) {
       throw GraphException.unavailable("host " + range.host() + " of shard " + shard + " is down: " + down);
     }
-    return new ShardRoute(shard, range.host(), current.pools().get(range.host()));
+    return new ShardRoute(shard, range.host(), current.pools().get(range.host()), access == Access.WRITE);
   }
 
   /** Every host's pool, for health checks. */

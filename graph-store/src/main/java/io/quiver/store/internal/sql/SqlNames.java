@@ -21,6 +21,18 @@ public final class SqlNames {
     return String.format("db%05d", shard);
   }
 
+  /**
+   * A table or column name read back from a host (information_schema) before it is written into
+   * SQL text: it must be one Quiver could have given, or the work stops.
+   */
+  public static String identifier(String name) {
+    if (name == null || !TABLE.matcher(name).matches()) {
+      throw new IllegalStateException("'" + name + "' is not a name Quiver gives its tables or columns ("
+          + TABLE.pattern() + ")");
+    }
+    return name;
+  }
+
   /** A table of a shard, qualified and quoted: {@code `db00003`.`nodes_pin`}. */
   public static String table(int shard, String table) {
     if (!TABLE.matcher(table).matches()) {

@@ -115,7 +115,39 @@ public final class ShardProvisioner {
     return existing;
   }
 
-  private Connection connect(Host host) {
+  /**
+   * Makes {@code database.table} on {@code target} as {@code source} defines it, unless it is
+   * there: a shard move's copy brings every table the source has, including one of a type this
+   * server does not know yet. Both names are checked ({@link SqlNames#identifier}).
+   */
+  public void provideLike(Connection source, Connection target, String database, String table) throws SQLException {
+    String qualified = "`" + SqlNames.identifier(database) + "`.`" + SqlNames.identifier(table) + "`";
+    try (PreparedStatement find = target.prepareStatement(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = ? AND table_name = ?")) {
+      find.setString(1, database);
+      find.setString(2, table);
+      try (ResultSet found = find.executeQuery()) {
+        if (found.next()) {
+          return;
+        }
+      }
+    }
+    String ddl;
+    try (Statement show = source.createStatement();
+        ResultSet created = show.executeQuery("SHOW CREATE TABLE " + qualified)) {
+      created.next();
+      ddl = created.getString(2);
+    }
+    target.setCatalog(database);
+    execute(target, ddl);
+    log.info("created {} on the target as its source defines it", qualified);
+  }
+
+  /**
+   * A JDBC connection to a host as the servers' account — the one way admin work reaches a host
+   * directly; UNAVAILABLE, naming the host, when it does not answer.
+   */
+  public Connection connect(Host host) {
     Properties properties = new Properties();
     properties.setProperty("user", user);
     properties.setProperty("password", password);
