@@ -268,6 +268,31 @@ class ShardMoveTest {
     assertThat(databases("h1")).noneMatch(name -> name.startsWith("retired_"));
   }
 
+  @Test
+  @Order(6)
+  void aRunnerWhoseLeaseIsTakenFromIt_stopsTheCopy_andLeavesTheMoveToTheNewHolder() throws Exception {
+    String lease = MAP_PATH + "-move-runner";
+    Stream move = new Stream(first.port(), "{\"shards\": \"16-17\", \"to\": \"h3\"}");
+    move.await(line -> "copy".equals(line.path("phase").asText()) && line.path("done").asLong() > 0);
+    // As when the runner's session ended while it was cut off, and another server took the move over.
+    BACKEND.curator().delete().forPath(lease);
+    BACKEND.curator().create().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
+        .forPath(lease, "another-server".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
+    move.finished.get(30, TimeUnit.SECONDS);
+    assertThat(move.lines.get(move.lines.size() - 1).path("error").asText())
+        .as("stopped between batches, or at the next phase if the copy had finished").containsPattern("stopped|lease");
+    assertThat(new String(BACKEND.curator().getData().forPath(lease), java.nio.charset.StandardCharsets.UTF_8))
+        .as("the old runner never lets go of a lease it no longer holds").isEqualTo("another-server");
+    assertThat(second.call(GET, "/v1/admin/shards/move", null, ADMIN).body().at("/move/phase").asText())
+        .as("not undone: the move is the new holder's").isEqualTo("copy");
+
+    BACKEND.curator().delete().forPath(lease);
+    Answer rerun = second.call(POST, "/v1/admin/shards/move", "{\"shards\": \"16-17\", \"to\": \"h3\"}", ADMIN);
+    assertThat(lastLine(rerun.text()).at("/summary/reached").asText()).as(rerun.text()).isEqualTo("done");
+    assertThat(count("h3", "db00016", "filler")).isEqualTo(60_000);
+  }
+
   /** The write and read load of the first test: 8 clients on every shard, each write's outcome kept. */
   private static final class Load {
     final Set<Integer> moving;

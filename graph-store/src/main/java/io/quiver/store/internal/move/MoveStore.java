@@ -53,9 +53,28 @@ final class MoveStore {
 
   /**
    * Saves the runner's state, keeping an operator's cancellation that arrived meanwhile: compare-
-   * and-set on the znode's version, read again when it raced.
+   * and-set on the znode's version, read again when it raced. Only the lease's holder saves:
+   * UNAVAILABLE when {@code runner} no longer holds it.
    */
-  void save(MoveState state) throws Exception {
+  void save(MoveState state, String runner) throws Exception {
+    if (!runner().map(runner::equals).orElse(false)) {
+      throw leaseLost(state.shards());
+    }
+    write(state);
+  }
+
+  /** The refusal of a runner that no longer holds the lease. */
+  static GraphException leaseLost(ShardSpan shards) {
+    return GraphException.unavailable("this server no longer holds the lease of the move of shards " + shards
+        + "; another server may be running it ('quiver shards move --status')");
+  }
+
+  /** Marks the move cancelled, for its runner to see (or undoes nothing itself: the caller does). */
+  void requestCancel(MoveState state) throws Exception {
+    write(state.cancelling());
+  }
+
+  private void write(MoveState state) throws Exception {
     while (true) {
       Stat stat = new Stat();
       MoveState stored = parse(curator.getData().storingStatIn(stat).forPath(statePath));
@@ -98,11 +117,16 @@ final class MoveStore {
     }
   }
 
-  void releaseLease() throws Exception {
+  /** Lets go of the lease if {@code serverId} still holds it (never another runner's, taken after this one's session ended). */
+  void releaseLease(String serverId) throws Exception {
     try {
-      curator.delete().forPath(runnerPath);
-    } catch (KeeperException.NoNodeException gone) {
-      // The session ended first.
+      Stat stat = new Stat();
+      byte[] holder = curator.getData().storingStatIn(stat).forPath(runnerPath);
+      if (serverId.equals(new String(holder, StandardCharsets.UTF_8))) {
+        curator.delete().withVersion(stat.getVersion()).forPath(runnerPath);
+      }
+    } catch (KeeperException.NoNodeException | KeeperException.BadVersionException gone) {
+      // The session ended first, and another runner may hold it now.
     }
   }
 

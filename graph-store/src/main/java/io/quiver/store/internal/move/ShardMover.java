@@ -128,7 +128,7 @@ public final class ShardMover implements AutoCloseable {
       return new Run(state, progress).toTheEnd(until);
     } finally {
       if (!closed) {
-        store.releaseLease();
+        store.releaseLease(serverId);
       }
     }
   }
@@ -190,7 +190,7 @@ public final class ShardMover implements AutoCloseable {
       return status(state.cancelling(), null);
     }
     // The runner undoes the move itself at its next step (a batch, a table, a phase): wait a little for it.
-    store.save(state.cancelling());
+    store.requestCancel(state);
     long deadline = System.nanoTime() + CANCEL_WAIT.toNanos();
     while (store.read().isPresent() && System.nanoTime() < deadline) {
       Replication.sleep(Duration.ofMillis(50));
@@ -237,6 +237,7 @@ public final class ShardMover implements AutoCloseable {
     private long chunksCompared;
     private long refusedMillis;
     private long lastCancelCheck;
+    private volatile boolean leaseLost;
     private long lastProgress;
     private List<String> lastRetired = List.of();
 
@@ -259,11 +260,12 @@ public final class ShardMover implements AutoCloseable {
           throw GraphException.invalid("host " + (source == null ? state.from() : state.to())
               + " has left the shard map; cancel the move");
         }
+        requireLease();
         undoIfCancelled(map);
         try {
           step(map, source, target);
         } catch (Exception failed) {
-          if (!closed) {
+          if (!closed && !leaseLost) {
             undoIfCancelled(maps.stored());
           }
           throw failed;
@@ -272,13 +274,13 @@ public final class ShardMover implements AutoCloseable {
           return report(lastRetired, "done");
         }
         state = state.at(MovePhase.values()[state.phase().ordinal() + 1]);
-        store.save(state);
+        store.save(state, serverId);
       }
     }
 
     /** An operator's cancellation, seen before the map flipped: the move undone, and the run ended saying so. */
     private void undoIfCancelled(ShardMap map) throws Exception {
-      if (state.phase() != MovePhase.CLEANUP && !flipped(map, state) && cancelRequested(true)) {
+      if (state.phase() != MovePhase.CLEANUP && !flipped(map, state) && cancelRequested()) {
         undo(state);
         throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "the move of shards " + state.shards()
             + " was cancelled; the map and the source are as they were");
@@ -404,7 +406,7 @@ public final class ShardMover implements AutoCloseable {
       } catch (TimeoutException | GraphException | SQLException late) {
         maps.change(new ShardMapChange.SetState(state.shards(), ShardState.READ_WRITE));
         state = state.at(MovePhase.CATCH_UP);
-        store.save(state);
+        store.save(state, serverId);
         throw GraphException.unavailable("the cut-over backed off, the shards are read-write again: "
             + late.getMessage() + "; rerun the move to try again");
       }
@@ -420,17 +422,44 @@ public final class ShardMover implements AutoCloseable {
       return moved;
     }
 
-    /** Asked between batches: true once the server closes or an operator cancels (read at most once a second). */
+    /**
+     * Asked between batches (ZooKeeper read at most once a second): true once the server closes,
+     * an operator cancels, or this server no longer holds the runner's lease — its session ended
+     * while it was cut off, say, and another server may have taken the move over. A runner that
+     * cannot tell stops too: a rerun resumes.
+     */
     private BooleanSupplier stopped() {
-      return () -> closed || cancelRequested(false);
+      return () -> {
+        if (closed || leaseLost) {
+          return true;
+        }
+        long at = System.nanoTime();
+        if (at - lastCancelCheck < TimeUnit.SECONDS.toNanos(1)) {
+          return false;
+        }
+        lastCancelCheck = at;
+        try {
+          if (!store.runner().map(serverId::equals).orElse(false)) {
+            leaseLost = true;
+            return true;
+          }
+          return store.read().map(MoveState::cancelled).orElse(true);
+        } catch (Exception cutOff) {
+          leaseLost = true;
+          return true;
+        }
+      };
     }
 
-    private boolean cancelRequested(boolean now) {
-      long at = System.nanoTime();
-      if (!now && at - lastCancelCheck < TimeUnit.SECONDS.toNanos(1)) {
-        return false;
+    /** Before each phase: the lease is still this server's, or the run ends and leaves the move to its new runner. */
+    private void requireLease() throws Exception {
+      if (leaseLost || !store.runner().map(serverId::equals).orElse(false)) {
+        leaseLost = true;
+        throw MoveStore.leaseLost(state.shards());
       }
-      lastCancelCheck = at;
+    }
+
+    private boolean cancelRequested() {
       try {
         return store.read().map(MoveState::cancelled).orElse(true);
       } catch (Exception unreadable) {
