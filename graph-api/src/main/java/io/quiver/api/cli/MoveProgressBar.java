@@ -8,8 +8,9 @@ import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * A shard move followed from its NDJSON progress: one bar per phase that has a measure (rows
- * copied, chunks compared, cut-over steps) with rate and time left, and each phase's closing line
- * printed above it. With {@code --json} the lines are passed through as they come.
+ * copied, chunks compared) with rate and time left, on standard error; each phase's closing line
+ * (and each cut-over step) printed on standard output. With {@code --json} the lines are passed
+ * through as they come.
  */
 final class MoveProgressBar {
   private final PrintWriter out;
@@ -60,7 +61,8 @@ final class MoveProgressBar {
       bar.stepTo(done);
       bar.setExtraMessage(message);
     }
-    if (done >= total && !message.equals(printed)) {
+    // A cut-over's steps are each worth a line (how long writes were refused, and why).
+    if ((done >= total || now.equals("cut-over")) && !message.equals(printed)) {
       closeBar();
       out.println(now + ": " + message);
       out.flush();
