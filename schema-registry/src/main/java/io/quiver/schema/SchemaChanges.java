@@ -37,7 +37,13 @@ public final class SchemaChanges {
   /** What a change may do that the rules otherwise refuse, when its author says so. */
   public enum Permit {
     /** Change fields' defaults, and so what stored nodes without a value read. */
-    CHANGE_DEFAULTS
+    CHANGE_DEFAULTS,
+    /**
+     * Leave a unique index declared on a type that has nodes {@code building}: the change answers
+     * once it is published, and the unique repair's scan builds and activates the index, reporting
+     * its progress (the command line's {@code schema apply} does that with a progress bar).
+     */
+    BUILD_INDEXES_LATER
   }
 
   /** Refuses {@code proposed} with an INCOMPATIBLE_CHANGE naming its {@link SchemaRule} if it breaks a rule against {@code current}. */

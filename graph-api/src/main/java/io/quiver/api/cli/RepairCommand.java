@@ -69,10 +69,15 @@ final class RepairCommand extends RemoteCommand {
   }
 
   /** The server's NDJSON progress under a bar (a line per shard and pass), then its summary. */
-  private static JsonNode remote(AdminHttp server, String path) {
+  static JsonNode remote(AdminHttp server, String path) {
+    return remote(server, path, "repair");
+  }
+
+  /** As {@link #remote(AdminHttp, String)}, the bar named {@code task}. */
+  static JsonNode remote(AdminHttp server, String path, String task) {
     int shards = server.get("/v1/admin/shard-map").path("ranges").findValues("to").stream()
         .mapToInt(JsonNode::asInt).max().orElse(0) + 1;
-    try (ProgressBar bar = new ProgressBarBuilder().setTaskName("repair").setInitialMax(2L * shards)
+    try (ProgressBar bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(2L * shards)
         .setUnit(" shards", 1).setStyle(ProgressBarStyle.ASCII).showSpeed().build()) {
       JsonNode last = server.stream("POST", path, line -> {
         if (line.has("progress")) {
@@ -89,7 +94,7 @@ final class RepairCommand extends RemoteCommand {
     }
   }
 
-  private static void summarize(JsonNode report, PrintWriter out) {
+  static void summarize(JsonNode report, PrintWriter out) {
     if (report.has("edgeType")) {
       out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs, %d orphaned inverses,"
               + " %d pairs in flight (left to their outbox entries), %d copies fixed%n",

@@ -15,7 +15,9 @@ import picocli.CommandLine.Parameters;
  * {@code quiver schema show | diff FILE | apply FILE}: the registry's types as the server serves
  * them, and a schema document's changes to them — what each would change and whether the
  * compatibility rules allow it (asked of the server with {@code ?dryRun=true}), before anything is
- * applied. A type the document does not name is left as it is.
+ * applied. A type the document does not name is left as it is. A unique index declared on a type
+ * that has nodes is published building and then built under a progress bar, by the unique repair's
+ * scan through the server.
  */
 @Command(name = "schema", mixinStandardHelpOptions = true, description = "The schema registry's types.",
     subcommands = {SchemaCommand.Show.class, SchemaCommand.Diff.class, SchemaCommand.Apply.class})
@@ -103,13 +105,41 @@ final class SchemaCommand extends CommandGroup {
       long version = -1;
       for (TypeChange change : changes) {
         if (!change.lines().isEmpty()) {
-          version = server.put(change.path(changeDefaults), change.definition()).path("version").asLong();
+          String path = change.path(changeDefaults);
+          version = server.put(path + (path.contains("?") ? "&" : "?") + "buildLater=true", change.definition())
+              .path("version").asLong();
           out.printf("defined %s%n", change.name());
         }
       }
       out.println(version < 0 ? "nothing to change" : "schema version " + version);
       out.flush();
-      return 0;
+      return buildIndexes(server, out);
+    }
+
+    /**
+     * Every unique index left building (declared on a type that has nodes): built by the unique
+     * repair's scan through the server, under a progress bar; exits 3 when values are held twice.
+     */
+    private static int buildIndexes(AdminHttp server, PrintWriter out) {
+      int status = 0;
+      JsonNode schema = server.get("/v1/schema");
+      for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> types = schema.path("nodeTypes").fields();
+          types.hasNext(); ) {
+        java.util.Map.Entry<String, JsonNode> type = types.next();
+        for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> fields = type.getValue().path("fields").fields();
+            fields.hasNext(); ) {
+          java.util.Map.Entry<String, JsonNode> field = fields.next();
+          if ("building".equals(field.getValue().path("unique").path("state").asText())) {
+            out.printf("building the unique index of %s.%s%n", type.getKey(), field.getKey());
+            out.flush();
+            JsonNode report = RepairCommand.remote(server, "/v1/admin/unique/" + type.getKey() + "/" + field.getKey()
+                + "/repair", "index " + type.getKey() + "." + field.getKey());
+            RepairCommand.summarize(report, out);
+            status = report.path("duplicates").isEmpty() ? status : 3;
+          }
+        }
+      }
+      return status;
     }
   }
 

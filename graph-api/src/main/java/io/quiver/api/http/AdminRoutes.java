@@ -49,9 +49,11 @@ import java.util.function.Supplier;
 public final class AdminRoutes {
   /**
    * {@code ?changeDefaults=true} confirms that a change of defaults is meant; {@code ?dryRun=true}
-   * answers what the definition would publish (or its refusal) and changes nothing.
+   * answers what the definition would publish (or its refusal) and changes nothing;
+   * {@code ?buildLater=true} leaves a unique index on existing nodes building, for the unique
+   * repair to build with progress.
    */
-  private static final Set<String> DEFINE_PARAMETERS = Set.of("changeDefaults", "dryRun");
+  private static final Set<String> DEFINE_PARAMETERS = Set.of("changeDefaults", "dryRun", "buildLater");
 
   private final AdminService admin;
   private final ServerStatus status;
@@ -299,8 +301,13 @@ public final class AdminRoutes {
 
   /** Parsed on the event loop, so a malformed definition is a 400 before any work is done. */
   private static Definition readDefinition(RoutingContext ctx, Kind kind) {
-    Set<SchemaChanges.Permit> permits = Requests.flag(ctx, "changeDefaults")
-        ? Set.of(SchemaChanges.Permit.CHANGE_DEFAULTS) : Set.of();
+    Set<SchemaChanges.Permit> permits = java.util.EnumSet.noneOf(SchemaChanges.Permit.class);
+    if (Requests.flag(ctx, "changeDefaults")) {
+      permits.add(SchemaChanges.Permit.CHANGE_DEFAULTS);
+    }
+    if (Requests.flag(ctx, "buildLater")) {
+      permits.add(SchemaChanges.Permit.BUILD_INDEXES_LATER);
+    }
     String name = ctx.pathParam("name");
     return kind == Kind.NODE
         ? new Definition(SchemaJson.readNodeType(name, Requests.body(ctx, SchemaJson.NODE_TYPE_MEMBERS)), null, permits)

@@ -167,6 +167,34 @@ class AdminCommandsTest {
   }
 
   @Test
+  void schemaApply_declaringUniqueOnATypeWithNodes_buildsTheIndexUnderAProgressBar() throws Exception {
+    String type = "cli_member_" + System.nanoTime();
+    int id = 0;
+    for (JsonNode existing : api.call(io.vertx.core.http.HttpMethod.GET, "/v1/schema").body().get("nodeTypes")) {
+      id = Math.max(id, existing.get("id").asInt());
+    }
+    String plain = "{\"nodeTypes\": {\"" + type + "\": {\"id\": " + (id + 1)
+        + ", \"fields\": {\"nick\": {\"type\": \"string\"}}}}}";
+    java.nio.file.Path before = java.nio.file.Files.createTempFile("schema", ".json");
+    java.nio.file.Files.writeString(before, plain);
+    assertThat(quiver("schema", "apply", before.toString(), "--server", server, "--token", TOKEN).status()).isZero();
+    for (int i = 0; i < 30; i++) {
+      assertThat(api.call(POST, "/v1/nodes/" + type, "{\"data\": {\"nick\": \"n" + i + "\"}}").status()).isEqualTo(201);
+    }
+
+    java.nio.file.Path unique = java.nio.file.Files.createTempFile("schema", ".json");
+    java.nio.file.Files.writeString(unique, plain.replace("{\"type\": \"string\"}", "{\"type\": \"string\", \"unique\": true}"));
+    Cli.Run applied = quiver("schema", "apply", unique.toString(), "--server", server, "--token", TOKEN);
+
+    assertThat(applied.status()).as(applied.err()).isZero();
+    assertThat(applied.out()).contains("defined node type " + type, "building the unique index of " + type + ".nick",
+        "30 nodes and", "the index is active");
+    assertThat(api.call(io.vertx.core.http.HttpMethod.GET, "/v1/schema").body()
+        .at("/nodeTypes/" + type + "/fields/nick/unique/state").asText()).isEqualTo("active");
+    assertThat(api.call(io.vertx.core.http.HttpMethod.GET, "/v1/nodes/" + type + "/by/nick/n7").status()).isEqualTo(200);
+  }
+
+  @Test
   void schemaDiff_showsEachChangeAndTheRulesVerdict_andApplyDefinesAllOrNothing() throws Exception {
     String note = "cli_note_" + System.nanoTime();
     int id = 0;
