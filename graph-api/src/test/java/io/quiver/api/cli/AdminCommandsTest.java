@@ -50,6 +50,15 @@ class AdminCommandsTest {
     return Cli.quiver(args);
   }
 
+  /** One more than the largest node type id the registry holds: a new type's. */
+  private static int nextNodeTypeId() {
+    int id = 0;
+    for (JsonNode type : api.call(io.vertx.core.http.HttpMethod.GET, "/v1/schema").body().get("nodeTypes")) {
+      id = Math.max(id, type.get("id").asInt());
+    }
+    return id + 1;
+  }
+
   @Test
   void help_listsEveryCommand_onEveryLevel() {
     Cli.Run top = quiver("--help");
@@ -169,11 +178,7 @@ class AdminCommandsTest {
   @Test
   void schemaApply_declaringUniqueOnATypeWithNodes_buildsTheIndexUnderAProgressBar() throws Exception {
     String type = "cli_member_" + System.nanoTime();
-    int id = 0;
-    for (JsonNode existing : api.call(io.vertx.core.http.HttpMethod.GET, "/v1/schema").body().get("nodeTypes")) {
-      id = Math.max(id, existing.get("id").asInt());
-    }
-    String plain = "{\"nodeTypes\": {\"" + type + "\": {\"id\": " + (id + 1)
+    String plain = "{\"nodeTypes\": {\"" + type + "\": {\"id\": " + nextNodeTypeId()
         + ", \"fields\": {\"nick\": {\"type\": \"string\"}}}}}";
     java.nio.file.Path before = java.nio.file.Files.createTempFile("schema", ".json");
     java.nio.file.Files.writeString(before, plain);
@@ -197,13 +202,10 @@ class AdminCommandsTest {
   @Test
   void schemaDiff_showsEachChangeAndTheRulesVerdict_andApplyDefinesAllOrNothing() throws Exception {
     String note = "cli_note_" + System.nanoTime();
-    int id = 0;
-    for (JsonNode type : api.call(io.vertx.core.http.HttpMethod.GET, "/v1/schema").body().get("nodeTypes")) {
-      id = Math.max(id, type.get("id").asInt());
-    }
+    int id = nextNodeTypeId();
     java.nio.file.Path refused = java.nio.file.Files.createTempFile("schema", ".json");
     java.nio.file.Files.writeString(refused, "{\"nodeTypes\": {"
-        + "\"" + note + "\": {\"id\": " + (id + 1) + ", \"fields\": {\"text\": {\"type\": \"string\", \"default\": \"(empty)\"}}},"
+        + "\"" + note + "\": {\"id\": " + id + ", \"fields\": {\"text\": {\"type\": \"string\", \"default\": \"(empty)\"}}},"
         + "\"account\": {\"id\": 5, \"fields\": {\"handle\": {\"type\": \"integer\"}}}}}");
 
     Cli.Run diff = quiver("schema", "diff", refused.toString(), "--server", server, "--token", TOKEN);
@@ -219,7 +221,7 @@ class AdminCommandsTest {
         .isTrue();
 
     java.nio.file.Path allowed = java.nio.file.Files.createTempFile("schema", ".json");
-    java.nio.file.Files.writeString(allowed, "{\"nodeTypes\": {\"" + note + "\": {\"id\": " + (id + 1)
+    java.nio.file.Files.writeString(allowed, "{\"nodeTypes\": {\"" + note + "\": {\"id\": " + id
         + ", \"fields\": {\"text\": {\"type\": \"string\", \"default\": \"(empty)\"}}}}}");
     Cli.Run applied = quiver("schema", "apply", allowed.toString(), "--server", server, "--token", TOKEN);
     assertThat(applied.status()).as(applied.err()).isZero();

@@ -293,6 +293,35 @@ class ShardMoveTest {
     assertThat(count("h3", "db00016", "filler")).isEqualTo(60_000);
   }
 
+  @Test
+  @Order(7)
+  void aCutOverThatAServerDoesNotAcknowledge_backsOff_leavingTheShardsWritableOnTheSource() throws Exception {
+    ShardMap before = new ShardMapStore(BACKEND.curator(), MAP_PATH).read().orElseThrow();
+    // A server that has not taken in the read-only map (cut off from ZooKeeper, but its session alive).
+    try (io.quiver.core.zk.ServedVersions laggard = new io.quiver.core.zk.ServedVersions(BACKEND.curator(),
+        MAP_PATH + "-served", "laggard", before.version())) {
+      Answer backedOff = first.call(POST, "/v1/admin/shards/move", "{\"shards\": \"16-17\", \"to\": \"h1\"}", ADMIN);
+      assertThat(lastLine(backedOff.text()).path("error").asText()).as(backedOff.text())
+          .contains("the cut-over backed off", "laggard@" + before.version());
+      ShardMap after = new ShardMapStore(BACKEND.curator(), MAP_PATH).read().orElseThrow();
+      assertThat(after.rangeOf(16).orElseThrow().host()).isEqualTo("h3");
+      assertThat(after.stateOf(16).writable()).as("read-write again").isTrue();
+      assertThat(first.call(PATCH, "/v1/nodes/" + someUserOn(16, 17).orElse(users.get(0)), "{\"data\": {\"bio\": \"after\"}}")
+          .status()).isEqualTo(200);
+      assertThat(second.call(GET, "/v1/admin/shards/move", null, ADMIN).body().at("/move/phase").asText())
+          .isEqualTo("catch-up");
+    }
+    Answer rerun = second.call(POST, "/v1/admin/shards/move", "{\"shards\": \"16-17\", \"to\": \"h1\"}", ADMIN);
+    assertThat(lastLine(rerun.text()).at("/summary/reached").asText()).as(rerun.text()).isEqualTo("done");
+    assertThat(new ShardMapStore(BACKEND.curator(), MAP_PATH).read().orElseThrow().rangeOf(16).orElseThrow().host())
+        .isEqualTo("h1");
+  }
+
+  private static java.util.Optional<String> someUserOn(int... shards) {
+    return users.stream().filter(user -> java.util.Arrays.stream(shards)
+        .anyMatch(shard -> NodeId.parse(user).orElseThrow().shard() == shard)).findFirst();
+  }
+
   /** The write and read load of the first test: 8 clients on every shard, each write's outcome kept. */
   private static final class Load {
     final Set<Integer> moving;
