@@ -105,7 +105,9 @@
   // ---- cluster ----
 
   async function loadCluster() {
-    const [status, map] = await Promise.all([api('GET', '/v1/admin/status'), api('GET', '/v1/admin/shard-map')]);
+    const [status, map, moving] = await Promise.all([api('GET', '/v1/admin/status'), api('GET', '/v1/admin/shard-map'),
+      api('GET', '/v1/admin/shards/move')]);
+    showMove(moving.move);
     $('versions').textContent = `shard map version ${status.shardMapVersion} · schema version ${status.schemaVersion}`
         + ` · ZooKeeper ${status.zookeeper}`;
     fill($('hosts').tBodies[0], Object.entries(status.hosts).map(([name, host]) => {
@@ -134,6 +136,31 @@
       }
     });
     return runs;
+  }
+
+  /** The shard move under way, if any, with who runs it and a way to cancel it before its cut-over. */
+  function showMove(move) {
+    const line = $('move');
+    line.replaceChildren();
+    if (!move) {
+      line.textContent = 'No shard move is under way.';
+      return;
+    }
+    line.append(`Shards ${move.shards} are moving from ${move.from} to ${move.to}: phase ${move.phase}, `
+        + (move.runner ? `run by server ${move.runner}. ` : `run by no server now (rerun the move to resume it). `));
+    if (move.phase !== 'cleanup') {
+      line.append(el('button', {type: 'button', id: 'cancel-move', onclick: cancelMove}, 'Cancel the move'));
+    }
+  }
+
+  async function cancelMove() {
+    try {
+      await api('POST', '/v1/admin/shards/move/cancel');
+      await loadCluster();
+    } catch (error) {
+      $('move').textContent = error.message;
+      signOutIfRefused(error);
+    }
   }
 
   async function retryParked(host) {

@@ -143,6 +143,7 @@ class ConsoleBrowserTest {
     assertThat(hosts.get(0).getText()).startsWith("h1 127.0.0.1:").contains(" up 4 ");
     assertThat(browser.findElement(By.cssSelector("#ranges tbody")).getText())
         .contains("0–3 h1 read-write yes").contains("4–7 h2 read-write yes");
+    awaitText("#move", "No shard move is under way.");
     assertThat(browser.executeScript("return sessionStorage.getItem('quiver.token')")).isEqualTo(TestBackend.ADMIN_TOKEN);
     assertThat(browser.executeScript("return localStorage.length")).isEqualTo(0L);
     screenshot("cluster");
