@@ -4,6 +4,7 @@ import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.benchmarks.CpuTime;
 import io.quiver.cache.CacheFigures;
+import io.quiver.cache.CacheSettings;
 import io.quiver.cache.CachingGraphStore;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
@@ -69,21 +70,28 @@ public final class Workload {
       QuiverConfig cached = stack.config(Ports.free());
       QuiverConfig uncached = new QuiverConfig(new QuiverConfig.Http(Ports.free(), cached.http().bodyLimitBytes()),
           cached.zooKeeper(), cached.mysql(), cached.outbox(), cached.cache().disabled(), null, cached.adminToken());
+      QuiverServer bounded = null;
       try (QuiverServer quiver = QuiverServer.start(cached, stack.schema());
           QuiverServer quiverNoCache = QuiverServer.start(uncached, null)) {
         Graph graph = load(vertx, quiver.port(), options.nodes());
         awaitOutboxesDrained(quiver, quiverNoCache);
         System.out.println("primer: every inverse edge written");
         int maxConcurrency = Collections.max(options.concurrency());
-        List<Target> targets = List.of(
+        List<Target> targets = new ArrayList<>(List.of(
             new HttpTarget("quiver", vertx, quiver.port(), maxConcurrency, graph),
             new HttpTarget("quiver-nocache", vertx, quiverNoCache.port(), maxConcurrency, graph),
             new JdbcHttpTarget(vertx, Ports.free(), quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency),
             new JdbcTarget(quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency, false),
-            new BareTarget(vertx, Ports.free(), maxConcurrency));
+            new BareTarget(vertx, Ports.free(), maxConcurrency)));
+        Map<String, QuiverServer> servers = new HashMap<>(Map.of("quiver", quiver, "quiver-nocache", quiverNoCache));
+        if (options.cacheFraction() != null) {
+          bounded = QuiverServer.start(boundedCache(vertx, quiver, cached, graph, options.cacheFraction()), null);
+          String name = "quiver-" + Math.round(options.cacheFraction() * 100) + "pct";
+          targets.add(new TracingTarget(new HttpTarget(name, vertx, bounded.port(), maxConcurrency, graph)));
+          servers.put(name, bounded);
+        }
         Driver driver = new Driver(vertx, graph, options.mix());
         WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
-        Map<String, QuiverServer> servers = Map.of("quiver", quiver, "quiver-nocache", quiverNoCache);
         Random shuffle = new Random(SHUFFLE_SEED);
         for (int round = 1; round <= options.runs(); round++) {
           // One run keeps the listed order; several shuffle it, so no target always goes first (cold JIT) or last.
@@ -105,11 +113,43 @@ public final class Workload {
             Runtime.getRuntime().availableProcessors()));
         report.write(options.output(), options);
         targets.forEach(Target::close);
+      } finally {
+        if (bounded != null) {
+          bounded.close();
+        }
       }
     } finally {
       vertx.close().await();
     }
     return report;
+  }
+
+  /**
+   * The configuration of a server whose caches hold {@code fraction} of the data: every node and
+   * edge list read once through the cached server, its caches' bytes per entry scaled to the whole
+   * graph, and that fraction of it.
+   */
+  private static QuiverConfig boundedCache(Vertx vertx, QuiverServer quiver, QuiverConfig cached, Graph graph,
+      double fraction) {
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
+        .setDefaultPort(quiver.port()));
+    for (long node : graph.nodes) {
+      client.get("/v1/nodes/" + node).send().await();
+      client.get("/v1/nodes/" + node + "/edges/follows?limit=50").send().await();
+    }
+    client.close();
+    long[] bytes = new long[2];
+    for (CacheFigures figures : quiver.cache().orElseThrow().figures()) {
+      long whole = figures.entries() == 0 ? 0 : figures.weightBytes() * graph.nodes.size() / figures.entries();
+      bytes[figures.cache().equals("nodes") ? 0 : 1] = Math.max(1, Math.round(whole * fraction));
+    }
+    CacheSettings full = cached.cache();
+    CacheSettings bounded = new CacheSettings(true, bytes[0], full.edgeWindow(), bytes[1], full.valueTtl(),
+        full.peersPath(), full.advertiseHost(), full.staleBound());
+    System.out.printf("a server whose caches hold %.0f %% of the data: %d bytes of nodes, %d bytes of edge lists%n",
+        fraction * 100, bytes[0], bytes[1]);
+    return new QuiverConfig(new QuiverConfig.Http(Ports.free(), cached.http().bodyLimitBytes()), cached.zooKeeper(),
+        cached.mysql(), cached.outbox(), bounded, null, cached.adminToken());
   }
 
   /** Seeds the shuffles, so that a run's target orders can be repeated. */
@@ -120,6 +160,10 @@ public final class Workload {
       throws InterruptedException {
     System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
         options.warmup().toSeconds(), options.measure().toSeconds());
+    TracingTarget traced = target instanceof TracingTarget tracing ? tracing : null;
+    if (traced != null) {
+      traced.restart();
+    }
     driver.closedLoop(target, concurrency, options.warmup(), null).await();
     awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
     Integer serverPort = server == null ? null : server.port();
@@ -127,6 +171,9 @@ public final class Workload {
     List<CacheFigures> cacheBefore = server == null ? List.of() : server.cache().map(CachingGraphStore::figures)
         .orElse(List.of());
     Recording recording = new Recording();
+    if (traced != null) {
+      traced.measuring();
+    }
     double databaseCpu = CpuTime.mariaDbProcesses();
     double processCpu = CpuTime.thisProcess();
     long started = System.nanoTime();
@@ -162,6 +209,13 @@ public final class Workload {
       long lookups = hits + after.misses() - earlier.misses();
       note.append(String.format(Locale.ROOT, "; %s hit ratio %.3f (%d lookups)", after.cache(),
           lookups == 0 ? 0.0 : (double) hits / lookups, lookups));
+      if (traced != null && after.cache().equals("nodes")) {
+        int capacity = (int) Math.max(1, after.entries());
+        note.append(String.format(Locale.ROOT, "; for this trace at %d entries: the best fixed cache (its %d most"
+            + " read nodes pinned, the optimum without knowing the future) %.3f, Belady's MIN (knowing it) %.3f, over %d"
+            + " traced node reads", capacity, capacity, traced.pinnedHitRatio(capacity), traced.bestHitRatio(capacity),
+            traced.measuredLookups()));
+      }
     }
     report.note(note.append('.').toString());
   }

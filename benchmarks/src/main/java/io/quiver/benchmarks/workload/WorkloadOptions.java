@@ -10,24 +10,27 @@ import java.util.List;
  * {@code --full} is larger and longer; every figure can be set on its own.
  */
 record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
-    Mix mix, Path output, int runs) {
+    Mix mix, Path output, int runs, Double cacheFraction) {
 
   /** One run of each target, in the order listed. */
   WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate, Mix mix,
       Path output) {
-    this(nodes, warmup, measure, concurrency, rate, mix, output, 1);
+    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null);
   }
 
   WorkloadOptions {
     if (runs < 1) {
       throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
     }
+    if (cacheFraction != null && (cacheFraction <= 0 || cacheFraction >= 1)) {
+      throw new IllegalArgumentException("--cache-fraction must be between 0 and 1, got " + cacheFraction);
+    }
   }
 
   static final String USAGE = """
       ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
                        [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--mix linkbench|tao|writes]
-                       [--runs N] [--out FILE]
+                       [--runs N] [--cache-fraction F] [--out FILE]
         --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, one run (the default)
         --full         20,000 nodes, 15 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers, 3 runs
         --runs         run every target this many times, each run in a new shuffled order; the tables give
@@ -35,6 +38,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         --concurrency  closed-loop callers; a list runs a concurrency ladder
         --rate         an open loop at this many operations a second instead of a closed loop
         --mix          LinkBench's mix (the default), TAO's read mix, or edge writes only
+        --cache-fraction  also a Quiver server whose caches hold this fraction of the data (0.1: a tenth),
+                       its node hit ratio beside the best possible for the trace it saw (Belady's MIN)
         --out          the JSON report (default benchmarks/target/workload-report.json)
       """;
 
@@ -47,6 +52,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Mix mix = Mix.LINKBENCH;
     Path output = Path.of("benchmarks/target/workload-report.json");
     int runs = 1;
+    Double cacheFraction = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> { }
@@ -71,9 +77,10 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         case "--mix" -> mix = Mix.of(args[++i]);
         case "--out" -> output = Path.of(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
+        case "--cache-fraction" -> cacheFraction = Double.parseDouble(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
       }
     }
-    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output, runs);
+    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output, runs, cacheFraction);
   }
 }
