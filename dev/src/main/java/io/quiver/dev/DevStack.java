@@ -93,6 +93,11 @@ public final class DevStack implements AutoCloseable {
    * restart never leaves a mapped host unreachable.
    */
   public static DevStack start(Path dataDir, int hostCount) throws Exception {
+    return start(dataDir, hostCount, List.of());
+  }
+
+  /** As {@link #start(Path, int)}, each MariaDB host started with {@code serverOptions} too ({@link EmbeddedMariaDb#start(Path, int, List)}). */
+  public static DevStack start(Path dataDir, int hostCount, List<String> serverOptions) throws Exception {
     if (hostCount < MIN_HOSTS || hostCount > MAX_HOSTS) {
       throw new IllegalArgumentException("a dev stack has " + MIN_HOSTS + " to " + MAX_HOSTS + " hosts, not " + hostCount);
     }
@@ -105,7 +110,7 @@ public final class DevStack implements AutoCloseable {
       int count = Math.max(hostCount, storedHostCount(zooKeeper));
       List<EmbeddedMariaDb> hosts = new ArrayList<>();
       for (int host = 1; host <= count; host++) {
-        hosts.add(remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h" + host), 0)));
+        hosts.add(remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h" + host), 0, serverOptions)));
       }
       DevStack stack = new DevStack(directory, zooKeeper, hosts, exampleSchema());
       stack.publishAndProvision();

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
@@ -47,18 +48,31 @@ public final class EmbeddedMariaDb implements AutoCloseable {
    * @param port the port to listen on; 0 for any free port
    */
   public static EmbeddedMariaDb start(Path home, int port) {
+    return start(home, port, List.of());
+  }
+
+  /**
+   * As {@link #start(Path, int)}, with options of the server's own added last (so they win), each
+   * {@code --name=value}: {@code --innodb-buffer-pool-size=5M} for data larger than memory, say.
+   */
+  public static EmbeddedMariaDb start(Path home, int port, List<String> serverOptions) {
+    for (String option : serverOptions) {
+      if (!option.matches("--[a-z][a-z0-9_-]*(=[A-Za-z0-9_.,/-]+)?")) {
+        throw new IllegalArgumentException("a MariaDB server option looks like --name=value, not '" + option + "'");
+      }
+    }
     if (port != 0) {
-      return startOn(home, port);
+      return startOn(home, port, serverOptions);
     }
     try {
-      return startOn(home, Ports.free());
+      return startOn(home, Ports.free(), serverOptions);
     } catch (IllegalStateException firstTry) {
       // A port free when chosen can be taken before the server binds it; one more on another.
-      return startOn(home, Ports.free());
+      return startOn(home, Ports.free(), serverOptions);
     }
   }
 
-  private static EmbeddedMariaDb startOn(Path home, int chosen) {
+  private static EmbeddedMariaDb startOn(Path home, int chosen, List<String> serverOptions) {
     DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder().setPort(chosen);
     if (home != null) {
       requireDurable(home);
@@ -85,6 +99,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     config.addArg("--server-id=" + chosen);
     config.addArg("--gtid-domain-id=" + chosen);
     config.addArg("--binlog-expire-logs-seconds=" + Duration.ofDays(2).toSeconds());
+    serverOptions.forEach(config::addArg);
     // Warnings, but not the note MariaDB writes for every client that closes without COM_QUIT
     // ("Aborted connection …", logged from level 2): pools closing at a test's end are routine.
     config.addArg("--log-warnings=1");

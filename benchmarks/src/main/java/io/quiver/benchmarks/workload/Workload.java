@@ -8,6 +8,8 @@ import io.quiver.cache.CacheSettings;
 import io.quiver.cache.CachingGraphStore;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -66,7 +68,9 @@ public final class Workload {
     Path data = options.output().toAbsolutePath().getParent().resolve("workload-data-" + System.currentTimeMillis());
     Report report = new Report(options.rate());
     Vertx vertx = Vertx.vertx();
-    try (DevStack stack = DevStack.start(data)) {
+    List<String> hostOptions = options.bufferPoolMb() == null ? List.of()
+        : List.of("--innodb-buffer-pool-size=" + options.bufferPoolMb() + "M");
+    try (DevStack stack = DevStack.start(data, DevStack.MIN_HOSTS, hostOptions)) {
       QuiverConfig cached = stack.config(Ports.free());
       QuiverConfig uncached = new QuiverConfig(new QuiverConfig.Http(Ports.free(), cached.http().bodyLimitBytes()),
           cached.zooKeeper(), cached.mysql(), cached.outbox(), cached.cache().disabled(), null, cached.adminToken());
@@ -108,9 +112,11 @@ public final class Workload {
           }
         }
         report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d"
-                + " cores; the driver, both servers and both MariaDB hosts share this machine; access logging is off.",
+                + " cores; the driver, both servers and both MariaDB hosts share this machine; access logging is off%s.",
             options.mix().label(), options.nodes(), (System.nanoTime() - started) / 1e9,
-            Runtime.getRuntime().availableProcessors()));
+            Runtime.getRuntime().availableProcessors(), options.bufferPoolMb() == null ? ""
+                : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB, data "
+                    + dataBytes(quiver.backend().shardMap()) / (1 << 20) + " MiB"));
         report.write(options.output(), options);
         targets.forEach(Target::close);
       } finally {
@@ -122,6 +128,24 @@ public final class Workload {
       vertx.close().await();
     }
     return report;
+  }
+
+  /** The shard databases' size on every host, data and indexes, as InnoDB reports it. */
+  private static long dataBytes(ShardMap map) throws java.sql.SQLException {
+    long bytes = 0;
+    for (Host host : map.hosts().values()) {
+      try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/",
+              "root", "");
+          java.sql.PreparedStatement size = connection.prepareStatement("SELECT COALESCE(SUM(data_length"
+              + " + index_length), 0) FROM information_schema.tables WHERE table_schema LIKE ?")) {
+        size.setString(1, "db%");
+        try (java.sql.ResultSet rows = size.executeQuery()) {
+          rows.next();
+          bytes += rows.getLong(1);
+        }
+      }
+    }
+    return bytes;
   }
 
   /**

@@ -10,17 +10,20 @@ import java.util.List;
  * {@code --full} is larger and longer; every figure can be set on its own.
  */
 record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
-    Mix mix, Path output, int runs, Double cacheFraction) {
+    Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb) {
 
   /** One run of each target, in the order listed. */
   WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate, Mix mix,
       Path output) {
-    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null);
+    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null, null);
   }
 
   WorkloadOptions {
     if (runs < 1) {
       throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
+    }
+    if (bufferPoolMb != null && bufferPoolMb < 2) {
+      throw new IllegalArgumentException("--buffer-pool-mb must be at least 2 (MariaDB's least), got " + bufferPoolMb);
     }
     if (cacheFraction != null && (cacheFraction <= 0 || cacheFraction >= 1)) {
       throw new IllegalArgumentException("--cache-fraction must be between 0 and 1, got " + cacheFraction);
@@ -30,7 +33,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
   static final String USAGE = """
       ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
                        [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--mix linkbench|tao|writes]
-                       [--runs N] [--cache-fraction F] [--out FILE]
+                       [--runs N] [--cache-fraction F] [--buffer-pool-mb M] [--out FILE]
         --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, one run (the default)
         --full         20,000 nodes, 15 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers, 3 runs
         --runs         run every target this many times, each run in a new shuffled order; the tables give
@@ -40,6 +43,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         --mix          LinkBench's mix (the default), TAO's read mix, or edge writes only
         --cache-fraction  also a Quiver server whose caches hold this fraction of the data (0.1: a tenth),
                        its node hit ratio beside the best possible for the trace it saw (Belady's MIN)
+        --buffer-pool-mb  each MariaDB host's InnoDB buffer pool, in MiB: 5 with --full makes the data larger
+                       than the databases' memory (the default is MariaDB's, 128 MiB)
         --out          the JSON report (default benchmarks/target/workload-report.json)
       """;
 
@@ -53,6 +58,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Path output = Path.of("benchmarks/target/workload-report.json");
     int runs = 1;
     Double cacheFraction = null;
+    Integer bufferPoolMb = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> { }
@@ -78,9 +84,11 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         case "--out" -> output = Path.of(args[++i]);
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--cache-fraction" -> cacheFraction = Double.parseDouble(args[++i]);
+        case "--buffer-pool-mb" -> bufferPoolMb = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
       }
     }
-    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output, runs, cacheFraction);
+    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output, runs, cacheFraction,
+        bufferPoolMb);
   }
 }
