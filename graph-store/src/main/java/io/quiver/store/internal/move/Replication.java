@@ -75,12 +75,6 @@ final class Replication {
   }
 
   /** Waits until the target has applied the source's log up to {@code position}. */
-  Duration waitFor(Host target, String position, Duration timeout) throws SQLException {
-    try (Connection connection = hosts.connect(target)) {
-      return waitFor(connection, target, position, timeout);
-    }
-  }
-
   private static Duration waitFor(Connection connection, Host target, String position, Duration timeout)
       throws SQLException {
     long started = System.nanoTime();
@@ -165,9 +159,7 @@ final class Replication {
   void pauseAt(Host target, String position, Duration timeout) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
       update(connection, "START SLAVE '" + CHANNEL + "' UNTIL master_gtid_pos = ?", position);
-    }
-    waitFor(target, position, timeout);
-    try (Connection connection = hosts.connect(target)) {
+      waitFor(connection, target, position, timeout);
       long deadline = System.nanoTime() + timeout.toNanos();
       while (sqlThreadRunning(connection)) {
         if (System.nanoTime() > deadline) {
@@ -181,13 +173,6 @@ final class Replication {
   void resume(Host target) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
       execute(connection, "START SLAVE '" + CHANNEL + "'");
-    }
-  }
-
-  /** Whether the target has the channel (a cut-over removes it once the target has caught up). */
-  boolean exists(Host target) throws SQLException {
-    try (Connection connection = hosts.connect(target)) {
-      return status(connection) != null;
     }
   }
 

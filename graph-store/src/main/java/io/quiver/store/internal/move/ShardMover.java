@@ -215,7 +215,7 @@ public final class ShardMover implements AutoCloseable {
     Host target = map.hosts().get(state.to());
     replication.remove(target);
     dropDatabases(target, databases(state.shards()));
-    if (!writable(map, state.shards())) {
+    if (!allIn(map, state.shards(), ShardState::writable)) {
       maps.change(new ShardMapChange.SetState(state.shards(), ShardState.READ_WRITE));
     }
     store.delete();
@@ -389,7 +389,7 @@ public final class ShardMover implements AutoCloseable {
     private ShardMap refuseWritesAndFlip(ShardMap map, Replication.Link link, Host target) throws Exception {
       long began = System.nanoTime();
       ShardMap readOnly = map;
-      if (!allReadOnly(map, state.shards())) {
+      if (!allIn(map, state.shards(), ShardState.READ_ONLY::equals)) {
         readOnly = maps.change(new ShardMapChange.SetState(state.shards(), ShardState.READ_ONLY));
       }
       long published = System.nanoTime();
@@ -489,18 +489,10 @@ public final class ShardMover implements AutoCloseable {
         && map.rangeOf(state.shards().to()).map(range -> range.host().equals(state.to())).orElse(false);
   }
 
-  private static boolean writable(ShardMap map, ShardSpan shards) {
+  /** Whether every shard of {@code shards} is in a state {@code wanted} accepts. */
+  private static boolean allIn(ShardMap map, ShardSpan shards, java.util.function.Predicate<ShardState> wanted) {
     for (int shard = shards.from(); shard <= shards.to(); shard++) {
-      if (!map.stateOf(shard).writable()) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private static boolean allReadOnly(ShardMap map, ShardSpan shards) {
-    for (int shard = shards.from(); shard <= shards.to(); shard++) {
-      if (map.stateOf(shard) != ShardState.READ_ONLY) {
+      if (!wanted.test(map.stateOf(shard))) {
         return false;
       }
     }

@@ -88,11 +88,12 @@ final class TableChecksums {
       for (int i = 0; i < tables.size(); i++) {
         Snapshot.Table table = tables.get(i);
         List<Object> tableBounds = bounds.get(i);
+        String sumOf = sumOf(table);
         for (int chunk = 0; chunk <= tableBounds.size(); chunk++) {
           Object from = chunk == 0 ? null : tableBounds.get(chunk - 1);
           Object to = chunk == tableBounds.size() ? null : tableBounds.get(chunk);
-          Sum there = checksum(atSourceView.connection, table, from, to);
-          Sum here = checksum(atTarget.connection, table, from, to);
+          Sum there = checksum(atSourceView.connection, sumOf, table, from, to);
+          Sum here = checksum(atTarget.connection, sumOf, table, from, to);
           if (!there.equals(here)) {
             differences.add(new Difference(table.qualified(), render(from), render(to), there.rows(), here.rows()));
           }
@@ -133,8 +134,8 @@ final class TableChecksums {
   /** A chunk's row count and the XOR of its rows' 64-bit hashes (unsigned, so as text). */
   private record Sum(long rows, String hash) {}
 
-  private static Sum checksum(Connection connection, Snapshot.Table table, Object from, Object to)
-      throws SQLException {
+  /** A table's {@code SELECT count, xor-of-hashes FROM table WHERE 1 = 1}, built once for all its chunks. */
+  private static String sumOf(Snapshot.Table table) {
     StringBuilder row = new StringBuilder("CONCAT_WS('#'");
     StringBuilder nulls = new StringBuilder("CONCAT(''");
     for (String column : table.columns()) {
@@ -142,8 +143,13 @@ final class TableChecksums {
       nulls.append(", ISNULL(`").append(column).append("`)");
     }
     row.append(", ").append(nulls).append("))");
-    String sql = "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV(SUBSTRING(MD5(" + row + "), 1, 16), 16, 10)"
-        + " AS UNSIGNED)), 0) FROM " + table.qualified() + " WHERE 1 = 1"
+    return "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV(SUBSTRING(MD5(" + row + "), 1, 16), 16, 10)"
+        + " AS UNSIGNED)), 0) FROM " + table.qualified() + " WHERE 1 = 1";
+  }
+
+  private static Sum checksum(Connection connection, String sumOf, Snapshot.Table table, Object from, Object to)
+      throws SQLException {
+    String sql = sumOf
         + (from == null ? "" : " AND `" + table.firstKey() + "` >= ?")
         + (to == null ? "" : " AND `" + table.firstKey() + "` < ?");
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
