@@ -78,8 +78,18 @@ public final class ShardClient {
 
   private <T> Future<T> attempt(ShardRoute route, Function<SqlConnection, Future<T>> work, int attempt) {
     return route.pool().getConnection()
+        .recover(failure -> Future.failedFuture(noConnection(route, failure)))
         .compose(connection -> new Transaction(route, connection).run(work))
         .recover(failure -> retryIfAborted(route, work, attempt, SqlErrors.classify(failure, route.host())));
+  }
+
+  /**
+   * No connection was lent — the pool's wait or a connect to a host that hangs timed out — so no
+   * statement was sent: the answer says so, as an abandoned transaction's does.
+   */
+  private static GraphException noConnection(ShardRoute route, Throwable failure) {
+    GraphException why = SqlErrors.classify(failure, route.host());
+    return GraphException.of(why.code(), why.getMessage() + "; no transaction began, nothing was written", failure);
   }
 
   private <T> Future<T> retryIfAborted(

@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.quiver.core.GraphException;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
@@ -81,5 +82,33 @@ class PoolExhaustionTest {
     assertThat(unhandled).as("failures no handler took").isEmpty();
     assertThat(errors.list).filteredOn(event -> event.getLevel().isGreaterOrEqual(Level.ERROR))
         .extracting(ILoggingEvent::getFormattedMessage).isEmpty();
+  }
+
+  @Test
+  void aTransactionThatGetsNoConnection_isAnsweredUnavailable_sayingNothingWasWritten() {
+    Vertx vertx = Vertx.vertx();
+    TestBackend backend = TestBackend.get();
+    // Long enough for a first connect to a host just started, short for a test.
+    Duration acquire = Duration.ofSeconds(2);
+    PoolSettings one = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
+        Duration.ofMillis(500), acquire, 16, 1);
+    HostPools pools = new HostPools(vertx, one);
+    try {
+      Pool pool = pools.apply(backend.shardMap()).get("h1");
+      ShardClient client = new ShardClient(vertx, one, new MapWrites(backend::shardMap, version -> {}));
+      SqlConnection held = pool.getConnection().await();
+      Future<Object> refused = client.inTransaction(new ShardRoute(0, "h1", pool, true),
+          connection -> Future.failedFuture(new AssertionError("no connection should have been lent")));
+      refused.otherwiseEmpty().await();
+      Throwable failure = refused.cause();
+      held.close().await();
+
+      assertThat(failure).isInstanceOf(GraphException.class);
+      assertThat(((GraphException) failure).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+      assertThat(failure.getMessage()).contains("host h1").contains("nothing was written");
+    } finally {
+      pools.close().await();
+      vertx.close().await();
+    }
   }
 }
