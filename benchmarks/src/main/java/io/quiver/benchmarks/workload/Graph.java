@@ -13,6 +13,11 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * the loaded graph keeps its shape).
  */
 final class Graph {
+  /** The Zipf shape of the nodes reads pick. */
+  static final double READ_SHAPE = 0.8;
+  /** The Zipf shape of the nodes writes pick (LinkBench's: writes are a little less skewed). */
+  static final double WRITE_SHAPE = 0.74;
+
   final List<Long> nodes;
   private final Map<Long, List<Long>> knownEdges = new ConcurrentHashMap<>();
   private final ConcurrentLinkedDeque<Long> created = new ConcurrentLinkedDeque<>();
@@ -23,6 +28,22 @@ final class Graph {
     this.nodes = List.copyOf(nodes);
     this.reads = new Zipf(nodes.size(), readShape);
     this.writes = new Zipf(nodes.size(), writeShape);
+  }
+
+  /** Each node's known targets, as they are now: what a generator in another process starts from. */
+  Map<Long, List<Long>> knownEdges() {
+    Map<Long, List<Long>> copy = new java.util.HashMap<>();
+    knownEdges.forEach((from, targets) -> {
+      synchronized (targets) {
+        copy.put(from, List.copyOf(targets));
+      }
+    });
+    return copy;
+  }
+
+  /** Adds known edges (a generator's starting point). */
+  void knowEdges(Map<Long, List<Long>> edges) {
+    edges.forEach((from, targets) -> targets.forEach(to -> edge(from, to)));
   }
 
   long readNode(SplittableRandom random) {

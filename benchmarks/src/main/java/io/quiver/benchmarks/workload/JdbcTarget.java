@@ -34,8 +34,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * shard tables, one connection per worker thread and host, the shard computed from the ID by hand.
  * It keeps counts in step with edges, as Quiver does; it does not validate data or cache.
  *
- * <p>Two shapes. {@code jdbc}: in the driver's process, the rows read and counted but not
- * rendered, no inverse edges — the cheapest possible baseline. Behind {@link JdbcHttpTarget}
+ * <p>Two shapes. {@code jdbc}: in the load generator's process, the rows read and counted but not
+ * rendered, no inverse edges — the cheapest possible baseline. Behind {@link JdbcHttpServer}
  * ({@code jdbc-http}): what a team would deploy, reads rendered as JSON and every edge written in
  * both directions (the inverse in a second transaction on the TO node's shard, synchronously).
  */

@@ -29,11 +29,29 @@ final class Report {
    * @param sustained operations over the phase and the outbox drain after it, per second; null for
    *     targets without an outbox
    */
-  record Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained) {
+  record Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained,
+      Cpu cpu) {
+    /** Without CPU figures. */
+    Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained) {
+      this(target, concurrency, run, seconds, recording, sustained, null);
+    }
+
     double opsPerSecond() {
       return recording.all().getTotalCount() / seconds;
     }
   }
+
+  /**
+   * CPU time per operation over a measured phase, in milliseconds, of each party apart.
+   *
+   * @param database every MariaDB process
+   * @param servers the benchmark's JVM: every server (Quiver's, {@code jdbc-http}, bare Vert.x), one
+   *     of them under load and the others idle
+   * @param generator the load generator's JVM ({@link GeneratorProcess}), the in-process
+   *     {@code jdbc} target's SQL included
+   * @param generatorShare the generator's share of the machine's CPU over the phase (1.0: every core)
+   */
+  record Cpu(double database, double servers, double generator, double generatorShare) {}
 
   /** The columns' order, whatever order the runs took. */
   private static final List<String> COLUMNS = List.of("quiver", "quiver-nocache", "jdbc-http", "jdbc", "bare-vertx");
@@ -119,6 +137,13 @@ final class Report {
       row(out, "p99 ÷ quiver", level, c -> String.format(Locale.ROOT, "%.2f",
           (double) c.median().recording().all().getValueAtPercentile(99)
               / Math.max(1, quiver.median().recording().all().getValueAtPercentile(99))));
+      if (level.stream().allMatch(c -> c.median().cpu() != null)) {
+        row(out, "MariaDB CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().database()));
+        row(out, "servers' JVM CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().servers()));
+        row(out, "generator CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().generator()));
+        row(out, "generator's share of the CPU", level, c -> String.format(Locale.ROOT, "%.0f %%",
+            c.median().cpu().generatorShare() * 100));
+      }
       row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream()
           .mapToLong(m -> List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum()).sum()));
       for (Column column : level) {
@@ -186,6 +211,13 @@ final class Report {
       }
       run.put("seconds", measured.seconds());
       run.put("opsPerSecond", measured.opsPerSecond());
+      if (measured.cpu() != null) {
+        ObjectNode cpu = run.putObject("cpuMillisPerOperation");
+        cpu.put("mariaDb", measured.cpu().database());
+        cpu.put("servers", measured.cpu().servers());
+        cpu.put("generator", measured.cpu().generator());
+        run.put("generatorCpuShare", measured.cpu().generatorShare());
+      }
       ObjectNode operations = run.putObject("operations");
       for (Operation operation : Operation.values()) {
         Histogram h = measured.recording().latencies(operation);

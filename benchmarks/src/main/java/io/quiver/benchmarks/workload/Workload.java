@@ -10,6 +10,7 @@ import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapJson;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -31,13 +32,19 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The end-to-end benchmark, in one process on one machine: starts the embedded stack, a Quiver
- * server with its cache and one without, loads a power-law graph (the primer), then for every
- * concurrency level runs the chosen mix against each target — Quiver, Quiver without cache, a thin
- * HTTP service over hand-written JDBC, hand-written JDBC in process, a bare Vert.x endpoint — each
- * after a warm-up. It checks that the requests
- * it counted equal those each Quiver server counted in its own {@code /metrics}, prints the
- * report and writes it as JSON.
+ * The end-to-end benchmark on one machine: starts the embedded stack, a Quiver server with its
+ * cache and one without, a thin HTTP service over hand-written JDBC and a bare Vert.x endpoint,
+ * loads a power-law graph (the primer), then for every concurrency level runs the chosen mix
+ * against each target — those four, and hand-written JDBC in the generator's process — each after
+ * a warm-up.
+ *
+ * <p>The load generator runs in a JVM of its own ({@link Generator}, {@link GeneratorProcess}):
+ * on two cores it shares the CPU with what it measures, so its cost is kept low (two event loops,
+ * the serial collector) and measured apart — the report gives, per target, the CPU per operation
+ * of MariaDB, of this JVM (the servers) and of the generator, and the generator's share of the
+ * machine. After each Quiver phase it checks that the requests the generator counted equal those
+ * the server counted in its own {@code /metrics}, waits for the outboxes to drain (the sustained
+ * rate counts the drain), prints the report and writes it as JSON.
  *
  * <p>{@code ./bench workload --quick}
  */
@@ -81,44 +88,54 @@ public final class Workload {
         awaitOutboxesDrained(quiver, quiverNoCache);
         System.out.println("primer: every inverse edge written");
         int maxConcurrency = Collections.max(options.concurrency());
-        List<Target> targets = new ArrayList<>(List.of(
-            new HttpTarget("quiver", vertx, quiver.port(), maxConcurrency, graph),
-            new HttpTarget("quiver-nocache", vertx, quiverNoCache.port(), maxConcurrency, graph),
-            new JdbcHttpTarget(vertx, Ports.free(), quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency),
-            new JdbcTarget(quiver.backend().shardMap(), stack.schema(), graph, maxConcurrency, false),
-            new BareTarget(vertx, Ports.free(), maxConcurrency)));
-        Map<String, QuiverServer> servers = new HashMap<>(Map.of("quiver", quiver, "quiver-nocache", quiverNoCache));
-        if (options.cacheFraction() != null) {
-          bounded = QuiverServer.start(boundedCache(vertx, quiver, cached, graph, options.cacheFraction()), null);
-          String name = "quiver-" + Math.round(options.cacheFraction() * 100) + "pct";
-          targets.add(new TracingTarget(new HttpTarget(name, vertx, bounded.port(), maxConcurrency, graph)));
-          servers.put(name, bounded);
-        }
-        Driver driver = new Driver(vertx, graph, options.mix());
-        WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
-        Random shuffle = new Random(SHUFFLE_SEED);
-        for (int round = 1; round <= options.runs(); round++) {
-          // One run keeps the listed order; several shuffle it, so no target always goes first (cold JIT) or last.
-          List<Target> order = new ArrayList<>(targets);
-          if (options.runs() > 1) {
-            Collections.shuffle(order, shuffle);
+        ShardMap map = quiver.backend().shardMap();
+        int jdbcHttpPort = Ports.free();
+        int barePort = Ports.free();
+        try (JdbcHttpServer jdbcHttp = new JdbcHttpServer(jdbcHttpPort, map, stack.schema(), graph, maxConcurrency);
+            BareServer bare = new BareServer(barePort)) {
+          List<GeneratorSetup.TargetSpec> targets = new ArrayList<>(List.of(
+              GeneratorSetup.TargetSpec.api("quiver", quiver.port()),
+              GeneratorSetup.TargetSpec.api("quiver-nocache", quiverNoCache.port()),
+              GeneratorSetup.TargetSpec.api("jdbc-http", jdbcHttpPort),
+              new GeneratorSetup.TargetSpec("jdbc", "jdbc", 0, false),
+              new GeneratorSetup.TargetSpec("bare-vertx", "bare", barePort, false)));
+          Map<String, QuiverServer> servers = new HashMap<>(Map.of("quiver", quiver, "quiver-nocache", quiverNoCache));
+          if (options.cacheFraction() != null) {
+            bounded = QuiverServer.start(boundedCache(vertx, quiver, cached, graph, options.cacheFraction()), null);
+            String name = "quiver-" + Math.round(options.cacheFraction() * 100) + "pct";
+            targets.add(new GeneratorSetup.TargetSpec(name, "api", bounded.port(), true));
+            servers.put(name, bounded);
           }
-          System.out.printf("run %d of %d: %s%n", round, options.runs(), order.stream().map(Target::name).toList());
-          for (int concurrency : options.concurrency()) {
-            for (Target target : order) {
-              run(driver, target, concurrency, round, options, report, metrics, servers.get(target.name()),
-                  servers.values());
+          GeneratorSetup setup = new GeneratorSetup(options.mix().label(), graph.nodes, graph.knownEdges(), targets,
+              ShardMapJson.write(map), maxConcurrency);
+          WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
+          Random shuffle = new Random(SHUFFLE_SEED);
+          try (Generator generator = new Generator(setup, data)) {
+            for (int round = 1; round <= options.runs(); round++) {
+              // One run keeps the listed order; several shuffle it, so no target always goes first (cold JIT) or last.
+              List<GeneratorSetup.TargetSpec> order = new ArrayList<>(targets);
+              if (options.runs() > 1) {
+                Collections.shuffle(order, shuffle);
+              }
+              System.out.printf("run %d of %d: %s%n", round, options.runs(),
+                  order.stream().map(GeneratorSetup.TargetSpec::name).toList());
+              for (int concurrency : options.concurrency()) {
+                for (GeneratorSetup.TargetSpec target : order) {
+                  run(generator, target, concurrency, round, options, report, metrics, servers.get(target.name()),
+                      servers.values());
+                }
+              }
             }
           }
         }
         report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d"
-                + " cores; the driver, both servers and both MariaDB hosts share this machine; access logging is off%s.",
+                + " cores; the load generator runs in a JVM of its own, and it, every server and both MariaDB hosts"
+                + " share this machine; access logging is off%s.",
             options.mix().label(), options.nodes(), (System.nanoTime() - started) / 1e9,
             Runtime.getRuntime().availableProcessors(), options.bufferPoolMb() == null ? ""
                 : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB, data "
                     + dataBytes(quiver.backend().shardMap()) / (1 << 20) + " MiB"));
         report.write(options.output(), options);
-        targets.forEach(Target::close);
       } finally {
         if (bounded != null) {
           bounded.close();
@@ -179,42 +196,32 @@ public final class Workload {
   /** Seeds the shuffles, so that a run's target orders can be repeated. */
   private static final long SHUFFLE_SEED = 20261122;
 
-  private static void run(Driver driver, Target target, int concurrency, int round, WorkloadOptions options,
-      Report report, WebClient metrics, QuiverServer server, Collection<QuiverServer> drainers)
-      throws InterruptedException {
+  private static void run(Generator generator, GeneratorSetup.TargetSpec target, int concurrency, int round,
+      WorkloadOptions options, Report report, WebClient metrics, QuiverServer server,
+      Collection<QuiverServer> drainers) throws Exception {
     System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
         options.warmup().toSeconds(), options.measure().toSeconds());
-    TracingTarget traced = target instanceof TracingTarget tracing ? tracing : null;
-    if (traced != null) {
-      traced.restart();
-    }
-    driver.closedLoop(target, concurrency, options.warmup(), null).await();
+    generator.phase(target.name(), concurrency, options.rate(), options.warmup(), false);
     awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
     Integer serverPort = server == null ? null : server.port();
     Map<String, Double> before = serverPort == null ? Map.of() : requestCounts(metrics, serverPort);
     List<CacheFigures> cacheBefore = server == null ? List.of() : server.cache().map(CachingGraphStore::figures)
         .orElse(List.of());
-    Recording recording = new Recording();
-    if (traced != null) {
-      traced.measuring();
-    }
     double databaseCpu = CpuTime.mariaDbProcesses();
     double processCpu = CpuTime.thisProcess();
-    long started = System.nanoTime();
-    if (options.rate() != null) {
-      driver.openLoop(target, options.rate(), options.measure(), recording).await();
-    } else {
-      driver.closedLoop(target, concurrency, options.measure(), recording).await();
-    }
-    double seconds = (System.nanoTime() - started) / 1e9;
+    Generator.Phase phase = generator.phase(target.name(), concurrency, options.rate(), options.measure(), true);
+    Recording recording = phase.recording();
+    double seconds = phase.seconds();
     long measured = Math.max(1, recording.all().getTotalCount());
-    double databaseMs = (CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured;
-    double processMs = (CpuTime.thisProcess() - processCpu) * 1000 / measured;
+    Report.Cpu cpu = new Report.Cpu((CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured,
+        (CpuTime.thisProcess() - processCpu) * 1000 / measured, phase.cpuSeconds() * 1000 / measured,
+        phase.cpuSeconds() / (seconds * Runtime.getRuntime().availableProcessors()));
     String run = options.runs() > 1 ? ", run " + round : "";
-    report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, this JVM (driver and"
-        + " every in-process server) %.3f ms", target.name(), concurrency, run, databaseMs, processMs));
+    report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the servers' JVM"
+        + " %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU)", target.name(), concurrency, run,
+        cpu.database(), cpu.servers(), cpu.generator(), cpu.generatorShare() * 100));
     if (server == null) {
-      report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null));
+      report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null, cpu));
       return;
     }
     List<CacheFigures> cacheAfter = server.cache().map(CachingGraphStore::figures).orElse(List.of());
@@ -222,7 +229,7 @@ public final class Workload {
     double drainSeconds = awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
     long operations = recording.all().getTotalCount();
     double sustained = operations / (seconds + drainSeconds);
-    report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, sustained));
+    report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, sustained, cpu));
     StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
         "%s, %d callers%s: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
             + " and the drain)", target.name(), concurrency, run, drainSeconds, sustained));
@@ -233,12 +240,12 @@ public final class Workload {
       long lookups = hits + after.misses() - earlier.misses();
       note.append(String.format(Locale.ROOT, "; %s hit ratio %.3f (%d lookups)", after.cache(),
           lookups == 0 ? 0.0 : (double) hits / lookups, lookups));
-      if (traced != null && after.cache().equals("nodes")) {
+      if (target.traced() && after.cache().equals("nodes")) {
         int capacity = (int) Math.max(1, after.entries());
+        Generator.Bounds bounds = generator.bounds(target.name(), capacity);
         note.append(String.format(Locale.ROOT, "; for this trace at %d entries: the best fixed cache (its %d most"
             + " read nodes pinned, the optimum without knowing the future) %.3f, Belady's MIN (knowing it) %.3f, over %d"
-            + " traced node reads", capacity, capacity, traced.pinnedHitRatio(capacity), traced.bestHitRatio(capacity),
-            traced.measuredLookups()));
+            + " traced node reads", capacity, capacity, bounds.pinned(), bounds.best(), bounds.lookups()));
       }
     }
     report.note(note.append('.').toString());
@@ -321,7 +328,7 @@ public final class Workload {
     }
     List<Long> ranked = new ArrayList<>(ids);
     Collections.shuffle(ranked, new java.util.Random(1));
-    Graph graph = new Graph(ranked, 0.8, 0.74);
+    Graph graph = new Graph(ranked, Graph.READ_SHAPE, Graph.WRITE_SHAPE);
     SplittableRandom random = new SplittableRandom(11);
     List<long[]> edges = new ArrayList<>();
     for (long from : ranked) {

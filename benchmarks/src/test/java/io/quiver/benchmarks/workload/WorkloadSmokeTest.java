@@ -10,8 +10,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The end-to-end benchmark, tiny: it runs, measures all five targets, agrees with the servers'
- * own counts, and writes its report. It claims no speed: figures come only from {@code ./bench}.
+ * The end-to-end benchmark, tiny: it runs, drives all five targets from a load generator in a JVM
+ * of its own, agrees with the servers' own counts, and writes its report. It claims no speed: figures come only from {@code ./bench}.
  */
 class WorkloadSmokeTest {
 
@@ -35,6 +35,15 @@ class WorkloadSmokeTest {
             && note.contains("edge_windows hit ratio"));
     assertThat(report.notes()).as("CPU per operation, for every target").filteredOn(note -> note.contains("CPU per"))
         .hasSize(5);
+    assertThat(report.results()).as("the load generator ran in a JVM of its own, its CPU measured apart")
+        .allSatisfy(run -> {
+          assertThat(run.cpu().generator()).isPositive();
+          assertThat(run.cpu().generatorShare()).isPositive().isLessThanOrEqualTo(1.0);
+        });
+    assertThat(report.results()).filteredOn(run -> run.target().equals("quiver"))
+        .allSatisfy(run -> assertThat(run.cpu().servers()).as("the server's JVM did the serving").isPositive());
+    assertThat(written.get("runs")).allSatisfy(run -> assertThat(run.get("generatorCpuShare").asDouble()).isPositive());
+    assertThat(report.table()).contains("generator's share of the CPU");
     assertThat(report.table()).contains("ops/s ÷ quiver").contains("p99 ÷ quiver");
   }
 }

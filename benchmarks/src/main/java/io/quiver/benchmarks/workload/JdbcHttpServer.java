@@ -17,28 +17,27 @@ import io.vertx.core.http.HttpServerRequest;
  * {@code jdbc-http}: what a team would deploy without Quiver — a thin Vert.x HTTP service, one
  * server per event loop like Quiver's, answering the same paths with hand-written SQL over JDBC
  * on a worker pool ({@link JdbcTarget} with both directions and rendering on): JSON answers, every
- * edge written in both directions, counts kept; no validation, no cache, no outbox. The driver
+ * edge written in both directions, counts kept; no validation, no cache, no outbox. The generator
  * calls it exactly as it calls Quiver ({@link HttpTarget}).
  */
-final class JdbcHttpTarget implements Target {
+final class JdbcHttpServer implements AutoCloseable {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final Vertx server = Vertx.vertx();
   private final JdbcTarget sql;
-  private final HttpTarget client;
 
-  JdbcHttpTarget(Vertx vertx, int port, ShardMap map, Schema schema, Graph graph, int connections) {
+  /** @param graph where the nodes it creates are noted (as the in-process {@code jdbc} notes them) */
+  JdbcHttpServer(int port, ShardMap map, Schema schema, Graph graph, int connections) {
     this.sql = new JdbcTarget(map, schema, graph, connections, true);
     int cores = Runtime.getRuntime().availableProcessors();
     server.deployVerticle(() -> new VerticleBase() {
       @Override
       public Future<?> start() {
-        return vertx.createHttpServer(new HttpServerOptions().setPort(port).setHost("127.0.0.1"))
+        return server.createHttpServer(new HttpServerOptions().setPort(port).setHost("127.0.0.1"))
             .requestHandler(request -> request.body().onSuccess(body -> serve(request, body)))
             .listen();
       }
     }, new DeploymentOptions().setInstances(cores)).await();
-    this.client = new HttpTarget("jdbc-http", vertx, port, connections, graph);
   }
 
   private void serve(HttpServerRequest request, Buffer body) {
@@ -109,18 +108,7 @@ final class JdbcHttpTarget implements Target {
   }
 
   @Override
-  public String name() {
-    return "jdbc-http";
-  }
-
-  @Override
-  public Future<Integer> execute(Call call) {
-    return client.execute(call);
-  }
-
-  @Override
   public void close() {
-    client.close();
     sql.close();
     server.close().await();
   }
