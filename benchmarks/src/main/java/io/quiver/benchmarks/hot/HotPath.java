@@ -8,6 +8,7 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.FileAppender;
 import io.quiver.api.server.QuiverServer;
+import io.quiver.benchmarks.ChildJvm;
 import io.quiver.benchmarks.CpuTime;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
@@ -142,10 +143,8 @@ public final class HotPath {
 
   /** One measurement: a generator process against one case, and this JVM's CPU over the same time. */
   private static Run drive(Case each, int connections, long warmup, long seconds) throws Exception {
-    String java = ProcessHandle.current().info().command().orElse("java");
-    Process generator = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
-        System.getProperty("java.class.path"), LoadGenerator.class.getName(), Integer.toString(each.port()),
-        each.path(), Integer.toString(connections), Long.toString(warmup), Long.toString(seconds))
+    Process generator = ChildJvm.of("256m", LoadGenerator.class, Integer.toString(each.port()), each.path(),
+        Integer.toString(connections), Long.toString(warmup), Long.toString(seconds))
         .redirectErrorStream(true).start();
     Thread.sleep(warmup * 1000);
     double cpuBefore = CpuTime.thisProcess();

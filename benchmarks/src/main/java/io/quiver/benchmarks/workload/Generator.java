@@ -3,6 +3,7 @@ package io.quiver.benchmarks.workload;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.benchmarks.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,18 +12,13 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The benchmark's end of the load generator ({@link GeneratorProcess}): starts it in a JVM of its
- * own with the same class path, sends it one command at a time and waits for its answer.
+ * own ({@link ChildJvm}: a small heap and the serial collector, so it takes little of the machine), sends it one command at a time and waits for its answer.
  */
 final class Generator implements AutoCloseable {
-  /** The generator's JVM: a small heap and the serial collector, so it takes little of the machine. */
-  private static final String[] JVM_OPTIONS = {"-Xmx768m", "-XX:+UseSerialGC"};
-
   /** One phase as the generator saw it: its length, the generator's CPU time, and what it recorded. */
   record Phase(double seconds, double cpuSeconds, Recording recording) {}
 
@@ -38,12 +34,8 @@ final class Generator implements AutoCloseable {
   Generator(GeneratorSetup setup, Path directory) throws IOException {
     Path file = directory.resolve("generator-setup.json");
     setup.write(file);
-    String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> command = new ArrayList<>(List.of(java));
-    command.addAll(List.of(JVM_OPTIONS));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), GeneratorProcess.class.getName(),
-        file.toString()));
-    process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    process = ChildJvm.of("768m", GeneratorProcess.class, file.toString())
+        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
     commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
     answers = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     answer();

@@ -26,9 +26,9 @@ final class JdbcHttpServer implements AutoCloseable {
   private final Vertx server = Vertx.vertx();
   private final JdbcTarget sql;
 
-  /** @param graph where the nodes it creates are noted (as the in-process {@code jdbc} notes them) */
-  JdbcHttpServer(int port, ShardMap map, Schema schema, Graph graph, int connections) {
-    this.sql = new JdbcTarget(map, schema, graph, connections, true);
+  JdbcHttpServer(int port, ShardMap map, Schema schema, int connections) {
+    // The generator's HTTP client notes the edges and nodes it learns from the answers.
+    this.sql = new JdbcTarget(map, schema, null, connections, true);
     int cores = Runtime.getRuntime().availableProcessors();
     server.deployVerticle(() -> new VerticleBase() {
       @Override

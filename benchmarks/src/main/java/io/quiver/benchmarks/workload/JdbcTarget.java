@@ -54,7 +54,11 @@ final class JdbcTarget implements Target {
   private final ExecutorService workers;
   private final ThreadLocal<Map<String, Connection>> connections = ThreadLocal.withInitial(HashMap::new);
 
-  /** @param bothDirections write each edge's inverse too, and render answers as JSON ({@code jdbc-http}) */
+  /**
+   * @param graph where the edges it adds and the nodes it creates are noted, for the calls that
+   *     follow; null behind {@code jdbc-http}, whose HTTP client notes them from the answers
+   * @param bothDirections write each edge's inverse too, and render answers as JSON ({@code jdbc-http})
+   */
   JdbcTarget(ShardMap map, Schema schema, Graph graph, int threads, boolean bothDirections) {
     this.map = map;
     this.user = schema.nodeType("user").orElseThrow();
@@ -158,7 +162,9 @@ final class JdbcTarget implements Target {
     long sequence = call.operation() == Operation.UPDATE_EDGE ? call.sequence() : now;
     String data = call.operation() == Operation.UPDATE_EDGE ? "{\"note\": \"" + call.text() + "\"}" : null;
     int status = writeEdge(follows, from, call.to(), sequence, data, now);
-    graph.edge(from.value(), call.to());
+    if (graph != null) {
+      graph.edge(from.value(), call.to());
+    }
     if (bothDirections) {
       writeEdge(followedBy, new NodeId(call.to()), from.value(), sequence, data, now);
     }
@@ -273,7 +279,9 @@ final class JdbcTarget implements Target {
       try (ResultSet keys = insert.getGeneratedKeys()) {
         keys.next();
         long id = NodeId.of(shard, user.id(), keys.getLong(1)).value();
-        graph.created(id);
+        if (graph != null) {
+          graph.created(id);
+        }
         return id;
       }
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -66,7 +67,7 @@ final class Recording {
         ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
         int length = histogram.encodeIntoCompressedByteBuffer(buffer);
         ObjectNode each = json.putObject(operation.name().toLowerCase(Locale.ROOT));
-        each.put("latencies", Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), length)));
+        each.put("latencies", Base64.getEncoder().encodeToString(Arrays.copyOf(buffer.array(), length)));
         each.put("failures", outcomes.get(operation)[1]);
       }
     }

@@ -91,7 +91,7 @@ public final class Workload {
         ShardMap map = quiver.backend().shardMap();
         int jdbcHttpPort = Ports.free();
         int barePort = Ports.free();
-        try (JdbcHttpServer jdbcHttp = new JdbcHttpServer(jdbcHttpPort, map, stack.schema(), graph, maxConcurrency);
+        try (JdbcHttpServer jdbcHttp = new JdbcHttpServer(jdbcHttpPort, map, stack.schema(), maxConcurrency);
             BareServer bare = new BareServer(barePort)) {
           List<GeneratorSetup.TargetSpec> targets = new ArrayList<>(List.of(
               GeneratorSetup.TargetSpec.api("quiver", quiver.port()),
