@@ -18,6 +18,7 @@ import io.vertx.core.VertxOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,6 +47,12 @@ public final class QuiverServer implements AutoCloseable {
    * (a peer registration, outbox leases) waits on retries while ZooKeeper is silent.
    */
   public static final Duration STEP_BOUND = Duration.ofSeconds(2);
+  /**
+   * How long stopping waits in all: steps still to run when it has passed are closed in order on a
+   * thread of their own, not waited for. Two ZooKeeper steps each waiting out {@link #STEP_BOUND}
+   * would otherwise add up with the third (closing the client) to 6 s.
+   */
+  public static final Duration STOP_BOUND = Duration.ofSeconds(3);
   /** How long start waits for ZooKeeper and the first shard map. */
   public static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
 
@@ -172,10 +179,10 @@ public final class QuiverServer implements AutoCloseable {
   }
 
   /**
-   * Stops in reverse order of start, each step bounded by {@link #STEP_BOUND}: with ZooKeeper
-   * unreachable, tidying it — deleting this server's peer registration, leaving its outbox leases —
-   * would wait on Curator's retries without end, for nothing, since those ephemeral nodes go with
-   * the session.
+   * Stops in reverse order of start, each step bounded by {@link #STEP_BOUND} and the whole by
+   * {@link #STOP_BOUND}: with ZooKeeper unreachable, tidying it — deleting this server's peer
+   * registration, leaving its outbox leases, closing the client's session — would wait on
+   * Curator's retries without end, for nothing, since those ephemeral nodes go with the session.
    */
   @Override
   public void close() {
@@ -183,8 +190,17 @@ public final class QuiverServer implements AutoCloseable {
   }
 
   private static void closeAll(List<AutoCloseable> started, Throwable failure) {
-    for (int i = started.size() - 1; i >= 0; i--) {
-      Exception failed = closeWithin(started.get(i), STEP_BOUND);
+    List<AutoCloseable> steps = new ArrayList<>(started);
+    Collections.reverse(steps);
+    started.clear();
+    long deadline = System.nanoTime() + STOP_BOUND.toNanos();
+    for (int i = 0; i < steps.size(); i++) {
+      long left = deadline - System.nanoTime();
+      if (left < TimeUnit.MILLISECONDS.toNanos(1)) {
+        finishBehind(steps.subList(i, steps.size()));
+        return;
+      }
+      Exception failed = closeWithin(steps.get(i), Duration.ofNanos(Math.min(STEP_BOUND.toNanos(), left)));
       if (failed != null) {
         if (failure != null) {
           failure.addSuppressed(failed);
@@ -193,7 +209,24 @@ public final class QuiverServer implements AutoCloseable {
         }
       }
     }
-    started.clear();
+  }
+
+  /** The steps left when the stop's time is up, closed in order on a daemon thread nobody waits for. */
+  private static void finishBehind(List<AutoCloseable> rest) {
+    log.warn("stopping took {} ms; closing {} more steps without waiting for them", STOP_BOUND.toMillis(),
+        rest.size());
+    List<AutoCloseable> inOrder = List.copyOf(rest);
+    Thread behind = new Thread(() -> {
+      for (AutoCloseable step : inOrder) {
+        try {
+          step.close();
+        } catch (Exception e) {
+          log.warn("stopping the server", e);
+        }
+      }
+    }, "quiver-stop-behind");
+    behind.setDaemon(true);
+    behind.start();
   }
 
   /**

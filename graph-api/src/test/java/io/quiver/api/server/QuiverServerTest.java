@@ -75,7 +75,7 @@ class QuiverServerTest {
 
       long started = System.nanoTime();
       server.close();
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(QuiverServer.STOP_BOUND.plusSeconds(1));
     }
   }
 
