@@ -43,6 +43,8 @@ class WorkloadSmokeTest {
     assertThat(report.results()).filteredOn(run -> run.target().equals("quiver"))
         .allSatisfy(run -> assertThat(run.cpu().servers()).as("the server's JVM did the serving").isPositive());
     assertThat(written.get("runs")).allSatisfy(run -> assertThat(run.get("generatorCpuShare").asDouble()).isPositive());
+    assertThat(report.notes()).as("the hosts' prepared statements, under a cap raised for the shared hosts")
+        .anyMatch(note -> note.startsWith("prepared statements held on the hosts") && note.contains(" of 131,072"));
     assertThat(report.table()).contains("generator's share of the CPU");
     assertThat(report.table()).contains("ops/s ÷ quiver").contains("p99 ÷ quiver");
   }
