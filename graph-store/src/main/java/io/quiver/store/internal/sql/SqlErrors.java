@@ -24,6 +24,8 @@ public final class SqlErrors {
   public static final int ER_OPTION_PREVENTS_STATEMENT = 1290;
   /** Too many connections. */
   public static final int ER_CON_COUNT_ERROR = 1040;
+  /** The host holds max_prepared_stmt_count prepared statements already, over all its clients. */
+  public static final int ER_MAX_PREPARED_STMT_COUNT_REACHED = 1461;
   /** A CHECK constraint failed: on MariaDB, a JSON column refusing a document (too deep, say). */
   public static final int ER_CONSTRAINT_FAILED = 4025;
   /** Incorrect string value for a column (bytes its character set cannot hold). */
@@ -47,7 +49,8 @@ public final class SqlErrors {
       return switch (db.getErrorCode()) {
         case ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT -> GraphException.of(
             Code.ABORTED, "transaction on host " + host + " was aborted by a lock conflict", failure);
-        case ER_OPTION_PREVENTS_STATEMENT, ER_CON_COUNT_ERROR, ER_SERVER_SHUTDOWN -> GraphException.of(
+        case ER_OPTION_PREVENTS_STATEMENT, ER_CON_COUNT_ERROR, ER_MAX_PREPARED_STMT_COUNT_REACHED,
+            ER_SERVER_SHUTDOWN -> GraphException.of(
             Code.UNAVAILABLE, "host " + host + " refused the statement: " + db.getMessage(), failure);
         case ER_CONSTRAINT_FAILED, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_DATA_TOO_LONG, ER_WARN_DATA_OUT_OF_RANGE,
             ER_INVALID_JSON_TEXT -> dataRefused(db, host);

@@ -84,6 +84,25 @@ class SqlErrorsTest {
   }
 
   @Test
+  void aHostOutOfPreparedStatements_isUnavailable_notAnInternalError() {
+    long cap = pool.query("SELECT @@max_prepared_stmt_count").execute().await().iterator().next().getLong(0);
+    Throwable failure;
+    try {
+      pool.query("SET GLOBAL max_prepared_stmt_count = 0").execute().await();
+      failure = pool.preparedQuery("SELECT count FROM " + TABLE + " WHERE from_id = ? AND edge_type = 998")
+          .execute(Tuple.of(1L)).transform(done -> Future.succeededFuture(done.cause())).await();
+    } finally {
+      pool.query("SET GLOBAL max_prepared_stmt_count = " + cap).execute().await();
+    }
+
+    assertThat(((io.vertx.sqlclient.DatabaseException) failure).getErrorCode())
+        .isEqualTo(SqlErrors.ER_MAX_PREPARED_STMT_COUNT_REACHED);
+    GraphException classified = SqlErrors.classify(failure, "h1");
+    assertThat(classified.code()).isEqualTo(Code.UNAVAILABLE);
+    assertThat(classified.getMessage()).contains("host h1 refused the statement");
+  }
+
+  @Test
   void otherServerErrors_areInternal_andKeepTheirCause() {
     Throwable failure = pool.query("SELECT * FROM no_such_table").execute()
         .transform(done -> Future.succeededFuture(done.cause())).await();
