@@ -166,8 +166,7 @@ public final class Workload {
   private static String preparedStatements(ShardMap map) throws java.sql.SQLException {
     List<String> held = new ArrayList<>();
     for (Host host : map.hosts().values()) {
-      try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/",
-              "root", "");
+      try (java.sql.Connection connection = connect(host);
           java.sql.Statement status = connection.createStatement();
           java.sql.ResultSet row = status.executeQuery("SELECT (SELECT variable_value FROM"
               + " information_schema.global_status WHERE variable_name = 'PREPARED_STMT_COUNT'),"
@@ -179,12 +178,17 @@ public final class Workload {
     return "prepared statements held on the hosts after the last run: " + String.join(", ", held) + ".";
   }
 
+  /** An administrative connection to a host of the dev stack, for the report's own questions. */
+  private static java.sql.Connection connect(Host host) throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/", DevStack.USER,
+        DevStack.PASSWORD);
+  }
+
   /** The shard databases' size on every host, data and indexes, as InnoDB reports it. */
   private static long dataBytes(ShardMap map) throws java.sql.SQLException {
     long bytes = 0;
     for (Host host : map.hosts().values()) {
-      try (java.sql.Connection connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/",
-              "root", "");
+      try (java.sql.Connection connection = connect(host);
           java.sql.PreparedStatement size = connection.prepareStatement("SELECT COALESCE(SUM(data_length"
               + " + index_length), 0) FROM information_schema.tables WHERE table_schema LIKE ?")) {
         size.setString(1, "db%");

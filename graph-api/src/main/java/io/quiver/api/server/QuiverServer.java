@@ -196,11 +196,10 @@ public final class QuiverServer implements AutoCloseable {
     long deadline = System.nanoTime() + STOP_BOUND.toNanos();
     for (int i = 0; i < steps.size(); i++) {
       long left = deadline - System.nanoTime();
-      if (left < TimeUnit.MILLISECONDS.toNanos(1)) {
-        finishBehind(steps.subList(i, steps.size()));
-        return;
-      }
-      Exception failed = closeWithin(steps.get(i), Duration.ofNanos(Math.min(STEP_BOUND.toNanos(), left)));
+      boolean last = left < TimeUnit.MILLISECONDS.toNanos(1);
+      // Out of time: the steps left close in order on one thread of their own, not waited for.
+      AutoCloseable step = last ? inOrder(steps.subList(i, steps.size())) : steps.get(i);
+      Exception failed = closeWithin(step, Duration.ofNanos(Math.max(0, Math.min(STEP_BOUND.toNanos(), left))));
       if (failed != null) {
         if (failure != null) {
           failure.addSuppressed(failed);
@@ -208,25 +207,32 @@ public final class QuiverServer implements AutoCloseable {
           log.warn("stopping the server", failed);
         }
       }
+      if (last) {
+        return;
+      }
     }
   }
 
-  /** The steps left when the stop's time is up, closed in order on a daemon thread nobody waits for. */
-  private static void finishBehind(List<AutoCloseable> rest) {
-    log.warn("stopping took {} ms; closing {} more steps without waiting for them", STOP_BOUND.toMillis(),
-        rest.size());
-    List<AutoCloseable> inOrder = List.copyOf(rest);
-    Thread behind = new Thread(() -> {
-      for (AutoCloseable step : inOrder) {
+  /** One step that closes {@code steps} one after another, each tried even if one before it failed. */
+  private static AutoCloseable inOrder(List<AutoCloseable> steps) {
+    List<AutoCloseable> copy = List.copyOf(steps);
+    return () -> {
+      Exception first = null;
+      for (AutoCloseable step : copy) {
         try {
           step.close();
         } catch (Exception e) {
-          log.warn("stopping the server", e);
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
         }
       }
-    }, "quiver-stop-behind");
-    behind.setDaemon(true);
-    behind.start();
+      if (first != null) {
+        throw first;
+      }
+    };
   }
 
   /**
@@ -251,6 +257,11 @@ public final class QuiverServer implements AutoCloseable {
     } catch (java.util.concurrent.TimeoutException e) {
       log.warn("a step of stopping ({}) took longer than {} ms; going on without it", step.getClass().getSimpleName(),
           bound.toMillis());
+      closed.thenAccept(late -> {
+        if (late != null) {
+          log.warn("a step of stopping failed after the stop went on without it", late);
+        }
+      });
       return null;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
