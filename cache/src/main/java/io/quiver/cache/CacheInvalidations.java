@@ -94,12 +94,12 @@ public final class CacheInvalidations implements AutoCloseable {
     return peers.trusted();
   }
 
-  /** Datagrams sent to peers since start. */
+  /** Changes announced to peers since start, one per change and peer (many travel in one datagram). */
   public long sent() {
     return peers.sent();
   }
 
-  /** Datagrams received from peers since start. */
+  /** Changes heard from peers since start. */
   public long received() {
     return peers.received();
   }

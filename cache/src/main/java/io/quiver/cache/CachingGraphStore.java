@@ -59,8 +59,8 @@ import org.slf4j.LoggerFactory;
  * it: the hottest lists, written most, stay cached. A change on another server drops the window.
  *
  * <h2>When invalidations may have failed</h2>
- * A gap in a peer's numbering, a silent peer, or this server's rejoining ZooKeeper clears both
- * caches; while this server is cut from ZooKeeper longer than
+ * A peer's invalidation lost (a number still missing after a short grace for reordering), a
+ * silent peer, or this server's rejoining ZooKeeper clears both caches; while this server is cut from ZooKeeper longer than
  * {@link CacheSettings#staleBound()}, reads go to MySQL ({@link CacheInvalidations}).
  *
  * <h2>Schema changes</h2>

@@ -9,11 +9,12 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** A lost or unseen invalidation is detected, never waited out. */
+/** A lost or unseen invalidation is detected, never waited out; a merely reordered one costs nothing. */
 class PeerSequencesTest {
   private final AtomicLong now = new AtomicLong();
   private final Ticker ticker = now::get;
-  private final PeerSequences sequences = new PeerSequences(Duration.ofSeconds(2), ticker);
+  private static final Duration GRACE = Duration.ofMillis(50);
+  private final PeerSequences sequences = new PeerSequences(Duration.ofSeconds(2), GRACE, ticker);
 
   private void advance(Duration by) {
     now.addAndGet(by.toNanos());
@@ -30,17 +31,52 @@ class PeerSequencesTest {
   }
 
   @Test
-  void aLostChange_isAGap_atTheNextChange() {
+  void aSkippedNumber_thatArrivesWithinTheGrace_wasOnlyReordered_andCostsNothing() {
     sequences.change("a", 1);
-    assertThat(sequences.change("a", 3)).isEqualTo(GAP);
-    assertThat(sequences.change("a", 4)).as("counted from the gap on").isEqualTo(IN_ORDER);
+    assertThat(sequences.change("a", 3)).isEqualTo(IN_ORDER);
+    advance(GRACE.dividedBy(2));
+    assertThat(sequences.change("a", 2)).isEqualTo(IN_ORDER);
+    advance(GRACE);
+    assertThat(sequences.overdue()).isEmpty();
   }
 
   @Test
-  void aLostChange_isAGap_atTheNextHeartbeat_whenNoChangeFollows() {
+  void aSkippedNumber_stillMissingAfterTheGrace_wasLost_andNamesItsPeerOnce() {
     sequences.change("a", 1);
-    assertThat(sequences.heartbeat("a", 2)).isEqualTo(GAP);
+    sequences.change("a", 3);
+    sequences.change("b", 1);
+    advance(GRACE.minusMillis(1));
+    assertThat(sequences.overdue()).as("may still arrive").isEmpty();
+    advance(Duration.ofMillis(1));
+    assertThat(sequences.overdue()).containsExactly("a");
+    assertThat(sequences.overdue()).as("the caller dropped everything: the hole is forgotten").isEmpty();
+    assertThat(sequences.change("a", 4)).isEqualTo(IN_ORDER);
+  }
+
+  @Test
+  void aLostChange_isAHole_atTheNextHeartbeat_whenNoChangeFollows() {
+    sequences.change("a", 1);
     assertThat(sequences.heartbeat("a", 2)).isEqualTo(IN_ORDER);
+    advance(GRACE);
+    assertThat(sequences.overdue()).containsExactly("a");
+  }
+
+  @Test
+  void aHeartbeatThatOvertookItsChange_isFilledByTheChange() {
+    sequences.change("a", 1);
+    sequences.heartbeat("a", 2);
+    assertThat(sequences.change("a", 2)).isEqualTo(IN_ORDER);
+    advance(GRACE);
+    assertThat(sequences.overdue()).isEmpty();
+  }
+
+  @Test
+  void moreHolesThanAReorderingCouldLeave_areAGapAtOnce() {
+    sequences.change("a", 1);
+    assertThat(sequences.change("a", 2 + PeerSequences.MAX_HOLES)).isEqualTo(IN_ORDER);
+    assertThat(sequences.change("a", 4 + PeerSequences.MAX_HOLES)).as("one hole too many").isEqualTo(GAP);
+    assertThat(sequences.overdue()).as("the gap dropped everything; nothing left to wait for").isEmpty();
+    assertThat(sequences.change("a", 5 + PeerSequences.MAX_HOLES)).isEqualTo(IN_ORDER);
   }
 
   @Test
@@ -48,14 +84,8 @@ class PeerSequencesTest {
     assertThat(sequences.change("b", 7)).isEqualTo(GAP);
     sequences.expect("c");
     assertThat(sequences.heartbeat("c", 12)).isEqualTo(GAP);
-  }
-
-  @Test
-  void aLateDatagram_afterTheGapItLeft_isInOrder() {
-    sequences.change("a", 1);
-    assertThat(sequences.change("a", 3)).isEqualTo(GAP);
-    assertThat(sequences.change("a", 2)).isEqualTo(IN_ORDER);
-    assertThat(sequences.change("a", 4)).isEqualTo(IN_ORDER);
+    advance(GRACE);
+    assertThat(sequences.overdue()).as("counted from what was first heard").isEmpty();
   }
 
   @Test
