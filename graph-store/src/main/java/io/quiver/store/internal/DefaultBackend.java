@@ -111,7 +111,7 @@ public final class DefaultBackend implements GraphBackend {
         .map(claim -> new BulkWriter(name, claim, backgroundRouter, client, schemas, backgroundNodes, backgroundEdges,
             writer, changes, clock));
     this.drain = settings.drainCoordination() == null ? null
-        : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, schemas,
+        : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, client, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
     ShardProvisioner provisioner = new ShardProvisioner(settings.pools().user(), settings.pools().password());

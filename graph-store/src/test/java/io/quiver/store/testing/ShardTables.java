@@ -169,6 +169,27 @@ public final class ShardTables {
     return total[0];
   }
 
+  /**
+   * Every outbox entry still there, one line each — shard, id, kind, attempts, due in how many ms,
+   * parked, last error — for a failure message that says why work did not drain.
+   */
+  public List<String> describeOutboxes() throws Exception {
+    List<String> lines = new ArrayList<>();
+    long nowUs = System.currentTimeMillis() * 1000;
+    forEachShard((connection, shard) -> {
+      try (Statement statement = connection.createStatement();
+          ResultSet result = statement.executeQuery("SELECT id, kind, attempts, next_attempt_us, parked, last_error FROM "
+              + OutboxTable.INSTANCE.on(shard) + " ORDER BY id")) {
+        while (result.next()) {
+          lines.add("shard " + shard + " entry " + result.getLong(1) + " kind " + result.getInt(2) + ", "
+              + result.getInt(3) + " attempts, due in " + (result.getLong(4) - nowUs) / 1000 + " ms"
+              + (result.getInt(5) == 1 ? ", parked" : "") + ", last error: " + result.getString(6));
+        }
+      }
+    });
+    return lines;
+  }
+
   /** Appends an inverse-edge entry to a shard's outbox behind the store's back, as a write would. */
   public void appendInverseEntry(int shard, int edgeTypeId, NodeId from, NodeId to) throws Exception {
     appendInverseEntry(shard, edgeTypeId, from, to, false);

@@ -3,6 +3,7 @@ package io.quiver.store.internal.outbox;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.OutboxStats;
+import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
@@ -36,11 +37,13 @@ public final class OutboxDrain {
 
   /**
    * @param router the background pools' router
+   * @param client runs every statement of the drainers, under its deadlines
    * @param parallelism entries handled at once per host: no more than the background pool's connections
    */
-  public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, SchemaSource schemas,
-      OutboxHandlers handlers, ApplierSettings settings, Clock clock, String serverId, int parallelism) {
-    this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, handlers,
+  public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, ShardClient client,
+      SchemaSource schemas, OutboxHandlers handlers, ApplierSettings settings, Clock clock, String serverId,
+      int parallelism) {
+    this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, client, handlers,
         new RetryPolicy(settings), settings.batchSize(), settings.idleDelay().toMillis(),
         parallelism, clock);
     this.schemas = schemas;
@@ -98,7 +101,7 @@ public final class OutboxDrain {
       return;
     }
     OutboxDrainer drainer =
-        new OutboxDrainer(host, parts, new TombstoneCollector(schemas, settings, parts.clock()));
+        new OutboxDrainer(host, parts, new TombstoneCollector(parts.client(), schemas, settings, parts.clock()));
     OutboxDrainer previous = drainers.put(host, drainer);
     if (previous != null) {
       previous.stop();

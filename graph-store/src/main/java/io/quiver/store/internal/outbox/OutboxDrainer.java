@@ -1,8 +1,10 @@
 package io.quiver.store.internal.outbox;
 
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.sql.SqlErrors;
@@ -27,13 +29,16 @@ import org.slf4j.LoggerFactory;
  * unless a write of this server commits an entry on the host ({@link #wake}): then the next pass
  * starts at once. So the inverse of a local write follows within a pass, and an idle drainer
  * polls rarely; the idle delay bounds only how long entries written by other servers wait.
+ *
+ * <p>Every statement goes through {@link ShardClient}, under its deadline, so every pass ends: a
+ * host that stops answering fails the pass after one deadline, and the next pass tries again.
  */
 final class OutboxDrainer {
   private static final Logger log = LoggerFactory.getLogger(OutboxDrainer.class);
 
   /** What every host's drainer shares. */
-  record Parts(Vertx vertx, Context context, ShardRouter router, OutboxHandlers handlers, RetryPolicy retries,
-      int batchSize, long idleDelayMs, int parallelism, Clock clock) {}
+  record Parts(Vertx vertx, Context context, ShardRouter router, ShardClient client, OutboxHandlers handlers,
+      RetryPolicy retries, int batchSize, long idleDelayMs, int parallelism, Clock clock) {}
 
   private final String host;
   private final Parts parts;
@@ -83,7 +88,8 @@ final class OutboxDrainer {
       return;
     }
     woken = false;
-    inFlight = pass();
+    // A pass that throws instead of failing its future must not end the loop: nothing would drain this host again.
+    inFlight = Futures.attempt(this::pass).compose(passing -> passing);
     inFlight.onComplete(done -> {
       // A pass cut short by stopping (its pools closing) is not a failure worth reporting.
       // Reported once per run of failures (a host down fails every pass until it is back).
@@ -115,7 +121,7 @@ final class OutboxDrainer {
   Future<OutboxStats> measure() {
     List<Future<OutboxTable.Depth>> depths = new ArrayList<>();
     for (ShardRoute route : writableShards()) {
-      depths.add(OutboxTable.INSTANCE.depth(route.pool(), route));
+      depths.add(parts.client().read(route, sql -> OutboxTable.INSTANCE.depth(sql, route)));
     }
     return Future.all(depths).map(all -> OutboxFigures.of(all.list(), nowUs()));
   }
@@ -134,7 +140,7 @@ final class OutboxDrainer {
   }
 
   private Future<Integer> drainShard(ShardRoute route) {
-    return OutboxTable.INSTANCE.due(route.pool(), route, nowUs(), parts.batchSize())
+    return parts.client().read(route, sql -> OutboxTable.INSTANCE.due(sql, route, nowUs(), parts.batchSize()))
         .compose(entries -> handleAll(route, entries).map(entries.size()));
   }
 
@@ -159,7 +165,7 @@ final class OutboxDrainer {
             })
             .recover(failure -> handleEach(route, inverses, handled));
     return batch.compose(done -> handleEach(route, others, handled))
-        .compose(all -> OutboxTable.INSTANCE.deleteAll(route.pool(), route, handled));
+        .compose(all -> parts.client().read(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled)));
   }
 
   /** Handles entries one by one, {@code parallelism} at a time, adding each that succeeds to {@code handled}. */
@@ -192,8 +198,8 @@ final class OutboxDrainer {
       log.error("parking outbox entry {} on shard {} after {} attempts: {}", entry.id(), entry.shard(),
           entry.attempts() + decision.countedAttempts(), failure.getMessage());
     }
-    return OutboxTable.INSTANCE.reschedule(route.pool(), route, entry.id(), decision.countedAttempts(),
-        nowUs() + decision.delayUs(), decision.park(), failure.getMessage());
+    return parts.client().read(route, sql -> OutboxTable.INSTANCE.reschedule(sql, route, entry.id(),
+        decision.countedAttempts(), nowUs() + decision.delayUs(), decision.park(), failure.getMessage()));
   }
 
   private long nowUs() {

@@ -3,6 +3,7 @@ package io.quiver.store.internal.outbox;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.EdgesTable;
@@ -20,12 +21,14 @@ import java.util.List;
 final class TombstoneCollector {
   static final int PER_TABLE_AND_RUN = 1000;
 
+  private final ShardClient client;
   private final SchemaSource schemas;
   private final ApplierSettings settings;
   private final Clock clock;
   private long lastRunUs;
 
-  TombstoneCollector(SchemaSource schemas, ApplierSettings settings, Clock clock) {
+  TombstoneCollector(ShardClient client, SchemaSource schemas, ApplierSettings settings, Clock clock) {
+    this.client = client;
     this.schemas = schemas;
     this.settings = settings;
     this.clock = clock;
@@ -41,7 +44,8 @@ final class TombstoneCollector {
     List<Future<?>> deletes = new ArrayList<>();
     for (ShardRoute route : routes) {
       for (EdgeType type : schemas.current().edgeTypes().values()) {
-        deletes.add(new EdgesTable(type).collectTombstones(route.pool(), route, cutoff, PER_TABLE_AND_RUN));
+        EdgesTable table = new EdgesTable(type);
+        deletes.add(client.read(route, sql -> table.collectTombstones(sql, route, cutoff, PER_TABLE_AND_RUN)));
       }
     }
     return Future.join(deletes).mapEmpty();

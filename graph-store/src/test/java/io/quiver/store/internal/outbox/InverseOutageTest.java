@@ -7,19 +7,28 @@ import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.quiver.store.NodeId;
+import io.quiver.store.OutboxStats;
+import io.quiver.store.PoolSettings;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.ShardTables;
 import io.quiver.store.testing.StoreFixture;
 import io.quiver.store.testing.TestBackend;
+import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** While the TO host is down, forward writes keep succeeding; the inverses catch up once it returns. */
+/**
+ * While the TO host is down, forward writes keep succeeding and the inverses catch up once it
+ * returns; a host that freezes instead costs the drainers and their figures no more than the
+ * statement deadline.
+ */
 @ExtendWith(GraphInvariants.class)
 class InverseOutageTest {
   private static StoreFixture fixture;
@@ -70,11 +79,50 @@ class InverseOutageTest {
 
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     for (NodeId pin : pins) {
-      while (store.getEdge(pin, "pin_owned_by_board", board).otherwiseEmpty().await() == null) {
-        assertThat(System.nanoTime()).as("inverse of %s arrives", pin).isLessThan(deadline);
+      Throwable lastFailure = null;
+      while (true) {
+        Future<?> read = store.getEdge(pin, "pin_owned_by_board", board);
+        if (read.transform(Future::succeededFuture).await().succeeded() && read.result() != null) {
+          break;
+        }
+        lastFailure = read.cause();
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("the inverse of " + pin + " did not arrive; hosts answering: "
+              + fixture.backend.telemetry().hostsAnswering() + "; the last read failed with: " + lastFailure
+              + "; outboxes:\n" + String.join("\n", tables.describeOutboxes()));
+        }
         Thread.sleep(50);
       }
     }
     assertThat(tables.outboxEntries(true)).as("nothing parked: an outage is waited out").isZero();
+  }
+
+  @Test
+  void aHostFrozenMidPoll_isLeftOutOfTheOutboxFigures_withinTheStatementDeadline_andDrainsAgainOnceThawed()
+      throws Exception {
+    PoolSettings pools = TestBackend.get().poolSettings();
+    Duration bound = pools.acquireTimeout().plus(pools.statementTimeout());
+    // Measured once first, so the drainers hold connections to h2 open and idle when it freezes.
+    assertThat(fixture.backend.telemetry().outboxStats().await()).containsKeys("h1", "h2");
+    TestBackend.get().hosts().freeze(1);
+    try {
+      // Asked at once, before the probe calls h2 down: the depth statements go out on those idle
+      // connections, and the frozen host never answers them.
+      long started = System.nanoTime();
+      Map<String, OutboxStats> stats = fixture.backend.telemetry().outboxStats().toCompletionStage()
+          .toCompletableFuture().get(bound.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      assertThat(took).as("answered within the statement deadline, not when the host thaws")
+          .isLessThan(bound.plusSeconds(1));
+      assertThat(stats).as("the frozen host is left out, the other measured").containsKey("h1").doesNotContainKey("h2");
+    } finally {
+      TestBackend.get().hosts().thaw(1);
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!fixture.backend.telemetry().hostsAnswering().get("h2")
+        || !fixture.backend.telemetry().outboxStats().await().containsKey("h2")) {
+      assertThat(System.nanoTime()).as("h2 measured again once thawed").isLessThan(deadline);
+      Thread.sleep(50);
+    }
   }
 }
