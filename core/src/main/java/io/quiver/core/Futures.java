@@ -20,4 +20,12 @@ public final class Futures {
       return Future.failedFuture(GraphException.of(GraphException.Code.INTERNAL, "unexpected failure", e));
     }
   }
+
+  /**
+   * The future a step starts, or what the step threw while starting it as a failed one (as
+   * {@link #attempt}): a caller chaining on it never sees a throw.
+   */
+  public static <T> Future<T> started(Supplier<Future<T>> step) {
+    return attempt(step).compose(running -> running);
+  }
 }

@@ -89,7 +89,7 @@ final class OutboxDrainer {
     }
     woken = false;
     // A pass that throws instead of failing its future must not end the loop: nothing would drain this host again.
-    inFlight = Futures.attempt(this::pass).compose(passing -> passing);
+    inFlight = Futures.started(this::pass);
     inFlight.onComplete(done -> {
       // A pass cut short by stopping (its pools closing) is not a failure worth reporting.
       // Reported once per run of failures (a host down fails every pass until it is back).

@@ -121,7 +121,7 @@ public final class ShardClient {
 
   /** {@code work} begun on {@code client}; what it throws is its failure (a method answering a Future never throws). */
   private static <C, T> Future<T> started(Function<C, Future<T>> work, C client) {
-    return Futures.attempt(() -> work.apply(client)).compose(running -> running);
+    return Futures.started(() -> work.apply(client));
   }
 
   private static GraphException notAnswering(ShardRoute route, long boundMs, String outcome) {

@@ -82,7 +82,8 @@ class InverseOutageTest {
       Throwable lastFailure = null;
       while (true) {
         Future<?> read = store.getEdge(pin, "pin_owned_by_board", board);
-        if (read.transform(Future::succeededFuture).await().succeeded() && read.result() != null) {
+        read.otherwiseEmpty().await();
+        if (read.succeeded() && read.result() != null) {
           break;
         }
         lastFailure = read.cause();
