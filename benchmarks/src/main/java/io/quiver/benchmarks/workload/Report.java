@@ -30,10 +30,10 @@ final class Report {
    *     targets without an outbox
    */
   record Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained,
-      Cpu cpu) {
-    /** Without CPU figures. */
+      Cpu cpu, Disk disk) {
+    /** Without CPU or disk figures. */
     Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained) {
-      this(target, concurrency, run, seconds, recording, sustained, null);
+      this(target, concurrency, run, seconds, recording, sustained, null, null);
     }
 
     double opsPerSecond() {
@@ -52,6 +52,15 @@ final class Report {
    * @param generatorShare the generator's share of the machine's CPU over the phase (1.0: every core)
    */
   record Cpu(double database, double servers, double generator, double generatorShare) {}
+
+  /**
+   * What a measured phase cost the MariaDB hosts' disks, per operation: where the data is larger
+   * than the buffer pool, a target waits on these more than it spends CPU.
+   *
+   * @param pageReads InnoDB pages read from disk (the buffer pool's misses)
+   * @param fsyncs InnoDB's {@code fsync()} calls
+   */
+  record Disk(double pageReads, double fsyncs) {}
 
   /** The columns' order, whatever order the runs took. */
   private static final List<String> COLUMNS = List.of("quiver", "quiver-nocache", "jdbc-http", "jdbc", "bare-vertx");
@@ -144,6 +153,11 @@ final class Report {
         row(out, "generator's share of the CPU", level, c -> String.format(Locale.ROOT, "%.0f %%",
             c.median().cpu().generatorShare() * 100));
       }
+      if (level.stream().allMatch(c -> c.median().disk() != null)) {
+        row(out, "InnoDB page reads from disk /op", level, c -> String.format(Locale.ROOT, "%.3f",
+            c.median().disk().pageReads()));
+        row(out, "InnoDB fsyncs /op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().disk().fsyncs()));
+      }
       row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream()
           .mapToLong(m -> List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum()).sum()));
       for (Column column : level) {
@@ -217,6 +231,11 @@ final class Report {
         cpu.put("servers", measured.cpu().servers());
         cpu.put("generator", measured.cpu().generator());
         run.put("generatorCpuShare", measured.cpu().generatorShare());
+      }
+      if (measured.disk() != null) {
+        ObjectNode disk = run.putObject("innoDbPerOperation");
+        disk.put("pageReadsFromDisk", measured.disk().pageReads());
+        disk.put("fsyncs", measured.disk().fsyncs());
       }
       ObjectNode operations = run.putObject("operations");
       for (Operation operation : Operation.values()) {

@@ -131,12 +131,12 @@ public final class Workload {
                   order.stream().map(GeneratorSetup.TargetSpec::name).toList());
               for (int concurrency : options.concurrency()) {
                 for (GeneratorSetup.TargetSpec target : order) {
-                  run(generator, target, concurrency, round, options, report, metrics, servers.get(target.name()),
-                      servers.values());
+                  run(generator, target, concurrency, round, options, report, metrics, map,
+                      servers.get(target.name()), servers.values());
                 }
               }
             }
-            report.note(preparedStatements(map));
+            report.note(HostStatus.preparedStatements(map));
           }
         }
         report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d"
@@ -145,7 +145,7 @@ public final class Workload {
             options.mix().label(), options.nodes(), (System.nanoTime() - started) / 1e9,
             Runtime.getRuntime().availableProcessors(), options.bufferPoolMb() == null ? ""
                 : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB, data "
-                    + dataBytes(quiver.backend().shardMap()) / (1 << 20) + " MiB"));
+                    + HostStatus.dataBytes(quiver.backend().shardMap()) / (1 << 20) + " MiB"));
         report.write(options.output(), options);
       } finally {
         if (bounded != null) {
@@ -156,49 +156,6 @@ public final class Workload {
       vertx.close().await();
     }
     return report;
-  }
-
-  /**
-   * The prepared statements every host holds once all the targets have run, against its cap: the
-   * statement caches of every target's connections add up on the shared hosts
-   * ({@link #PREPARED_STATEMENTS_PER_HOST}).
-   */
-  private static String preparedStatements(ShardMap map) throws java.sql.SQLException {
-    List<String> held = new ArrayList<>();
-    for (Host host : map.hosts().values()) {
-      try (java.sql.Connection connection = connect(host);
-          java.sql.Statement status = connection.createStatement();
-          java.sql.ResultSet row = status.executeQuery("SELECT (SELECT variable_value FROM"
-              + " information_schema.global_status WHERE variable_name = 'PREPARED_STMT_COUNT'),"
-              + " @@max_prepared_stmt_count")) {
-        row.next();
-        held.add(String.format(Locale.ROOT, "%s %,d of %,d", host.name(), row.getLong(1), row.getLong(2)));
-      }
-    }
-    return "prepared statements held on the hosts after the last run: " + String.join(", ", held) + ".";
-  }
-
-  /** An administrative connection to a host of the dev stack, for the report's own questions. */
-  private static java.sql.Connection connect(Host host) throws java.sql.SQLException {
-    return java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/", DevStack.USER,
-        DevStack.PASSWORD);
-  }
-
-  /** The shard databases' size on every host, data and indexes, as InnoDB reports it. */
-  private static long dataBytes(ShardMap map) throws java.sql.SQLException {
-    long bytes = 0;
-    for (Host host : map.hosts().values()) {
-      try (java.sql.Connection connection = connect(host);
-          java.sql.PreparedStatement size = connection.prepareStatement("SELECT COALESCE(SUM(data_length"
-              + " + index_length), 0) FROM information_schema.tables WHERE table_schema LIKE ?")) {
-        size.setString(1, "db%");
-        try (java.sql.ResultSet rows = size.executeQuery()) {
-          rows.next();
-          bytes += rows.getLong(1);
-        }
-      }
-    }
-    return bytes;
   }
 
   /**
@@ -233,7 +190,7 @@ public final class Workload {
   private static final long SHUFFLE_SEED = 20261122;
 
   private static void run(Generator generator, GeneratorSetup.TargetSpec target, int concurrency, int round,
-      WorkloadOptions options, Report report, WebClient metrics, QuiverServer server,
+      WorkloadOptions options, Report report, WebClient metrics, ShardMap map, QuiverServer server,
       Collection<QuiverServer> drainers) throws Exception {
     System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
         options.warmup().toSeconds(), options.measure().toSeconds());
@@ -243,6 +200,7 @@ public final class Workload {
     Map<String, Double> before = serverPort == null ? Map.of() : requestCounts(metrics, serverPort);
     List<CacheFigures> cacheBefore = server == null ? List.of() : server.cache().map(CachingGraphStore::figures)
         .orElse(List.of());
+    HostStatus.InnoDbIo ioBefore = HostStatus.innoDbIo(map);
     double databaseCpu = CpuTime.mariaDbProcesses();
     double processCpu = CpuTime.thisProcess();
     Generator.Phase phase = generator.phase(target.name(), concurrency, options.rate(), options.measure(), true);
@@ -252,12 +210,15 @@ public final class Workload {
     Report.Cpu cpu = new Report.Cpu((CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured,
         (CpuTime.thisProcess() - processCpu) * 1000 / measured, phase.cpuSeconds() * 1000 / measured,
         phase.cpuSeconds() / (seconds * Runtime.getRuntime().availableProcessors()));
+    Report.Disk disk = HostStatus.innoDbIo(map).perOperation(ioBefore, measured);
     String run = options.runs() > 1 ? ", run " + round : "";
     report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the servers' JVM"
         + " %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU)", target.name(), concurrency, run,
         cpu.database(), cpu.servers(), cpu.generator(), cpu.generatorShare() * 100));
+    report.note(String.format(Locale.ROOT, "%s, %d callers%s: InnoDB per operation: %.3f pages read from disk,"
+        + " %.3f fsyncs", target.name(), concurrency, run, disk.pageReads(), disk.fsyncs()));
     if (server == null) {
-      report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null, cpu));
+      report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null, cpu, disk));
       return;
     }
     List<CacheFigures> cacheAfter = server.cache().map(CachingGraphStore::figures).orElse(List.of());
@@ -265,7 +226,7 @@ public final class Workload {
     double drainSeconds = awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
     long operations = recording.all().getTotalCount();
     double sustained = operations / (seconds + drainSeconds);
-    report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, sustained, cpu));
+    report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, sustained, cpu, disk));
     StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
         "%s, %d callers%s: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
             + " and the drain)", target.name(), concurrency, run, drainSeconds, sustained));

@@ -45,7 +45,14 @@ class WorkloadSmokeTest {
     assertThat(written.get("runs")).allSatisfy(run -> assertThat(run.get("generatorCpuShare").asDouble()).isPositive());
     assertThat(report.notes()).as("the hosts' prepared statements, under a cap raised for the shared hosts")
         .anyMatch(note -> note.startsWith("prepared statements held on the hosts") && note.contains(" of 131,072"));
-    assertThat(report.table()).contains("generator's share of the CPU");
+    assertThat(report.results()).as("what each run cost the disks").allSatisfy(run -> {
+      assertThat(run.disk().pageReads()).isNotNegative();
+      assertThat(run.disk().fsyncs()).isNotNegative();
+    });
+    assertThat(report.results()).filteredOn(run -> run.target().equals("quiver"))
+        .allSatisfy(run -> assertThat(run.disk().fsyncs()).as("the mix's writes commit durably").isPositive());
+    assertThat(written.get("runs")).allSatisfy(run -> assertThat(run.has("innoDbPerOperation")).isTrue());
+    assertThat(report.table()).contains("generator's share of the CPU").contains("InnoDB fsyncs /op");
     assertThat(report.table()).contains("ops/s ÷ quiver").contains("p99 ÷ quiver");
   }
 }
