@@ -5,9 +5,9 @@ import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +20,10 @@ import java.util.Locale;
  */
 final class HostStatus {
   private HostStatus() {}
+
+  /** One server status variable's value, named by a bind argument. */
+  private static final String STATUS = "(SELECT variable_value FROM information_schema.global_status"
+      + " WHERE variable_name = ?)";
 
   /**
    * InnoDB's I/O counters summed over the hosts, since each started.
@@ -37,31 +41,26 @@ final class HostStatus {
   }
 
   static InnoDbIo innoDbIo(ShardMap map) throws SQLException {
-    long[] sums = new long[2];
+    InnoDbIo sum = new InnoDbIo(0, 0);
     for (Host host : map.hosts().values()) {
-      ask(host, "SELECT variable_name, variable_value FROM information_schema.global_status WHERE variable_name IN"
-          + " ('INNODB_BUFFER_POOL_READS', 'INNODB_DATA_FSYNCS')", rows -> {
-            while (rows.next()) {
-              sums[rows.getString(1).equalsIgnoreCase("INNODB_BUFFER_POOL_READS") ? 0 : 1] += rows.getLong(2);
-            }
-            return null;
-          });
+      InnoDbIo one = ask(host, "SELECT " + STATUS + ", " + STATUS,
+          row -> new InnoDbIo(row.getLong(1), row.getLong(2)), "INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS");
+      sum = new InnoDbIo(sum.pageReads + one.pageReads, sum.fsyncs + one.fsyncs);
     }
-    return new InnoDbIo(sums[0], sums[1]);
+    return sum;
   }
 
   /**
    * The prepared statements every host holds once all the targets have run, against its cap: the
-   * statement caches of every target's connections add up on the shared hosts.
+   * statement caches of every target's connections add up on the shared hosts
+   * ({@link Workload#PREPARED_STATEMENTS_PER_HOST}).
    */
   static String preparedStatements(ShardMap map) throws SQLException {
     List<String> held = new ArrayList<>();
     for (Host host : map.hosts().values()) {
-      held.add(ask(host, "SELECT (SELECT variable_value FROM information_schema.global_status WHERE variable_name ="
-          + " 'PREPARED_STMT_COUNT'), @@max_prepared_stmt_count", row -> {
-            row.next();
-            return String.format(Locale.ROOT, "%s %,d of %,d", host.name(), row.getLong(1), row.getLong(2));
-          }));
+      held.add(ask(host, "SELECT " + STATUS + ", @@max_prepared_stmt_count",
+          row -> String.format(Locale.ROOT, "%s %,d of %,d", host.name(), row.getLong(1), row.getLong(2)),
+          "PREPARED_STMT_COUNT"));
     }
     return "prepared statements held on the hosts after the last run: " + String.join(", ", held) + ".";
   }
@@ -71,25 +70,27 @@ final class HostStatus {
     long bytes = 0;
     for (Host host : map.hosts().values()) {
       bytes += ask(host, "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables"
-          + " WHERE table_schema LIKE 'db%'", rows -> {
-            rows.next();
-            return rows.getLong(1);
-          });
+          + " WHERE table_schema LIKE ?", row -> row.getLong(1), "db%");
     }
     return bytes;
   }
 
-  /** What a reading of {@code sql}'s rows answers. */
+  /** What one row of an answer reads as. */
   private interface Reading<T> {
-    T read(ResultSet rows) throws SQLException;
+    T read(ResultSet row) throws SQLException;
   }
 
-  /** {@code sql} (constant text, no arguments) asked of {@code host} on a connection of its own. */
-  private static <T> T ask(Host host, String sql, Reading<T> reading) throws SQLException {
+  /** The one row {@code sql}, with its bind {@code arguments}, answers on {@code host}, on a connection of its own. */
+  private static <T> T ask(Host host, String sql, Reading<T> reading, Object... arguments) throws SQLException {
     try (Connection connection = connect(host);
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery(sql)) {
-      return reading.read(rows);
+        PreparedStatement statement = connection.prepareStatement(sql)) {
+      for (int i = 0; i < arguments.length; i++) {
+        statement.setObject(i + 1, arguments[i]);
+      }
+      try (ResultSet row = statement.executeQuery()) {
+        row.next();
+        return reading.read(row);
+      }
     }
   }
 

@@ -213,10 +213,9 @@ public final class Workload {
     Report.Disk disk = HostStatus.innoDbIo(map).perOperation(ioBefore, measured);
     String run = options.runs() > 1 ? ", run " + round : "";
     report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the servers' JVM"
-        + " %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU)", target.name(), concurrency, run,
-        cpu.database(), cpu.servers(), cpu.generator(), cpu.generatorShare() * 100));
-    report.note(String.format(Locale.ROOT, "%s, %d callers%s: InnoDB per operation: %.3f pages read from disk,"
-        + " %.3f fsyncs", target.name(), concurrency, run, disk.pageReads(), disk.fsyncs()));
+        + " %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); InnoDB per operation: %.3f pages read"
+        + " from disk, %.3f fsyncs", target.name(), concurrency, run, cpu.database(), cpu.servers(), cpu.generator(),
+        cpu.generatorShare() * 100, disk.pageReads(), disk.fsyncs()));
     if (server == null) {
       report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null, cpu, disk));
       return;
