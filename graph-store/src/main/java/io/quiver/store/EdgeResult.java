@@ -34,6 +34,12 @@ public record EdgeResult(Edge edge, Inverse inverse, Change change) {
     /** Recorded in the outbox; it will be written shortly. */
     PENDING,
     /** Written before the answer. */
-    APPLIED
+    APPLIED,
+    /**
+     * The inverse's node is gone (deleted): the edge was removed again from both copies before the
+     * answer, by the delete rule. The answer's edge is what the forward write wrote; it is no
+     * longer there.
+     */
+    REMOVED
   }
 }

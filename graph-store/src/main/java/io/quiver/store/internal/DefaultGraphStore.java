@@ -161,12 +161,11 @@ final class DefaultGraphStore implements GraphStore {
       outboxWritten.accept(write.inverse().shard());
       return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING, write.change()));
     }
-    return inverses.apply(write.inverse()).map(applied -> {
-      if (!applied) {
+    return inverses.apply(write.inverse()).map(inverse -> {
+      if (inverse == EdgeResult.Inverse.PENDING) {
         outboxWritten.accept(write.inverse().shard());
       }
-      return new EdgeResult(write.edge(), applied ? EdgeResult.Inverse.APPLIED : EdgeResult.Inverse.PENDING,
-          write.change());
+      return new EdgeResult(write.edge(), inverse, write.change());
     });
   }
 

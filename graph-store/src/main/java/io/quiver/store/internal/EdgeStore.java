@@ -105,18 +105,27 @@ final class EdgeStore {
 
   private Future<EdgeWrite> addLocked(
       SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data, int state) {
-    // Sent together (pipelined): a missing FROM node fails the transaction, which rolls the placeholder back.
-    Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
-    Future<EdgeRow> locked = target.table().lock(connection, target.route(), from.value(), to.value());
-    return Future.all(exists, locked)
-        .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
-            : Future.failedFuture(GraphException.notFound("no node " + from)))
+    return lockFromExisting(connection, target, from, to)
         .compose(stored -> {
           EdgeRow added = added(stored, sequence, data == null ? null : SqlValues.toJson(data), state);
           return record(connection, target, from, to, stored, added)
               .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(stored, added), recorded.changed(),
                   target.table().edge(from, to, added)));
         });
+  }
+
+  /**
+   * Locks the edge's row, and share-locks its FROM node, which must exist: a write that would
+   * leave a live edge on a node that is gone is NOT_FOUND (a deleted node's edges are only ever
+   * removed, by a client or by the delete rule's inverse). Sent together (pipelined): a missing
+   * node fails the transaction, which rolls the placeholder back.
+   */
+  private static Future<EdgeRow> lockFromExisting(SqlConnection connection, Target target, NodeId from, NodeId to) {
+    Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
+    Future<EdgeRow> locked = target.table().lock(connection, target.route(), from.value(), to.value());
+    return Future.all(exists, locked)
+        .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
+            : Future.failedFuture(GraphException.notFound("no node " + from)));
   }
 
   // ---- remove ----
@@ -150,14 +159,13 @@ final class EdgeStore {
    * Archives an active edge ({@link EdgeRow#ARCHIVED}) or restores an archived one: the row, its
    * sequence and data kept, its write time moved, its list's count and version moved with it, and
    * the inverse told through the outbox like any other write. An edge already in that state is
-   * left unchanged; one that is not there is NOT_FOUND.
+   * left unchanged; one that is not there, or whose FROM node is gone, is NOT_FOUND.
    */
   Future<EdgeWrite> setState(NodeId from, String typeName, NodeId to, boolean archived) {
     int wanted = archived ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
-        .compose(target -> client.inTransaction(target.route(), connection -> target.table()
-            .lock(connection, target.route(), from.value(), to.value())
-            .compose(stored -> {
+        .compose(target -> client.inTransaction(target.route(), connection ->
+            lockFromExisting(connection, target, from, to).compose(stored -> {
               if (!stored.live()) {
                 return Future.failedFuture(GraphException.notFound("no " + typeName + " edge from " + from + " to " + to));
               }

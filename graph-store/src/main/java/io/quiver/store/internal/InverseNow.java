@@ -1,6 +1,7 @@
 package io.quiver.store.internal;
 
 import io.quiver.core.GraphException;
+import io.quiver.store.EdgeResult;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.sql.Access;
@@ -28,20 +29,25 @@ final class InverseNow {
     this.writer = writer;
   }
 
-  /** Answers whether the inverse is written (by this call, or already by the drainer). */
-  Future<Boolean> apply(EdgeWrite.PendingInverse pending) {
+  /**
+   * Where the inverse stands after trying: {@code APPLIED} (by this call, or already by the
+   * drainer), {@code REMOVED} (its node is gone, so the edge was removed from both copies), or
+   * {@code PENDING} (left for the drainer).
+   */
+  Future<EdgeResult.Inverse> apply(EdgeWrite.PendingInverse pending) {
     ShardRoute route;
     try {
       route = router.route(pending.shard(), Access.WRITE);
     } catch (GraphException readOnlyOrOffline) {
-      return Future.succeededFuture(false);
+      return Future.succeededFuture(EdgeResult.Inverse.PENDING);
     }
     return client.read(route, sql -> OutboxTable.INSTANCE.get(sql, route, pending.entryId()))
         .compose(entry -> entry == null
-            ? Future.succeededFuture(true)
+            ? Future.succeededFuture(EdgeResult.Inverse.APPLIED)
             : writer.apply((InverseOp) entry.op())
-                .compose(changed -> client.read(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id())))
-                .map(true))
-        .otherwise(false);
+                .compose(outcome -> client.read(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id()))
+                    .map(outcome == InverseWriter.Outcome.REMOVED ? EdgeResult.Inverse.REMOVED
+                        : EdgeResult.Inverse.APPLIED)))
+        .otherwise(EdgeResult.Inverse.PENDING);
   }
 }

@@ -1,5 +1,6 @@
 package io.quiver.store.internal.outbox;
 
+import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
@@ -80,11 +81,27 @@ public final class Cascades implements OutboxHandler<CascadeOp> {
       if (page.edges().isEmpty()) {
         return Future.succeededFuture();
       }
-      List<Future<?>> applied = new ArrayList<>();
+      List<Future<Boolean>> applied = new ArrayList<>();
       for (Edge edge : page.edges()) {
-        applied.add(action.apply(edges, node, type, edge.to()));
+        applied.add(action.apply(edges, node, type, edge.to()).map(true).recover(Cascades::notFound));
       }
-      return Future.all(applied).compose(pageDone -> each(node, type, state, action));
+      return Future.all(applied).compose(pageDone -> applied.stream().allMatch(Future::result)
+          ? each(node, type, state, action)
+          : nodeStillThere(node).compose(there -> there ? each(node, type, state, action) : Future.succeededFuture()));
     });
+  }
+
+  /**
+   * An edge that is gone by the time its turn comes (removed meanwhile) is done with. So is every
+   * edge of a node deleted while its archive or restore went on: an archive or restore of a gone
+   * node's edge is NOT_FOUND, and the deletion's own cascade takes over.
+   */
+  private static Future<Boolean> notFound(Throwable failure) {
+    return failure instanceof GraphException graph && graph.code() == GraphException.Code.NOT_FOUND
+        ? Future.succeededFuture(false) : Future.failedFuture(failure);
+  }
+
+  private Future<Boolean> nodeStillThere(NodeId node) {
+    return edges.getNode(node).map(true).recover(Cascades::notFound);
   }
 }

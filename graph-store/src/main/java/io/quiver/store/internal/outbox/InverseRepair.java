@@ -109,9 +109,18 @@ public final class InverseRepair {
     }
   }
 
+  /**
+   * A pair is damaged only where a reader can tell its copies apart ({@link EdgeRow#readsAs}): a
+   * live copy (active or archived) whose mirror is missing or differs. Two dead copies read alike
+   * however their tombstones were stamped (a cascade's tombstone and the placeholder a lock left,
+   * say), so they are neither counted nor rewritten.
+   */
   private void check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side, Tally tally) {
-    boolean equal = mirror == null ? !stored.row().active() : stored.row().sameAs(mirror);
-    if (!equal && inFlight(stored, table, mirrorType)) {
+    EdgeRow held = mirror == null ? EdgeRow.ABSENT : mirror;
+    if (stored.row().readsAs(held)) {
+      return;
+    }
+    if (inFlight(stored, table, mirrorType)) {
       // A pair with both copies was already met from the forward side: count it once.
       if (side == Side.FORWARD || mirror == null) {
         tally.inFlight++;
@@ -119,21 +128,15 @@ public final class InverseRepair {
       return;
     }
     if (mirror == null) {
-      if (stored.row().active()) {
-        if (side == Side.FORWARD) {
-          tally.missing++;
-        } else {
-          tally.orphaned++;
-        }
-        fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally);
+      if (side == Side.FORWARD) {
+        tally.missing++;
+      } else {
+        tally.orphaned++;
       }
-      return;
+    } else {
+      tally.differing++;
     }
-    if (stored.row().sameAs(mirror)) {
-      return;
-    }
-    tally.differing++;
-    if (stored.row().outranks(mirror)) {
+    if (stored.row().outranks(held)) {
       fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally);
     } else {
       fix(new InverseOp(table.id(), stored.from(), stored.to(), mirror), tally);
@@ -155,7 +158,7 @@ public final class InverseRepair {
   }
 
   private void fix(InverseOp op, Tally tally) {
-    if (writer.apply(op).await()) {
+    if (writer.apply(op).await().changed()) {
       tally.fixed++;
     }
   }

@@ -33,14 +33,19 @@ import java.util.Set;
  * <h2>Edges to a node that is gone</h2>
  * An add's forward copy commits on its FROM node's shard without knowing whether its TO node
  * still exists (that node lives elsewhere). Its inverse copy would start from that node, so the
- * writer takes the node's row lock first, as a client's write on that shard does: if the node is
- * gone, no inverse is created, and the forward copy is removed instead (unless a newer write has
- * replaced it, whose own inverse will decide). A deletion and an inverse serialize on that row:
- * the inverse that committed first is found by the deletion's cascade, one that comes later
- * finds the node gone. So once a cascade has drained, a deleted node has no active edges, in or
- * out — Meta's DELF removes what a deletion leaves behind the same way, asynchronously; TAO
- * leaves dangling edges.
- */
+ * writer takes the node's row lock first, as a client's write on that shard does. If the node is
+ * gone, the edge is removed from both copies: the inverse copy becomes the tombstone
+ * {@link #goneTombstone} of the operation, and the forward copy that asked for it becomes the very
+ * same tombstone, unless a newer write has replaced it (whose own inverse then decides). Both
+ * copies end on one row, so they compare equal whatever they held before — a node deleted
+ * without cascade keeps its edges' rows live, and a later write to one of them, from either side,
+ * must take both copies along, not only the side whose node still exists.
+ *
+ * <p>A deletion and an inverse serialize on the node's row: the inverse that committed first is
+ * found by the deletion's cascade, one that comes later finds the node gone. So once a cascade
+ * has drained, a deleted node has no active edges, in or out — Meta's DELF removes what a
+ * deletion leaves behind the same way, asynchronously; TAO leaves dangling edges.
+  */
 public final class InverseWriter implements OutboxHandler<InverseOp> {
   private final ShardRouter router;
   private final ShardClient client;
@@ -54,16 +59,40 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     this.changes = changes;
   }
 
+  /** What applying one operation did to the edge. */
+  public enum Outcome {
+    /** The copy already held the operation, or something newer. */
+    HELD,
+    /** The copy changed to the operation's version. */
+    WRITTEN,
+    /** The copy's FROM node is gone: the edge was removed from both copies (the delete rule). */
+    REMOVED;
+
+    /** Whether either copy changed. */
+    public boolean changed() {
+      return this != HELD;
+    }
+  }
+
   /** What applying did: the change made (null when the copy already held it), or that the node is gone. */
   private record Applied(GraphChange.EdgeChanged changed, boolean nodeGone) {}
 
-  /** Answers whether the copy changed. */
   @Override
-  public Future<Boolean> apply(InverseOp op) {
+  public Future<Outcome> apply(InverseOp op) {
     return Futures.attempt(() -> target(op))
         .compose(target -> client.inTransaction(target.route(), connection -> applyLocked(connection, target, op))
-            .compose(applied -> applied.nodeGone() ? removeForward(target, op).map(false)
-                : announce(applied.changed()).map(applied.changed() != null)));
+            .compose(applied -> announce(applied.changed())
+                .compose(announced -> applied.nodeGone() ? removeForward(target, op).map(Outcome.REMOVED)
+                    : Future.succeededFuture(applied.changed() != null ? Outcome.WRITTEN : Outcome.HELD))));
+  }
+
+  /**
+   * The tombstone that ends an edge whose inverse finds its node gone: the operation's own row,
+   * removed one microsecond later, so it outranks the operation on both copies and is the same
+   * row on each.
+   */
+  static EdgeRow goneTombstone(InverseOp op) {
+    return op.row().removedAt(op.row().updatedUs() + 1);
   }
 
   /** What a batch announces of the copies it wrote. */
@@ -171,33 +200,28 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
         ? target.fromNodes().existsLocked(connection, target.route(), op.from()) : Future.succeededFuture(true);
     Future<EdgeRow> stored = target.table().lock(connection, target.route(), op.from().value(), op.to().value());
     return Future.all(exists, stored).compose(both -> {
-      if (!exists.result()) {
-        return Future.succeededFuture(new Applied(null, true));
-      }
-      return op.row().outranks(stored.result())
-          ? target.table().write(connection, target.route(), op.from(), op.to(), stored.result(), op.row())
-              .map(changed -> new Applied(changed, false))
-          : Future.succeededFuture(new Applied(null, false));
+      boolean nodeGone = !exists.result();
+      EdgeRow wanted = nodeGone ? goneTombstone(op) : op.row();
+      return wanted.outranks(stored.result())
+          ? target.table().write(connection, target.route(), op.from(), op.to(), stored.result(), wanted)
+              .map(changed -> new Applied(changed, nodeGone))
+          : Future.succeededFuture(new Applied(null, nodeGone));
     });
   }
 
-
   /**
    * The inverse's node is gone: the forward copy that asked for it (from {@code op.to()} to
-   * {@code op.from()}) becomes a tombstone, unless a newer write has replaced it. Nothing is told
-   * to the inverse side: there is no node there to hold an edge.
+   * {@code op.from()}) becomes the tombstone the inverse copy now holds, unless a newer write has
+   * replaced it (whose own inverse will decide).
    */
   private Future<Void> removeForward(Target target, InverseOp op) {
     EdgesTable forward = target.forward();
     ShardRoute route = router.route(op.to().shard(), Access.WRITE);
+    EdgeRow removed = goneTombstone(op);
     return client.inTransaction(route, connection -> forward.lock(connection, route, op.to().value(), op.from().value())
-            .compose(stored -> {
-              if (!stored.live() || stored.outranks(op.row())) {
-                return Future.succeededFuture((GraphChange.EdgeChanged) null);
-              }
-              EdgeRow removed = stored.removedAt(Math.max(stored.updatedUs(), op.row().updatedUs()) + 1);
-              return forward.write(connection, route, op.to(), op.from(), stored, removed);
-            }))
+            .compose(stored -> stored.outranks(op.row()) || !removed.outranks(stored)
+                ? Future.succeededFuture((GraphChange.EdgeChanged) null)
+                : forward.write(connection, route, op.to(), op.from(), stored, removed)))
         .compose(this::announce);
   }
 

@@ -58,6 +58,15 @@ public record EdgeRow(long sequence, int state, String data, long updatedUs) {
     return RANK.compare(this, stored) > 0;
   }
 
+  /**
+   * Whether a reader could not tell the two copies apart: both dead (a tombstone reads as no edge,
+   * whatever its stamp), or the same live version ({@link #sameAs}: state, sequence, data and
+   * write time, which reads show as {@code updatedAt}).
+   */
+  public boolean readsAs(EdgeRow other) {
+    return live() || other.live() ? sameAs(other) : true;
+  }
+
   /** Same state, sequence, data and write time. */
   public boolean sameAs(EdgeRow other) {
     return sequence == other.sequence && state == other.state && updatedUs == other.updatedUs

@@ -3,10 +3,13 @@ package io.quiver.store.internal.outbox;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.GraphException;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeResult;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphStore;
+import io.quiver.store.InverseWait;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.testing.GraphInvariants;
@@ -50,6 +53,43 @@ class CascadesTest {
   @AfterAll
   static void stop() {
     fixture.close();
+  }
+
+  @Test
+  void aWriteFromTheOtherSideToAnEdgeOfANodeDeletedWithoutCascade_removesBothCopies() throws Exception {
+    GraphStore store = fixture.store;
+    NodeId x = store.createNode("user", json("{\"name\": \"x\"}"), null).await().id();
+    NodeId y = store.createNode("user", json("{\"name\": \"y\"}"), null).await().id();
+    store.addEdge(x, "follows", y, 1L, null, InverseWait.APPLIED).await();
+    store.deleteNode(x, GraphStore.Cascade.NONE).await();
+    assertThat(store.getEdge(y, "followed_by", x).await().sequence()).as("no cascade: the edge stays").isEqualTo(1L);
+
+    EdgeResult rewritten = store.addEdge(y, "followed_by", x, 2L, null, InverseWait.APPLIED).await();
+
+    assertThat(rewritten.inverse()).as("the answer says the edge went with its node").isEqualTo(EdgeResult.Inverse.REMOVED);
+    EdgeRow forward = tables.edges("follows").get(new ShardTables.Key(x.value(), y.value()));
+    EdgeRow inverse = tables.edges("followed_by").get(new ShardTables.Key(y.value(), x.value()));
+    assertThat(forward.live()).as("x -> y, on the deleted node's shard: %s", forward).isFalse();
+    assertThat(inverse).as("both copies end on one tombstone").isEqualTo(forward);
+    assertThat(store.countEdges(x, "follows").await()).isZero();
+    assertThat(store.getEdge(x, "follows", y).otherwiseEmpty().await()).isNull();
+  }
+
+  @Test
+  void anArchiveOrRestoreFromADeletedNode_isNotFound_andChangesNothing() throws Exception {
+    GraphStore store = fixture.store;
+    NodeId x = store.createNode("user", json("{\"name\": \"x\"}"), null).await().id();
+    NodeId y = store.createNode("user", json("{\"name\": \"y\"}"), null).await().id();
+    store.addEdge(x, "follows", y, 1L, null, InverseWait.APPLIED).await();
+    store.deleteNode(x, GraphStore.Cascade.NONE).await();
+
+    Future<EdgeResult> archived = store.archiveEdge(x, "follows", y, InverseWait.APPLIED);
+
+    assertThat(archived.otherwiseEmpty().await()).isNull();
+    assertThat(((GraphException) archived.cause()).code())
+        .isEqualTo(GraphException.Code.NOT_FOUND);
+    assertThat(store.getEdge(x, "follows", y).await().state()).isEqualTo(EdgeState.ACTIVE);
+    assertThat(store.getEdge(y, "followed_by", x).await().state()).isEqualTo(EdgeState.ACTIVE);
   }
 
   @Test
