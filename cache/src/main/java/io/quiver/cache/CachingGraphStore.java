@@ -19,6 +19,7 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
+import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -84,6 +85,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private final SchemaSource schemas;
   private final ChangeFeed.Subscription subscription;
   private final CacheInvalidations peers;
+  private final Supplier<ShardMap> shardMaps;
   private volatile long schemaVersion;
 
   private CachingGraphStore(Builder builder) {
@@ -96,6 +98,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.windows = new GuardedCache<>(settings.edgeMaxBytes(), EdgeWindow::weight,
         (candidate, cached) -> candidate.version() >= cached.version(),
         settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+    this.shardMaps = builder.shardMaps;
     this.schemaVersion = schemas.current().version();
     this.subscription = builder.changes.subscribe(this::committed);
     this.peers = builder.coordination == null ? null
@@ -129,6 +132,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     private Vertx vertx;
     private CuratorFramework coordination;
     private Ticker ticker = Ticker.systemTicker();
+    private Supplier<ShardMap> shardMaps;
 
     private Builder(GraphStore store, ChangeFeed changes, SchemaSource schemas) {
       this.store = Objects.requireNonNull(store, "store");
@@ -148,6 +152,15 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     public Builder invalidationsBetweenServers(Vertx vertx, CuratorFramework coordination) {
       this.vertx = Objects.requireNonNull(vertx, "vertx");
       this.coordination = Objects.requireNonNull(coordination, "coordination");
+      return this;
+    }
+
+    /**
+     * The shard map in force, so that a shard an operator took {@code offline} is not answered from
+     * memory either. Without it, the cache answers whatever it holds.
+     */
+    public Builder shardMaps(Supplier<ShardMap> shardMaps) {
+      this.shardMaps = Objects.requireNonNull(shardMaps, "shardMaps");
       return this;
     }
 
@@ -246,9 +259,29 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
    * ZooKeeper longer than the stale bound ({@link CacheInvalidations#trusted()}). Forgets
    * everything cached first when the schema's version has moved.
    */
-  private boolean answerable() {
+  private boolean answerable(NodeId id) {
     followSchema();
-    return peers == null || peers.trusted();
+    return (peers == null || peers.trusted()) && !offline(id.shard());
+  }
+
+  /** Every ID of a batch answerable ({@link #answerable(NodeId)}). */
+  private boolean answerable(List<NodeId> ids) {
+    for (NodeId id : ids) {
+      if (!answerable(id)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The one shard state the cache obeys: an operator's {@code offline} means nothing answers, the
+   * cache included, so such a read goes to the store, which refuses it. A host that is down is
+   * another matter: what is cached keeps being answered through the outage (TAO's cache in front
+   * of a failed database), and only misses are refused.
+   */
+  private boolean offline(int shard) {
+    return shardMaps != null && !shardMaps.get().stateOf(shard).readable();
   }
 
   /** Forgets everything cached when the schema's version moves (schema changes are rare; reads are not). */
@@ -269,7 +302,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<Node> getNode(NodeId id) {
-    if (!answerable()) {
+    if (!answerable(id)) {
       return delegate.getNode(id);
     }
     Slot<Node> slot = nodes.lookup(id);
@@ -298,7 +331,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<NodeBatch> getNodes(List<NodeId> ids) {
-    if (!answerable()) {
+    if (!answerable(ids)) {
       return delegate.getNodes(ids);
     }
     Map<NodeId, Node> found = new HashMap<>();
@@ -330,7 +363,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query) {
-    if (!answerable() || query.state() != EdgeState.ACTIVE) {
+    if (!answerable(from) || query.state() != EdgeState.ACTIVE) {
       return delegate.getEdges(from, type, query);
     }
     WindowKey key = new WindowKey(from, type);
@@ -373,7 +406,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
    */
   private <T> Future<T> heldOrRead(NodeId from, String type, Function<EdgeWindow, Optional<T>> held,
       Supplier<Future<T>> read) {
-    if (answerable() && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
+    if (answerable(from) && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
       Optional<T> answer = held.apply(present.value());
       if (answer.isPresent()) {
         return Future.succeededFuture(answer.get());
@@ -384,7 +417,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   @Override
   public Future<Long> countEdges(NodeId from, String type) {
-    if (!answerable()) {
+    if (!answerable(from)) {
       return delegate.countEdges(from, type);
     }
     return window(new WindowKey(from, type)).map(EdgeWindow::count);

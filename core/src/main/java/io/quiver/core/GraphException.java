@@ -32,6 +32,8 @@ public final class GraphException extends RuntimeException {
     UNAUTHENTICATED,
     /** The caller's credentials do not allow the call. */
     PERMISSION_DENIED,
+    /** The request, or one part of it (a bulk line), is over a size limit; the message names it. */
+    TOO_LARGE,
     /** The shard's host is down or overloaded, or the shard is read-only or offline; retry later. */
     UNAVAILABLE,
     /** A transaction lost a deadlock or a lock wait and may be retried as it is. */

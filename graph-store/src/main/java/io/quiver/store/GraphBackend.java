@@ -25,7 +25,8 @@ public interface GraphBackend {
   /**
    * Starts a run of the bulk import named {@code name} ({@link BulkImport}), holding the name until
    * the run is closed; a rerun under the same name finds the nodes the earlier run created.
-   * INVALID_ARGUMENT for a name that is not 1 to 64 of letters, digits and {@code _ . : -};
+   * INVALID_ARGUMENT for a name that is not 1 to 64 of letters, digits and {@code _ . : -}
+   * starting with a letter or a digit (so never {@code .} or {@code ..});
    * UNAVAILABLE while another run of the name is under way. Runs on the background pools, beside
    * the drainer, so an import never takes a request's connection.
    */

@@ -24,7 +24,6 @@ final class TargetMerge {
   private final boolean keep;
   private final List<NodeId> found = new ArrayList<>();
   private long counted;
-  private NodeId last;
 
   private TargetMerge(GraphStore store, TargetQuery query, long wanted, boolean keep) {
     this.store = store;
@@ -34,10 +33,19 @@ final class TargetMerge {
     query.lists().forEach(list -> streams.add(new Stream(list, query.after())));
   }
 
-  /** The page the query asks for. */
+  /**
+   * The page the query asks for. The merge runs one target past the page, so that an exactly full
+   * last page answers no {@code next}, as a list's last page does.
+   */
   static Future<TargetPage> page(GraphStore store, TargetQuery query) {
-    TargetMerge merge = new TargetMerge(store, query, query.limit(), true);
-    return merge.run().map(done -> new TargetPage(merge.found, merge.counted == merge.wanted ? merge.last : null));
+    TargetMerge merge = new TargetMerge(store, query, query.limit() + 1L, true);
+    return merge.run().map(done -> {
+      if (merge.found.size() <= query.limit()) {
+        return new TargetPage(merge.found, null);
+      }
+      List<NodeId> page = List.copyOf(merge.found.subList(0, query.limit()));
+      return new TargetPage(page, page.get(page.size() - 1));
+    });
   }
 
   /** How many targets the whole answer holds (from the query's {@code after}), reading every list to its end. */
@@ -142,7 +150,6 @@ final class TargetMerge {
 
   private void emit(NodeId target) {
     counted++;
-    last = target;
     if (keep) {
       found.add(target);
     }

@@ -58,6 +58,10 @@ public record Fields(Map<String, FieldDef> definitions, boolean strict, Map<Stri
         }
       } else if (!field.type().accepts(value)) {
         violations.add(new Violation(path, "must be " + article(field.type())));
+      } else if (field.unique() != null && value.isTextual() && hasControlCharacter(value.textValue())) {
+        // A lookup names its value in a URL, where control characters are refused: held, it could never be found.
+        violations.add(new Violation(path, "is unique, and a unique value may not hold a control character"
+            + " (no lookup could name it)"));
       } else if (field.nodeType() != null) {
         int expected = ids.typeIdOf(field.nodeType());
         if (ids.typeOfId(Ids.parse(value)) != expected) {
@@ -74,6 +78,10 @@ public record Fields(Map<String, FieldDef> definitions, boolean strict, Map<Stri
       }
     }
     return violations;
+  }
+
+  private static boolean hasControlCharacter(String text) {
+    return text.chars().anyMatch(Character::isISOControl);
   }
 
   /** A copy of the stored data with every absent field that has a default filled in. */

@@ -80,7 +80,8 @@ final class RepairCommand extends RemoteCommand {
     try (ProgressBar bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(2L * shards)
         .setUnit(" shards", 1).setStyle(ProgressBarStyle.ASCII).showSpeed().build()) {
       JsonNode last = server.stream("POST", path, line -> {
-        if (line.has("progress")) {
+        // A line per shard and pass steps the bar; the closing "done: …" line is the summary's, not a step.
+        if (line.has("progress") && !line.get("progress").asText().startsWith("done")) {
           bar.step();
           bar.setExtraMessage(line.get("progress").asText().replaceAll(";.*", ""));
         }

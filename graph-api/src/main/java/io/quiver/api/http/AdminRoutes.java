@@ -117,6 +117,8 @@ public final class AdminRoutes {
 
   /** How long a moved shard's old copy is kept unless the drop says otherwise. */
   static final long DEFAULT_RETIRED_GRACE_HOURS = 24;
+  /** The longest grace a drop takes: 100 years, well inside what a timestamp can step back. */
+  static final long MAX_RETIRED_GRACE_HOURS = 100L * 365 * 24;
 
   /** How a shard-map change is read from its body: the members it allows, and the change they make. */
   private record ChangeBody(Set<String> members, Function<ObjectNode, ShardMapChange> read) {}
@@ -205,9 +207,11 @@ public final class AdminRoutes {
   /** {@code {"graceHours": 24}} (the default): retired copies older than that are dropped. */
   private Future<JsonNode> dropRetired(RoutingContext ctx) {
     ObjectNode body = Requests.body(ctx, Set.of("graceHours"));
-    long hours = body.has("graceHours") ? Requests.longMember(body, "graceHours") : DEFAULT_RETIRED_GRACE_HOURS;
-    if (hours < 0) {
-      throw GraphException.invalid("'graceHours' must not be negative");
+    Long given = Requests.longMember(body, "graceHours");
+    long hours = given == null ? DEFAULT_RETIRED_GRACE_HOURS : given;
+    if (hours < 0 || hours > MAX_RETIRED_GRACE_HOURS) {
+      throw GraphException.invalid("'graceHours' must be between 0 and " + MAX_RETIRED_GRACE_HOURS + " (100 years),"
+          + " got " + hours);
     }
     return admin.dropRetiredShards(Duration.ofHours(hours)).map(dropped -> {
       ObjectNode answer = ApiJson.object();

@@ -61,6 +61,7 @@ public final class ApiErrors {
       case VERSION_CONFLICT -> new Answer(409, "version_conflict");
       case INCOMPATIBLE_CHANGE -> new Answer(409, "incompatible_change");
       case UNIQUE_VIOLATION -> new Answer(409, "unique_violation");
+      case TOO_LARGE -> new Answer(413, "too_large");
       case UNAUTHENTICATED -> new Answer(401, "unauthenticated");
       case PERMISSION_DENIED -> new Answer(403, "forbidden");
       case UNAVAILABLE, ABORTED -> new Answer(503, "unavailable");

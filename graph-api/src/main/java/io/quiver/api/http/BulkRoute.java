@@ -36,15 +36,19 @@ import java.util.Set;
 public final class BulkRoute {
   /** Lines per batch. */
   static final int BATCH = 5_000;
-  /** The most bytes one line may hold. */
-  static final int MAX_LINE_BYTES = 1 << 20;
   /** Refused lines listed in the report; the count says how many there were. */
   static final int REFUSALS_SHOWN = 1_000;
 
   private final GraphBackend backend;
+  private final int maxLineBytes;
 
-  public BulkRoute(GraphBackend backend) {
+  /**
+   * @param maxLineBytes the most bytes one line may hold: a request body's limit
+   *     ({@code http.bodyLimitBytes}), so that a node too large for createNode is too large to import
+   */
+  public BulkRoute(GraphBackend backend, long maxLineBytes) {
     this.backend = backend;
+    this.maxLineBytes = (int) Math.min(Integer.MAX_VALUE, maxLineBytes);
   }
 
   /** Mounted before the body and timeout handlers: the body streams, and an import takes as long as it takes. */
@@ -75,9 +79,10 @@ public final class BulkRoute {
         return;
       }
       BulkImport run = started.result();
-      // Should the connection close midway, the name is let go all the same.
+      // Should the connection close midway (a client that cut its body), the name is let go all the same.
       ctx.addEndHandler(ended -> run.close());
-      new Stream(ctx, run).start();
+      ctx.response().closeHandler(closed -> run.close());
+      new Stream(ctx, run, maxLineBytes).start();
     });
   }
 
@@ -100,12 +105,15 @@ public final class BulkRoute {
     private boolean ended;
     private boolean failed;
 
-    Stream(RoutingContext ctx, BulkImport run) {
+    private final int maxLineBytes;
+
+    Stream(RoutingContext ctx, BulkImport run, int maxLineBytes) {
       this.ctx = ctx;
       this.run = run;
+      this.maxLineBytes = maxLineBytes;
       this.context = ctx.vertx().getOrCreateContext();
       this.parser = RecordParser.newDelimited("\n", ctx.request());
-      parser.maxRecordSize(MAX_LINE_BYTES);
+      parser.maxRecordSize(maxLineBytes);
     }
 
     void start() {
@@ -113,7 +121,8 @@ public final class BulkRoute {
       parser.handler(this::line);
       parser.endHandler(end -> {
         ended = true;
-        if (!writing) {
+        // A failed run's answer is its error line, sent by fail.
+        if (!writing && !failed) {
           writeGathered();
         }
       });
@@ -124,6 +133,11 @@ public final class BulkRoute {
     private void line(Buffer bytes) {
       lineNumber++;
       if (failed || blank(bytes)) {
+        return;
+      }
+      if (bytes.length() > maxLineBytes) {
+        // The parser's own limit sees only what is left unparsed: a whole line read at once passes it.
+        fail(tooLarge(lineNumber));
         return;
       }
       try {
@@ -170,6 +184,9 @@ public final class BulkRoute {
       Future<BulkReport> written = lines.isEmpty() ? Future.succeededFuture(BulkReport.EMPTY) : run.write(lines);
       written.onComplete(done -> context.runOnContext(back -> {
         writing = false;
+        if (failed) {
+          return;
+        }
         if (done.failed()) {
           fail(done.cause());
           return;
@@ -199,13 +216,20 @@ public final class BulkRoute {
       failed = true;
       ObjectNode last = ApiJson.object();
       last.set("error", ApiErrors.errorObject(failure instanceof GraphException ? failure
-          : GraphException.invalid("the body could not be read as NDJSON (a line over " + MAX_LINE_BYTES
-              + " bytes?): " + failure.getMessage())));
+          : failure instanceof IllegalStateException tooLong && String.valueOf(tooLong.getMessage()).contains("too long")
+              ? tooLarge(lineNumber + 1)
+              : GraphException.invalid("the body could not be read as NDJSON: " + failure.getMessage())));
       last.set("report", report(total, true));
       // The rest of the body is not read: the connection closes after the answer.
       ctx.response().putHeader("Connection", "close");
       run.close().onComplete(released ->
           ctx.response().end(ndjson(last)).onComplete(sent -> ctx.request().connection().close()));
+    }
+
+    private GraphException tooLarge(long line) {
+      return GraphException.of(GraphException.Code.TOO_LARGE, "line " + line + " is over " + maxLineBytes
+          + " bytes, the limit of a request body (http.bodyLimitBytes): a node too large for createNode is too"
+          + " large to import");
     }
 
     private static Buffer ndjson(String member, ObjectNode value) {

@@ -52,7 +52,7 @@ final class ApiVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     observer = new RequestObserver(vertx, services.metrics().registry(), Clock.systemUTC());
     router.route().handler(observer);
-    new BulkRoute(services.backend()).mount(router);
+    new BulkRoute(services.backend(), services.config().http().bodyLimitBytes()).mount(router);
     ServerStatus status = new ServerStatus(services.backend().admin(), services.backend().telemetry(),
         services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
     AdminRoutes admin = new AdminRoutes(services.backend().admin(), status, services.config().adminToken());

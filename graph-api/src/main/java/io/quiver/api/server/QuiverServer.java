@@ -126,6 +126,7 @@ public final class QuiverServer implements AutoCloseable {
     if (config.cache().enabled()) {
       cache = CachingGraphStore.builder(backend.store(), backend.changes(), schemas)
           .settings(config.cache())
+          .shardMaps(backend::shardMap)
           .invalidationsBetweenServers(vertx, curator)
           .build();
       started.add(cache);

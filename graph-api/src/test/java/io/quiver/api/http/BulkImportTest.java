@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.api.testing.ApiClient.Answer;
 import io.quiver.api.testing.ApiFixture;
+import io.quiver.store.NodeId;
 import io.quiver.store.testing.GraphInvariants;
 import io.vertx.core.buffer.Buffer;
 import java.time.Duration;
@@ -227,6 +228,85 @@ class BulkImportTest {
       assertThat(rerun.report().get("nodesCreated").asLong()).isEqualTo(1);
     } finally {
       vertx.close().await();
+    }
+  }
+
+  @Test
+  void aNameThatIsNoPathSegment_isRefused400_withoutAClassNameInTheMessage() {
+    for (String name : List.of("..", ".", "-x", ".hidden")) {
+      Answer refused = api.send(POST, "/v1/bulk?name=" + name, Buffer.buffer(node("x", "user", "{}")), NDJSON);
+      assertThat(refused.status()).as("name '%s': %s", name, refused.text()).isEqualTo(400);
+      assertThat(refused.body().path("error").path("message").asText()).contains("starting with a letter")
+          .doesNotContain("Exception");
+    }
+  }
+
+  @Test
+  void aRunWhoseClientCutsItsBodyMidway_letsGoOfItsName_soARerunStartsAtOnce() throws Exception {
+    String name = name();
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", api.port())) {
+      java.io.OutputStream out = socket.getOutputStream();
+      String line = node("a", "user", "{\"name\": \"cut\"}");
+      out.write(("POST /v1/bulk?name=" + name + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-ndjson\r\n"
+          + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(line.length()) + "\r\n" + line + "\r\n")
+          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.flush();
+      var curator = io.quiver.store.testing.TestBackend.get().curator();
+      String claim = io.quiver.store.testing.TestBackend.SCHEMA_PATH + "-imports/" + name;
+      ApiFixture.awaitTrue("the run holds its name", java.time.Duration.ofSeconds(10), () -> exists(curator, claim));
+    }
+    // The connection is gone, the body unfinished: the name is let go, and a rerun runs.
+    ApiFixture.awaitTrue("the cut run lets go of its name", java.time.Duration.ofSeconds(5),
+        () -> !exists(io.quiver.store.testing.TestBackend.get().curator(),
+            io.quiver.store.testing.TestBackend.SCHEMA_PATH + "-imports/" + name));
+    Imported rerun = importLines(name, node("a", "user", "{\"name\": \"cut\"}"));
+    assertThat(rerun.report().get("nodesCreated").asLong() + rerun.report().get("nodesExisting").asLong()).isEqualTo(1);
+  }
+
+  @Test
+  void colocateWithNamingARefOfAnEarlierLineOfTheSameBatch_isPlacedOnItsShard() {
+    String name = name();
+    Imported imported = importLines(name, node("board", "board", "{\"title\": \"b\"}")
+        + "{\"node\": {\"ref\": \"pin\", \"type\": \"pin\", \"data\": {\"link\": \"l\"}, \"colocateWith\": \"board\"}}\n");
+    assertThat(imported.report().get("refusedCount").asLong()).as(imported.report().toString()).isZero();
+    NodeId board = NodeId.parse(imported.nodes().get("board")).orElseThrow();
+    NodeId pin = NodeId.parse(imported.nodes().get("pin")).orElseThrow();
+    assertThat(pin.shard()).isEqualTo(board.shard());
+  }
+
+  @Test
+  void anEdgeLineNamingARefDefinedOnALaterLine_isRefused_asAcrossBatches() {
+    Imported imported = importLines(name(), node("a", "user", "{\"name\": \"a\"}") + edge("a", "follows", "b")
+        + node("b", "user", "{\"name\": \"b\"}"));
+    assertThat(imported.report().get("refusedCount").asLong()).as(imported.report().toString()).isEqualTo(1);
+    JsonNode refusal = imported.report().get("refused").get(0);
+    assertThat(refusal.get("line").asLong()).isEqualTo(2);
+    assertThat(refusal.get("code").asText()).isEqualTo("not_found");
+  }
+
+  @Test
+  void aLineOverTheBodyLimit_endsTheImportWithTooLarge_asCreateNodeAnswers413ForTheSameNode() {
+    String big = "x".repeat(1 << 20);
+    Answer created = api.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"" + big + "\"}}");
+    assertThat(created.status()).isEqualTo(413);
+    Answer imported = api.send(POST, "/v1/bulk?name=" + name(), Buffer.buffer(node("big", "user",
+        "{\"name\": \"" + big + "\"}")), NDJSON);
+    String[] lines = imported.text().trim().split("\n");
+    JsonNode last;
+    try {
+      last = io.quiver.api.http.ApiJson.MAPPER.readTree(lines[lines.length - 1]);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(imported.text(), e);
+    }
+    assertThat(last.path("error").path("code").asText()).as(imported.text()).isEqualTo("too_large");
+    assertThat(last.path("report").path("nodesCreated").asLong()).isZero();
+  }
+
+  private static boolean exists(org.apache.curator.framework.CuratorFramework curator, String path) {
+    try {
+      return curator.checkExists().forPath(path) != null;
+    } catch (Exception e) {
+      return false;
     }
   }
 }

@@ -177,10 +177,27 @@ class EdgeListQueryTest {
     String countAndLimit = body("union", List.of(first, second), ", \"count\": true, \"limit\": 3");
     String badList = "{\"operation\": \"union\", \"lists\": [{\"from\": \"" + first + "\"}, {\"from\": \"" + second
         + "\", \"type\": \"follows\"}]}";
-    for (String bad : List.of(one, nine, unknown, countAndLimit, badList)) {
+    String afterOutsideTheMap = body("union", List.of(first, second),
+        ", \"after\": \"" + io.quiver.store.NodeId.of(io.quiver.store.testing.TestBackend.SHARDS + 5, 1, 1) + "\"");
+    String afterOfNoType = body("union", List.of(first, second),
+        ", \"after\": \"" + io.quiver.store.NodeId.of(0, 1023, 1) + "\"");
+    for (String bad : List.of(one, nine, unknown, countAndLimit, badList, afterOutsideTheMap, afterOfNoType)) {
       Answer answer = api.call(POST, "/v1/edges/query", bad);
       assertThat(answer.status()).as(bad + " → " + answer.text()).isEqualTo(400);
       assertThat(answer.body().get("error").get("code").asText()).isEqualTo("invalid_request");
     }
+  }
+
+  @Test
+  void anExactlyFullLastPage_answersNoNext_asAListsLastPageDoes() {
+    long total = api.call(POST, "/v1/edges/query", body("union", List.of(first, second), ", \"count\": true"))
+        .body().get("count").asLong();
+    Answer whole = api.call(POST, "/v1/edges/query", body("union", List.of(first, second), ", \"limit\": " + total));
+    assertThat(whole.body().get("targets")).hasSize((int) total);
+    assertThat(whole.body().get("next").isNull()).as(whole.text()).isTrue();
+    Answer short1 = api.call(POST, "/v1/edges/query",
+        body("union", List.of(first, second), ", \"limit\": " + (total - 1)));
+    assertThat(short1.body().get("next").asText()).as("one target left after the page")
+        .isEqualTo(short1.body().get("targets").get((int) total - 2).asText());
   }
 }

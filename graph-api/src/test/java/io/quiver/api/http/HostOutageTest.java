@@ -43,13 +43,7 @@ class HostOutageTest {
   }
 
   private static String userOn(String host) {
-    for (int i = 0; i < 200; i++) {
-      Answer user = api.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"before\"}}");
-      if (api.hostOf(user.body().get("shard").asInt()).equals(host)) {
-        return user.id();
-      }
-    }
-    throw new AssertionError("no user landed on " + host);
+    return api.userOn(host, "before");
   }
 
   @Test

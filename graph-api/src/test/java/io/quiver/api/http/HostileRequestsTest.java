@@ -7,6 +7,7 @@ import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.api.config.QuiverConfig;
+import io.quiver.api.testing.ApiClient;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.api.testing.RawHttp;
 import io.quiver.store.NodeId;
@@ -275,6 +276,21 @@ class HostileRequestsTest {
     }
     assertThat(api.call(GET, "/v1/nodes/" + outsideTheMap).status()).isEqualTo(400);
     assertThat(api.call(GET, "/v1/nodes?ids=" + outsideTheMap).status()).isEqualTo(400);
+  }
+
+  @Test
+  void aDropOfRetiredShards_withAGraceThatIsNullNegativeOrPastAnyTimestamp_isA400OrTheDefault() {
+    Map<String, String> admin = Map.of("Authorization", "Bearer " + TestBackend.ADMIN_TOKEN);
+    for (String grace : List.of("-1", "9223372036854775807", "2562047788015215", "876001", "\"24\"", "1.5")) {
+      ApiClient.Answer refused = api.call(POST, "/v1/admin/shards/retired/drop", "{\"graceHours\": " + grace + "}", admin);
+      assertThat(refused.status()).as("graceHours " + grace + ": " + refused.text()).isEqualTo(400);
+      assertThat(refused.body().path("error").path("code").asText()).isEqualTo("invalid_request");
+    }
+    for (String grace : List.of("null", "876000")) {
+      ApiClient.Answer kept = api.call(POST, "/v1/admin/shards/retired/drop", "{\"graceHours\": " + grace + "}", admin);
+      assertThat(kept.status()).as("graceHours " + grace + ": " + kept.text()).isEqualTo(200);
+      assertThat(kept.body().get("dropped")).as("nothing is old enough").isEmpty();
+    }
   }
 
   // ---- messages ----

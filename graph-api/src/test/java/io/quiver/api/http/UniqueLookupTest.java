@@ -251,6 +251,10 @@ class UniqueLookupTest {
     String type = defineType("{\"username\": {\"type\": \"string\", \"unique\": true}, \"age\": {\"type\": \"integer\"},"
         + " \"number\": {\"type\": \"integer\", \"unique\": true}}");
     assertThat(lookup(type, "age", "3").status()).as("not a unique field").isEqualTo(400);
+    Answer controlled = create(type, "{\"username\": \"tab\\there\"}");
+    assertThat(controlled.status()).as("a value no lookup could name: %s", controlled.text()).isEqualTo(422);
+    assertThat(controlled.body().path("error").path("details").path("fields").has("data.username"))
+        .as(controlled.text()).isTrue();
     assertThat(lookup(type, "number", "three").status()).as("not an integer").isEqualTo(400);
     assertThat(lookup("nosuchtype", "username", "x").status()).isIn(400, 404);
     assertThat(lookup(type, "username", "a%20b").status()).isEqualTo(404);

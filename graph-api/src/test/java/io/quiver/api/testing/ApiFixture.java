@@ -169,6 +169,17 @@ public final class ApiFixture implements AutoCloseable {
     }
   }
 
+  /** A new user (named {@code name}) created until one lands on a shard of {@code host}; answers its ID. */
+  public String userOn(String host, String name) {
+    for (int i = 0; i < 200; i++) {
+      Answer user = call(HttpMethod.POST, "/v1/nodes/user", "{\"data\": {\"name\": \"" + name + "\"}}");
+      if (hostOf(user.body().get("shard").asInt()).equals(host)) {
+        return user.id();
+      }
+    }
+    throw new AssertionError("no user landed on " + host);
+  }
+
   /** The host holding a shard in the test map. */
   public String hostOf(int shard) {
     return backend.shardMap().rangeOf(shard).orElseThrow().host();

@@ -72,7 +72,7 @@ final class BulkWriter implements BulkImport {
   /** When the drainer takes over inverse entries a batch has not applied and retired itself. */
   static final Duration HANDOVER = Duration.ofSeconds(30);
   /** An import's name: what its references are recorded under. */
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:-]{1,64}");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}");
   /** References looked up per statement. */
   private static final int LOOKUP_CHUNK = 1024;
 
@@ -112,7 +112,8 @@ final class BulkWriter implements BulkImport {
   /** The name, if it is one an import may have. */
   static String requireName(String name) {
     if (name == null || !NAME.matcher(name).matches()) {
-      throw GraphException.invalid("an import's name is 1 to 64 of letters, digits and _ . : -, got '" + name + "'");
+      throw GraphException.invalid("an import's name is 1 to 64 of letters, digits and _ . : -, starting with a letter"
+          + " or a digit, got '" + name + "'");
     }
     return name;
   }
@@ -190,17 +191,32 @@ final class BulkWriter implements BulkImport {
     });
   }
 
-  /** The node an endpoint names: its ID, or the node this import created under its reference. */
-  private NodeId resolve(BulkLine.Endpoint endpoint) {
+  /**
+   * The node an endpoint on line {@code line} names: its ID, or the node this import created under
+   * its reference on an earlier line (or in an earlier run). A ref defined on a later line is
+   * NOT_FOUND however the lines fall into batches, so an import means the same at any batch size.
+   */
+  private NodeId resolve(BulkLine.Endpoint endpoint, long line) {
     if (endpoint.id() != null) {
       return endpoint.id();
     }
+    Long defined = definedAt.get(endpoint.ref());
     NodeId id = refs.get(endpoint.ref());
-    if (id == null) {
+    if (id == null || defined != null && defined > line) {
       throw GraphException.notFound("no node has ref '" + endpoint.ref() + "' in import '" + name
           + "' (a ref is defined by a node line before the lines that use it)");
     }
     return id;
+  }
+
+  /** Whether a node line's {@code colocateWith} names a ref of an earlier line whose node is still being created. */
+  private boolean waitsForItsColocation(BulkLine.NodeLine node) {
+    BulkLine.Endpoint colocateWith = node.colocateWith();
+    if (colocateWith == null || colocateWith.ref() == null || refs.containsKey(colocateWith.ref())) {
+      return false;
+    }
+    Long defined = definedAt.get(colocateWith.ref());
+    return defined != null && defined < node.line();
   }
 
   // ---- nodes ----
@@ -211,15 +227,29 @@ final class BulkWriter implements BulkImport {
     return nodes.underSchema(schema -> createNodes(schema, batch));
   }
 
+  /**
+   * Creates the batch's nodes, one transaction per shard, in waves: a node placed with a node of
+   * an earlier line of the same batch ({@code colocateWith} naming its ref) waits for the wave
+   * that creates that node.
+   */
   private Future<Void> createNodes(Schema schema, Batch batch) {
+    return createNodes(schema, batch, batch.lines);
+  }
+
+  private Future<Void> createNodes(Schema schema, Batch batch, List<BulkLine> lines) {
     Map<Integer, List<Planned>> byShard = new LinkedHashMap<>();
-    for (BulkLine line : batch.lines) {
+    List<BulkLine> waiting = new ArrayList<>();
+    for (BulkLine line : lines) {
       if (!(line instanceof BulkLine.NodeLine node)) {
         continue;
       }
       Long earlier = definedAt.putIfAbsent(node.ref(), node.line());
-      if (earlier != null) {
+      if (earlier != null && earlier != node.line()) {
         batch.refuse(line, GraphException.invalid("ref '" + node.ref() + "' is already defined, on line " + earlier));
+        continue;
+      }
+      if (waitsForItsColocation(node)) {
+        waiting.add(node);
         continue;
       }
       NodeId existing = refs.get(node.ref());
@@ -229,7 +259,7 @@ final class BulkWriter implements BulkImport {
         continue;
       }
       try {
-        NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith());
+        NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith(), node.line());
         NodeStore.Creation creation = nodes.planCreation(schema, node.type(), node.data(), colocateWith);
         int shard = creation.route().shard();
         byShard.computeIfAbsent(creation.table().type().uniqueFields().isEmpty() ? shard : -1 - shard,
@@ -256,12 +286,12 @@ final class BulkWriter implements BulkImport {
         return Future.failedFuture(failure);
       })));
     });
-    return Future.all(shards).map(all -> {
+    return Future.all(shards).compose(all -> {
       shards.forEach(shard -> {
         batch.nodesCreated += shard.result().size();
         batch.nodes.putAll(shard.result());
       });
-      return null;
+      return waiting.isEmpty() ? Future.succeededFuture() : createNodes(schema, batch, waiting);
     });
   }
 
@@ -320,8 +350,8 @@ final class BulkWriter implements BulkImport {
         continue;
       }
       try {
-        NodeId from = resolve(edge.from());
-        NodeId to = resolve(edge.to());
+        NodeId from = resolve(edge.from(), edge.line());
+        NodeId to = resolve(edge.to(), edge.line());
         EdgeStore.Target target = edges.planWrite(from, edge.type(), to, edge.data());
         EdgePlan plan = new EdgePlan(edge, from, to, target, edge.data() == null ? null : SqlValues.toJson(edge.data()));
         groups.computeIfAbsent(target.route().shard() + "/" + edge.type(), group -> new ArrayList<>()).add(plan);

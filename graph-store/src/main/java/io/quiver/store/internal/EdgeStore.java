@@ -285,6 +285,9 @@ final class EdgeStore {
   Future<List<NodeId>> targets(NodeId from, String typeName, NodeId after, int limit) {
     return Futures.attempt(() -> {
           EdgeQuery.requireLimit(limit);
+          if (after != null) {
+            TypeChecks.issued(schemas.current(), router.shardMap(), after);
+          }
           return planRead(from, typeName, null);
         })
         .compose(target -> {

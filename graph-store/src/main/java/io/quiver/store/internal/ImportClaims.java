@@ -64,7 +64,7 @@ final class ImportClaims {
           .forPath(path(name));
     } catch (Exception e) {
       running.remove(name);
-      return Future.failedFuture(GraphException.unavailable("could not claim the import's name in ZooKeeper: " + e));
+      return Future.failedFuture(GraphException.unavailable("could not claim the import's name in ZooKeeper: " + e.getMessage()));
     }
     return claimed.future();
   }
@@ -107,7 +107,7 @@ final class ImportClaims {
           });
         }).forPath(path(name));
       } catch (Exception e) {
-        held.fail(GraphException.unavailable("could not check the import's claim in ZooKeeper: " + e));
+        held.fail(GraphException.unavailable("could not check the import's claim in ZooKeeper: " + e.getMessage()));
       }
       return held.future();
     }

@@ -75,7 +75,9 @@ public final class InverseRepair {
     }
     RepairReport report = new RepairReport(edgeTypeName, tally.scanned, tally.missing, tally.differing,
         tally.orphaned, tally.inFlight, tally.fixed);
-    progress.accept("done: " + report);
+    progress.accept(String.format("done: %d rows scanned, %d missing, %d differing, %d orphaned, %d in flight,"
+        + " %d fixed", report.scanned(), report.missingInverse(), report.differing(), report.orphanedInverse(),
+        report.inFlight(), report.fixed()));
     return report;
   }
 
