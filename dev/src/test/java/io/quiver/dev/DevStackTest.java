@@ -36,6 +36,11 @@ class DevStackTest {
       assertThat(map.shardsOn("h1")).hasSize(DevStack.SHARDS / 2);
       assertThat(map.shardsOn("h3")).isEmpty();
       awaitAnswering(server, "h3");
+      for (String host : java.util.List.of("h1", "h2", "h3")) {
+        java.nio.file.Path log = data.resolve("mariadb").resolve(host).resolve("mariadb.log");
+        assertThat(log).as("MariaDB's own log, kept where an operator finds it").exists();
+        assertThat(java.nio.file.Files.readString(log)).contains("ready for connections");
+      }
     }
 
     try (DevStack stack = DevStack.start(data);

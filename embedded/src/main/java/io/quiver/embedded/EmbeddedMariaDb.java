@@ -34,11 +34,15 @@ public final class EmbeddedMariaDb implements AutoCloseable {
 
   private final OwnedDb db;
   private final int port;
+  /** Where the server is kept, or null for temporary directories (no error log is followed then). */
+  private final Path home;
   private boolean running;
+  private MariaDbErrorLog errorLog;
 
-  private EmbeddedMariaDb(OwnedDb db, int port) {
+  private EmbeddedMariaDb(OwnedDb db, int port, Path home) {
     this.db = db;
     this.port = port;
+    this.home = home;
   }
 
   /**
@@ -85,6 +89,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       config.setDataDir(home.resolve("data").toFile());
       config.setTmpDir(home.resolve("tmp").toString());
       config.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
+      // Its error log where an operator finds it, beside the data (MariaDbErrorLog).
+      config.addArg("--log-error=" + MariaDbErrorLog.fileUnder(home));
     }
     if ("root".equals(System.getProperty("user.name"))) {
       config.addArg("--user=root");
@@ -106,7 +112,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     OwnedDb db = null;
     try {
       db = OwnedDb.create(config.build());
-      EmbeddedMariaDb server = new EmbeddedMariaDb(db, chosen);
+      EmbeddedMariaDb server = new EmbeddedMariaDb(db, chosen, home);
       server.startProcess();
       return server;
     } catch (ManagedProcessException e) {
@@ -150,6 +156,10 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       db.stop();
       running = false;
       db.stopped = true;
+      if (errorLog != null) {
+        errorLog.close();
+        errorLog = null;
+      }
     } catch (ManagedProcessException e) {
       throw new IllegalStateException("MariaDB on port " + port + " did not stop", e);
     }
@@ -202,6 +212,9 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     db.stopped = false;
     db.start();
     running = true;
+    if (home != null && errorLog == null) {
+      errorLog = MariaDbErrorLog.follow(home, home.getFileName().toString());
+    }
   }
 
   @Override

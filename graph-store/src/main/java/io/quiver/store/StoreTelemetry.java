@@ -26,4 +26,11 @@ public interface StoreTelemetry {
    * host ({@code mysql.downAfterMs}), read without a query, so asking costs nothing and never waits.
    */
   Map<String, Boolean> hostsAnswering();
+
+  /**
+   * Each host with something wrong, and what, read without a query as {@link #hostsAnswering} is:
+   * {@code down: …} (its probe does not answer), or {@code degraded: …} (it answers, but its
+   * COMMITs stall past the statement deadline, as on a full disk). Hosts that are well are absent.
+   */
+  Map<String, String> hostProblems();
 }

@@ -7,7 +7,9 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@code GET /health}: 200 when every host and ZooKeeper answer, else 503 naming the failing parts.
+ * {@code GET /health}: 200 when every host and ZooKeeper answer, else 503 naming the failing parts:
+ * each host {@code up}, {@code down} or {@code degraded} (it answers, but its COMMITs stall, as on a
+ * full disk), and under {@code problems} why, for each host that is not up.
  *
  * <p>It asks nothing of its own: the backend keeps a probe on every host
  * ({@link StoreTelemetry#hostsAnswering()}) and the ZooKeeper client knows its connection, so
@@ -26,8 +28,9 @@ public final class HealthRoute {
   public void mount(Router router) {
     RequestObserver.operation(router.get("/health"), "health").respond(ctx -> {
       Map<String, Boolean> hosts = telemetry.hostsAnswering();
+      Map<String, String> problems = telemetry.hostProblems();
       boolean zooKeeperUp = zooKeeper.getAsBoolean();
-      boolean healthy = zooKeeperUp && !hosts.containsValue(false);
+      boolean healthy = zooKeeperUp && !hosts.containsValue(false) && problems.isEmpty();
       ctx.response().setStatusCode(healthy ? 200 : 503).putHeader("Content-Type", ApiJson.CONTENT_TYPE);
       return Future.succeededFuture(ApiJson.render(out -> {
         out.writeStartObject();
@@ -35,9 +38,18 @@ public final class HealthRoute {
         out.writeStringField("zookeeper", zooKeeperUp ? "up" : "down");
         out.writeObjectFieldStart("hosts");
         for (Map.Entry<String, Boolean> host : hosts.entrySet()) {
-          out.writeStringField(host.getKey(), host.getValue() ? "up" : "down");
+          String problem = problems.get(host.getKey());
+          out.writeStringField(host.getKey(), !host.getValue() ? "down"
+              : problem != null && problem.startsWith("degraded") ? "degraded" : "up");
         }
         out.writeEndObject();
+        if (!problems.isEmpty()) {
+          out.writeObjectFieldStart("problems");
+          for (Map.Entry<String, String> problem : problems.entrySet()) {
+            out.writeStringField(problem.getKey(), problem.getValue());
+          }
+          out.writeEndObject();
+        }
         out.writeEndObject();
       }));
     });

@@ -49,18 +49,25 @@ public final class ServerStatus {
     status.put("schemaVersion", schemas.current().version());
     status.put("zookeeper", zooKeeper.getAsBoolean() ? "up" : "down");
     Map<String, Boolean> answering = telemetry.hostsAnswering();
+    Map<String, String> problems = telemetry.hostProblems();
     Map<String, Integer> pools = telemetry.poolSizes();
     ObjectNode hosts = status.putObject("hosts");
     map.hosts().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(host -> {
       ObjectNode entry = hosts.putObject(host.name());
       entry.put("primary", host.primary());
-      entry.put("state", stateOf(host, answering));
+      entry.put("state", stateOf(host, answering, problems));
+      if (problems.containsKey(host.name())) {
+        entry.put("problem", problems.get(host.name()));
+      }
       entry.put("shards", map.shardsOn(host.name()).size());
       entry.put("poolConnections", pools.getOrDefault(host.name(), 0));
       OutboxStats outbox = outboxes.get(host.name());
       if (outbox != null) {
         entry.putObject("outbox").put("pending", outbox.pending()).put("parked", outbox.parked())
             .put("oldestPendingAgeMs", outbox.oldestPendingAgeMillis());
+      } else if (!map.shardsOn(host.name()).isEmpty()) {
+        // Not drained by this server, or its host did not answer in time: unknown, never left out.
+        entry.put("outbox", "unknown");
       }
     });
     var cacheList = status.putArray("caches");
@@ -72,9 +79,13 @@ public final class ServerStatus {
     return status;
   }
 
-  /** up, down, or unknown for a host this server has not probed yet (just added to the map). */
-  private static String stateOf(Host host, Map<String, Boolean> answering) {
+  /** up, down, degraded (commits stall), or unknown for a host this server has not probed yet (just added to the map). */
+  private static String stateOf(Host host, Map<String, Boolean> answering, Map<String, String> problems) {
     Boolean up = answering.get(host.name());
-    return up == null ? "unknown" : up ? "up" : "down";
+    if (up == null) {
+      return "unknown";
+    }
+    String problem = problems.get(host.name());
+    return !up ? "down" : problem != null && problem.startsWith("degraded") ? "degraded" : "up";
   }
 }

@@ -20,9 +20,11 @@ import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
+import io.quiver.store.internal.sql.CommitWatch;
 import io.quiver.store.internal.sql.HostHealth;
 import io.quiver.store.internal.sql.HostPools;
 import io.quiver.store.internal.sql.MapWrites;
+import io.quiver.store.internal.sql.QueryKiller;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.ShardProvisioner;
@@ -79,10 +81,12 @@ public final class DefaultBackend implements GraphBackend {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
     SchemaSource schemas = settings.schemas();
     Clock clock = settings.clock();
-    this.health = new HostHealth(vertx, settings.pools(), clock, initial);
-    this.requestPools = new HostPools(vertx, settings.pools());
+    CommitWatch commits = new CommitWatch(clock);
+    QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis());
+    this.health = new HostHealth(vertx, settings.pools(), clock, initial, commits, killer);
+    this.requestPools = new HostPools(vertx, settings.pools(), killer);
     this.router = new ShardRouter(requestPools, health, initial);
-    this.backgroundPools = new HostPools(vertx, settings.pools().forBackground());
+    this.backgroundPools = new HostPools(vertx, settings.pools().forBackground(), killer);
     this.backgroundRouter = new ShardRouter(backgroundPools, health, initial);
 
     RegistryPaths paths = settings.registry();
@@ -91,7 +95,7 @@ public final class DefaultBackend implements GraphBackend {
     this.mapServed = paths == null ? null
         : new ServedVersions(paths.curator(), paths.mapServedPath(), settings.serverId(), initial.version());
     this.mapWrites = new MapWrites(router::shardMap, mapServed == null ? version -> { } : mapServed::acknowledge);
-    ShardClient client = new ShardClient(vertx, settings.pools(), mapWrites);
+    ShardClient client = new ShardClient(vertx, settings.pools(), mapWrites, commits, killer);
     SchemaWrites writes = new SchemaWrites(schemas, served == null ? version -> { } : served::acknowledge);
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
     NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, clock);
@@ -220,6 +224,11 @@ public final class DefaultBackend implements GraphBackend {
     @Override
     public Map<String, Boolean> hostsAnswering() {
       return health.answering();
+    }
+
+    @Override
+    public Map<String, String> hostProblems() {
+      return health.problems();
     }
   }
 }

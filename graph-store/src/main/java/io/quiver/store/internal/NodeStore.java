@@ -16,6 +16,7 @@ import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardResolver;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.shard.ShardMap;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.outbox.UniqueReleaseOp;
 import io.quiver.store.internal.table.NodesTable;
@@ -107,8 +108,14 @@ final class NodeStore {
     return new Creation(new NodesTable(type), router.route(shard, Access.WRITE), data, SqlValues.now(clock));
   }
 
+  /**
+   * A random open, writable shard on a host that answers and whose commits do not stall; if every
+   * such host is down or stalled, any open writable shard, whose route then says why it fails.
+   */
   private int pickShard() {
-    return router.shardMap().pickShardForNewNode(ThreadLocalRandom.current())
+    ShardMap map = router.shardMap();
+    return map.pickShardForNewNode(ThreadLocalRandom.current(), router::acceptsNewNodes)
+        .or(() -> map.pickShardForNewNode(ThreadLocalRandom.current()))
         .orElseThrow(() -> GraphException.unavailable("no open shard accepts new nodes"));
   }
 

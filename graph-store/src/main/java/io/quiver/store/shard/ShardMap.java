@@ -108,20 +108,28 @@ public record ShardMap(
    * however many shards are open.
    */
   public Optional<Integer> pickShardForNewNode(RandomGenerator random) {
+    return pickShardForNewNode(random, shard -> true);
+  }
+
+  /**
+   * As {@link #pickShardForNewNode(RandomGenerator)}, among the shards {@code usable} also accepts
+   * (those whose host answers and whose commits do not stall, say).
+   */
+  public Optional<Integer> pickShardForNewNode(RandomGenerator random, java.util.function.IntPredicate usable) {
     long openCount = open.stream().mapToLong(ShardSpan::size).sum();
     if (openCount == 0) {
       return Optional.empty();
     }
     for (int attempt = 0; attempt < 8; attempt++) {
       int shard = nthOpenShard(random.nextLong(openCount));
-      if (stateOf(shard).writable()) {
+      if (stateOf(shard).writable() && usable.test(shard)) {
         return Optional.of(shard);
       }
     }
     List<Integer> writable = new ArrayList<>();
     for (ShardSpan span : open) {
       for (int shard = span.from(); shard <= span.to(); shard++) {
-        if (stateOf(shard).writable()) {
+        if (stateOf(shard).writable() && usable.test(shard)) {
           writable.add(shard);
         }
       }

@@ -34,13 +34,32 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A host is presumed up until its first probe says otherwise: a server starting beside a host
  * that is down learns it within {@code downAfter}, and a request meanwhile fails as it would have.
+ *
+ * <h2>Degraded: a host whose commits stall</h2>
+ * A MariaDB whose disk is full answers {@code SELECT 1} and every read, but its COMMITs wait for
+ * space without end. That host is <em>degraded</em>: {@link CommitWatch} sees a COMMIT in flight
+ * past the statement deadline, and the host stays degraded until a COMMIT on it succeeds. It keeps
+ * serving reads; {@code /health} and the status name it and why, and new nodes are placed on other
+ * hosts ({@link #acceptsNewNodes}). Each tick also has the {@link QueryKiller} sweep a host where a
+ * deadline passed or commits stall, from the probe's pool, so the connections come back.
+ *
+ * <p>A COMMIT killed while it waits for space to write the binary log is not lost: MariaDB commits
+ * it and turns its binary log off for the rest of the process's life. The host then serves writes
+ * again at once, but nothing replicates from it; every {@link #BINLOG_CHECK} the probe asks
+ * whether a binary log configured on is still written, and the host stays degraded, saying so,
+ * until it is restarted.
  */
 public final class HostHealth {
   private static final Logger log = LoggerFactory.getLogger(HostHealth.class);
 
+  /** How often each host's binary log is checked ({@link Probe#checkBinlog}). */
+  static final java.time.Duration BINLOG_CHECK = java.time.Duration.ofSeconds(5);
+
   private final Vertx vertx;
   private final PoolSettings settings;
   private final Clock clock;
+  private final CommitWatch commits;
+  private final QueryKiller killer;
   private final PerHost<Probe> probes;
   private final long timer;
   private boolean closed;
@@ -49,11 +68,16 @@ public final class HostHealth {
    * so reading it takes no lock and allocates nothing.
    */
   private volatile Map<String, String> down = Map.of();
+  /** Why each host whose binary log is off is degraded, republished as {@link #down} is. */
+  private volatile Map<String, String> binlogOff = Map.of();
 
-  public HostHealth(Vertx vertx, PoolSettings settings, Clock clock, ShardMap initial) {
+  public HostHealth(Vertx vertx, PoolSettings settings, Clock clock, ShardMap initial, CommitWatch commits,
+      QueryKiller killer) {
     this.vertx = vertx;
     this.settings = settings;
     this.clock = clock;
+    this.commits = commits;
+    this.killer = killer;
     this.probes = new PerHost<>(Probe::new, (probe, why) -> probe.close());
     apply(initial);
     this.timer = vertx.setPeriodic(Math.max(25, settings.downAfter().toMillis() / 4), id -> tick());
@@ -68,6 +92,38 @@ public final class HostHealth {
   /** Why {@code host} is down; null while it answers (or is not probed). */
   public String down(String host) {
     return down.get(host);
+  }
+
+  /**
+   * Why {@code host} is degraded, or null while it is not: its commits stall ({@link CommitWatch}),
+   * or its binary log is off (MariaDB turns it off for good when a write to it fails, as when a
+   * COMMIT stalled on a full disk is killed: replicas and shard moves then see nothing).
+   */
+  public String degraded(String host) {
+    String stalled = commits.stalled(host, settings.statementTimeout().toMillis());
+    if (stalled != null) {
+      return stalled;
+    }
+    return binlogOff.get(host);
+  }
+
+  /** Whether new nodes may be placed on {@code host}: it answers, and its commits do not stall. */
+  public boolean acceptsNewNodes(String host) {
+    return down(host) == null && degraded(host) == null;
+  }
+
+  /** Each probed host with something wrong, and what: {@code down: …} or {@code degraded: …}. */
+  public synchronized Map<String, String> problems() {
+    Map<String, String> problems = new LinkedHashMap<>();
+    probes.values().forEach((name, probe) -> {
+      String degraded = probe.down == null ? degraded(name) : null;
+      if (probe.down != null) {
+        problems.put(name, "down: " + probe.down);
+      } else if (degraded != null) {
+        problems.put(name, "degraded: " + degraded);
+      }
+    });
+    return problems;
   }
 
   /** Each host by name, and whether it answers its probe. */
@@ -87,7 +143,14 @@ public final class HostHealth {
 
   private synchronized void tick() {
     long now = clock.millis();
-    probes.values().values().forEach(probe -> probe.tick(now));
+    probes.values().values().forEach(probe -> {
+      probe.tick(now);
+      String host = probe.host.name();
+      if (probe.down == null && (killer.due(host) || commits.stalled(host, settings.statementTimeout().toMillis()) != null)) {
+        killer.sweep(host, probe.pool).onFailure(failure -> log.warn("host {}: the sweep for statements past their"
+            + " deadline failed: {}", host, failure.getMessage()));
+      }
+    });
   }
 
   /** Republishes {@link #down}: called, holding the lock, whenever a probe's verdict or the set of probes changes. */
@@ -99,6 +162,13 @@ public final class HostHealth {
       }
     });
     down = Map.copyOf(reasons);
+    Map<String, String> off = new HashMap<>();
+    probes.values().forEach((name, probe) -> {
+      if (probe.binlogOff != null) {
+        off.put(name, probe.binlogOff);
+      }
+    });
+    binlogOff = Map.copyOf(off);
   }
 
   /** One host's probe: at most one {@code SELECT 1} in flight, on a connection of its own. Guarded by the owner's lock. */
@@ -109,17 +179,27 @@ public final class HostHealth {
     private long sentAt = -1;
     /** Why the host is down; null while it answers. */
     private String down;
+    /** When the binary log was last checked, and whether a check is in flight. */
+    private long binlogCheckedAt;
+    private boolean binlogChecking;
+    /** Why the host's binary log is off though it is configured on; null while it is on (or not configured). */
+    private String binlogOff;
 
     Probe(Host host) {
       this.host = host;
+      // Two connections: the probe's, and the query killer's sweeps (QueryKiller), which never wait behind it.
       this.pool = HostPools.pool(vertx, host, settings, new PoolOptions()
           .setName("quiver-probe-" + host.name())
-          .setMaxSize(1)
+          .setMaxSize(2)
           .setConnectionTimeout((int) settings.downAfter().toMillis())
-          .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS));
+          .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS), null);
     }
 
     void tick(long now) {
+      if (!binlogChecking && now - binlogCheckedAt >= BINLOG_CHECK.toMillis()) {
+        binlogCheckedAt = now;
+        checkBinlog();
+      }
       if (sentAt >= 0) {
         if (now - sentAt >= settings.downAfter().toMillis()) {
           markDown("it has not answered a probe for " + (now - sentAt) + " ms");
@@ -144,6 +224,37 @@ public final class HostHealth {
           publish();
         }
       }
+    }
+
+    /**
+     * Whether a binary log configured on is still written: MariaDB answers {@code SHOW MASTER
+     * STATUS} with no row once it has turned the log off after a failed write.
+     */
+    private void checkBinlog() {
+      binlogChecking = true;
+      pool.query("SELECT @@log_bin").execute()
+          .compose(configured -> configured.iterator().next().getInteger(0) == 1
+              ? pool.query("SHOW MASTER STATUS").execute().map(status -> status.size() == 0)
+              : io.vertx.core.Future.succeededFuture(false))
+          .onComplete(checked -> {
+            synchronized (HostHealth.this) {
+              binlogChecking = false;
+              if (checked.failed()) {
+                return;
+              }
+              boolean off = checked.result();
+              if (off && binlogOff == null) {
+                log.warn("host {} ({}) runs with its binary log off: MariaDB turned it off after a write to it failed"
+                    + " (a full disk?); free space and restart it", host.name(), host.primary());
+              }
+              String was = binlogOff;
+              binlogOff = off ? "its binary log is off: MariaDB turned it off after a write to it failed (a full"
+                  + " disk?); free space and restart the host to turn it on again" : null;
+              if (!java.util.Objects.equals(was, binlogOff)) {
+                publish();
+              }
+            }
+          });
     }
 
     private void markDown(String why) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +34,20 @@ public final class HostPools {
 
   private final Vertx vertx;
   private final PoolSettings settings;
+  private final QueryKiller killer;
   private final PerHost<Pool> pools;
   private boolean closed;
 
+  /** Pools whose sessions nobody kills (a test's). */
   public HostPools(Vertx vertx, PoolSettings settings) {
+    this(vertx, settings, null);
+  }
+
+  /** @param killer told every session these pools open, so that what outlives its deadline can be killed */
+  public HostPools(Vertx vertx, PoolSettings settings, QueryKiller killer) {
     this.vertx = vertx;
     this.settings = settings;
+    this.killer = killer;
     this.pools = new PerHost<>(this::create, this::retire);
   }
 
@@ -70,11 +79,14 @@ public final class HostPools {
         .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
         .setIdleTimeout(60)
         .setIdleTimeoutUnit(TimeUnit.SECONDS);
-    return pool(vertx, host, settings, pool);
+    return pool(vertx, host, settings, pool, killer == null ? null : id -> killer.opened(host.name(), id));
   }
 
-  /** A pool of {@code options} to {@code host}'s primary, its sessions prepared as every Quiver session is. */
-  static Pool pool(Vertx vertx, Host host, PoolSettings settings, PoolOptions options) {
+  /**
+   * A pool of {@code options} to {@code host}'s primary, its sessions prepared as every Quiver
+   * session is; each session's server thread id is told to {@code opened} (null: to nobody).
+   */
+  static Pool pool(Vertx vertx, Host host, PoolSettings settings, PoolOptions options, LongConsumer opened) {
     MySQLConnectOptions connect = new MySQLConnectOptions()
         .setHost(host.primaryHost())
         .setPort(host.primaryPort())
@@ -95,7 +107,7 @@ public final class HostPools {
         .with(options)
         .with(net)
         .connectingTo(connect)
-        .withConnectHandler(HostPools::prepareSession)
+        .withConnectHandler(connection -> prepareSession(connection, opened))
         .using(vertx)
         .build();
   }
@@ -105,9 +117,12 @@ public final class HostPools {
    * missing row takes a gap lock, and two writers adding different edges into the same gap
    * deadlock each other; the store serializes on row locks instead (see EdgeStore).
    */
-  private static void prepareSession(SqlConnection connection) {
+  private static void prepareSession(SqlConnection connection, LongConsumer opened) {
     connection.query("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").execute()
         .compose(done -> connection.query("SET time_zone = '+00:00'").execute())
+        .compose(done -> opened == null ? Future.succeededFuture()
+            : connection.query("SELECT CONNECTION_ID()").execute()
+                .onSuccess(rows -> opened.accept(rows.iterator().next().getLong(0))))
         .onFailure(failure -> log.warn("could not prepare a MySQL session", failure))
         .eventually(connection::close);
   }

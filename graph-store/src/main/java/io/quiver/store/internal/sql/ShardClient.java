@@ -31,7 +31,9 @@ import java.util.function.Supplier;
  * <em>abandoned</em> — the caller is answered at once, and when the host answers again the work
  * finds it abandoned and rolls back instead of committing. So a request answered 503 never
  * commits later. Only a deadline passing while COMMIT itself is in flight leaves the outcome
- * unknown, and the answer says so.
+ * unknown, and the answer says so. The statement a deadline gave up on is then killed on its host
+ * ({@link QueryKiller}), so its connection comes back; every COMMIT is timed ({@link CommitWatch}),
+ * so a host whose commits stall is reported degraded rather than merely slow.
  *
  * <h2>Writes and the shard map</h2>
  * Every statement and transaction on a route taken for writing is counted in flight under the
@@ -47,12 +49,26 @@ public final class ShardClient {
   private final Vertx vertx;
   private final PoolSettings settings;
   private final MapWrites fence;
+  private final CommitWatch commits;
+  private final QueryKiller killer;
 
-  /** @param fence counts every write in flight per shard-map version, and refuses one the map no longer allows */
+  /** A client whose stalled COMMITs and overdue statements nobody watches (a test's). */
   public ShardClient(Vertx vertx, PoolSettings settings, MapWrites fence) {
+    this(vertx, settings, fence, new CommitWatch(java.time.Clock.systemUTC()),
+        new QueryKiller(settings.statementTimeout().toMillis()));
+  }
+
+  /**
+   * @param fence counts every write in flight per shard-map version, and refuses one the map no longer allows
+   * @param commits told of every COMMIT sent and answered, so a host whose commits stall is seen
+   * @param killer told of every deadline that passed, so that the statement behind it is killed
+   */
+  public ShardClient(Vertx vertx, PoolSettings settings, MapWrites fence, CommitWatch commits, QueryKiller killer) {
     this.vertx = vertx;
     this.settings = settings;
     this.fence = fence;
+    this.commits = commits;
+    this.killer = killer;
   }
 
   /** One statement outside a transaction. */
@@ -124,7 +140,9 @@ public final class ShardClient {
     return Futures.started(() -> work.apply(client));
   }
 
-  private static GraphException notAnswering(ShardRoute route, long boundMs, String outcome) {
+  /** A deadline passed on {@code route}'s host: the statement behind it is to be killed ({@link QueryKiller}). */
+  private GraphException notAnswering(ShardRoute route, long boundMs, String outcome) {
+    killer.deadlinePassed(route.host());
     return GraphException.unavailable("host " + route.host() + " did not answer within " + boundMs
         + " ms (mysql.statementTimeoutMs)" + outcome);
   }
@@ -171,7 +189,9 @@ public final class ShardClient {
 
     private <T> Future<T> commitUnlessAbandoned(io.vertx.sqlclient.Transaction transaction, T result, long bound) {
       if (state.compareAndSet(WORKING, COMMITTING)) {
-        return transaction.commit().map(result);
+        long sent = commits.sent(route.host());
+        return transaction.commit().onComplete(answered -> commits.answered(route.host(), sent, answered.succeeded()))
+            .map(result);
       }
       return transaction.rollback().transform(rolledBack -> Future.failedFuture(
           notAnswering(route, bound, ROLLED_BACK)));

@@ -66,6 +66,14 @@ public final class ShardRouter implements ShardResolver {
     return new ShardRoute(shard, range.host(), current.pools().get(range.host()), access == Access.WRITE);
   }
 
+  /**
+   * Whether a new node may be placed on {@code shard}: its host answers and its commits do not
+   * stall ({@link HostHealth#acceptsNewNodes}). Node creation steers away from one that does not.
+   */
+  public boolean acceptsNewNodes(int shard) {
+    return topology.get().map().rangeOf(shard).map(range -> health.acceptsNewNodes(range.host())).orElse(false);
+  }
+
   /** Every host's pool, for health checks. */
   public Map<String, Pool> pools() {
     return topology.get().pools();

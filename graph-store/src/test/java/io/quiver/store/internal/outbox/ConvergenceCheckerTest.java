@@ -135,6 +135,12 @@ class ConvergenceCheckerTest {
   @Test
   void everyInterleavingOfEdgeAndNodeWritesOnTwoServers_leavesBothCopiesOfEveryEdgeAlike_andRepairFindsNothing()
       throws Exception {
+    // Other test classes of this JVM leave planted damage behind (rows altered behind the store's
+    // back): repaired first, so that what repair finds at the end is this run's alone.
+    for (Pair pair : PAIRS) {
+      RepairReport before = serverA.backend.admin().repair(pair.type(), line -> { }).await();
+      System.out.printf("convergence checker: before the run, repair of %s: %s%n", pair.type(), before);
+    }
     Random random = new Random(SEED);
     Graph graph = new Graph();
     create(graph, "user", USERS);

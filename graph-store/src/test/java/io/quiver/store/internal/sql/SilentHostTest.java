@@ -51,7 +51,7 @@ class SilentHostTest {
           Duration.ofMillis(500), ACQUIRE, 16, 1, STATEMENT, PoolSettings.DEFAULT_DOWN_AFTER);
       Pool pool = HostPools.pool(vertx, new Host("h9", "127.0.0.1:" + silent.getLocalPort(), List.of()), settings,
           new PoolOptions().setMaxSize(4).setConnectionTimeout((int) ACQUIRE.toMillis())
-              .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS));
+              .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS), null);
       ShardClient client = new ShardClient(vertx, settings, new MapWrites(backend::shardMap, version -> {}));
       ShardRoute route = new ShardRoute(0, "h9", pool, false);
 

@@ -1,0 +1,82 @@
+package io.quiver.store.internal.sql;
+
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The COMMITs in flight on each host, and when each was sent: how a host whose commits stall is
+ * told from one that merely answers slowly. A MariaDB whose disk is full keeps answering reads and
+ * its probe's {@code SELECT 1}, but a COMMIT that must grow the binary log waits, with no timeout,
+ * "for someone to free space", and every COMMIT on the host queues behind it. Nothing is refused,
+ * so nothing looks down; only the age of the oldest COMMIT in flight shows it. {@link HostHealth}
+ * reads that age to report the host degraded, and to have its over-deadline statements killed.
+ *
+ * <p>Costs two map operations per COMMIT and no statement; the clock is injected, so tests move time.
+ */
+public final class CommitWatch {
+  private final Clock clock;
+  private final AtomicLong tokens = new AtomicLong();
+  private final Map<String, Map<Long, Long>> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, Long> stalledSince = new ConcurrentHashMap<>();
+
+  public CommitWatch(Clock clock) {
+    this.clock = clock;
+  }
+
+  /** A COMMIT is sent to {@code host}; answers the token to {@link #answered} with. */
+  public long sent(String host) {
+    long token = tokens.incrementAndGet();
+    inFlight.computeIfAbsent(host, name -> new ConcurrentHashMap<>()).put(token, clock.millis());
+    return token;
+  }
+
+  /** The COMMIT of {@code token} was answered: {@code succeeded}, or failed. A success ends a stall. */
+  public void answered(String host, long token, boolean succeeded) {
+    Map<Long, Long> commits = inFlight.get(host);
+    if (commits != null) {
+      commits.remove(token);
+    }
+    if (succeeded) {
+      stalledSince.remove(host);
+    }
+  }
+
+  /**
+   * Why {@code host}'s commits stall, or null while they do not: a COMMIT has been in flight for
+   * {@code thresholdMs} or longer, or one was and no COMMIT has succeeded on the host since (the
+   * stalled one may have been killed, and the next will stall the same way).
+   */
+  public String stalled(String host, long thresholdMs) {
+    long now = clock.millis();
+    long oldest = oldestWaitMillis(host);
+    if (oldest >= thresholdMs) {
+      stalledSince.putIfAbsent(host, now - oldest);
+      return "its commits stall: the oldest COMMIT in flight has waited " + oldest + " ms (a full disk?)";
+    }
+    Long since = stalledSince.get(host);
+    return since == null ? null : "its commits stall: a COMMIT waited " + thresholdMs + " ms or more, "
+        + (now - since) + " ms ago, and none has succeeded since (a full disk?)";
+  }
+
+  /** How long the oldest COMMIT in flight on {@code host} has waited, in ms; 0 when none is in flight. */
+  public long oldestWaitMillis(String host) {
+    Map<Long, Long> commits = inFlight.get(host);
+    if (commits == null || commits.isEmpty()) {
+      return 0;
+    }
+    long now = clock.millis();
+    long oldest = now;
+    for (long sentAt : commits.values()) {
+      oldest = Math.min(oldest, sentAt);
+    }
+    return now - oldest;
+  }
+
+  /** How many COMMITs are in flight on {@code host}. */
+  public int inFlight(String host) {
+    Map<Long, Long> commits = inFlight.get(host);
+    return commits == null ? 0 : commits.size();
+  }
+}

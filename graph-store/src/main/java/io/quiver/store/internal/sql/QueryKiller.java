@@ -1,0 +1,105 @@
+package io.quiver.store.internal.sql;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cancels on the server what this process stopped waiting for, as Vitess' query killer does: a
+ * statement whose deadline passed ({@link ShardClient}) keeps running on its host, holding its
+ * pooled connection and whatever it locked — and on a host whose COMMITs wait for disk space it
+ * would run until someone frees it, so the pool would never get its connections back. Each
+ * session this process opens is registered with its server thread id ({@code CONNECTION_ID()},
+ * read when the session is prepared); when a deadline has passed on a host, or its COMMITs stall
+ * ({@link CommitWatch}), the next sweep reads the host's processlist from a connection of its own
+ * (the health probe's pool, never a request's) and sends {@code KILL QUERY} for each of this
+ * process's sessions that has been running a statement for longer than the statement deadline.
+ * The statement fails, its transaction rolls back, and the connection returns to its pool.
+ *
+ * <p>Only this process's own sessions are candidates: another server's statements are its own
+ * killer's, and work outside the pools (a shard move's copy over JDBC) is never touched.
+ */
+public final class QueryKiller {
+  private static final Logger log = LoggerFactory.getLogger(QueryKiller.class);
+  private static final String PROCESSLIST =
+      "SELECT ID, COMMAND, TIME_MS FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()";
+
+  private final long deadlineMs;
+  private final Map<String, Set<Long>> sessions = new ConcurrentHashMap<>();
+  private final Set<String> overdue = ConcurrentHashMap.newKeySet();
+  private final Set<String> sweeping = ConcurrentHashMap.newKeySet();
+
+  /** @param deadlineMs how long a statement may run before it is killed: the statement deadline */
+  public QueryKiller(long deadlineMs) {
+    this.deadlineMs = deadlineMs;
+  }
+
+  /** A pooled session to {@code host} was opened, with server thread id {@code id}. */
+  public void opened(String host, long id) {
+    sessions.computeIfAbsent(host, name -> ConcurrentHashMap.newKeySet()).add(id);
+  }
+
+  /** A deadline passed on {@code host}: its next sweep is due. */
+  public void deadlinePassed(String host) {
+    overdue.add(host);
+  }
+
+  /** Whether a sweep of {@code host} is due: a deadline passed there since the last one. */
+  boolean due(String host) {
+    return overdue.contains(host);
+  }
+
+  /**
+   * Kills this process's statements on {@code host} running past the deadline, over {@code own}
+   * (a pool apart from the requests'); answers how many were killed. At most one sweep per host at
+   * a time; sessions the processlist no longer shows are forgotten.
+   */
+  Future<Integer> sweep(String host, Pool own) {
+    if (!sweeping.add(host)) {
+      return Future.succeededFuture(0);
+    }
+    overdue.remove(host);
+    Set<Long> ours = sessions.getOrDefault(host, Set.of());
+    return own.query(PROCESSLIST).execute()
+        .compose(rows -> {
+          Set<Long> present = new HashSet<>();
+          List<Long> victims = new ArrayList<>();
+          for (Row row : rows) {
+            long id = row.getLong("ID");
+            present.add(id);
+            if (!ours.contains(id) || "Sleep".equals(row.getString("COMMAND"))) {
+              continue;
+            }
+            long runningMs = row.getNumeric("TIME_MS").longValue();
+            if (runningMs >= deadlineMs) {
+              victims.add(id);
+            } else if (runningMs >= deadlineMs / 2) {
+              // Its deadline may have passed after a wait for a connection: look again at the next sweep.
+              overdue.add(host);
+            }
+          }
+          ours.retainAll(present);
+          List<Future<?>> kills = new ArrayList<>();
+          for (long id : victims) {
+            kills.add(own.preparedQuery("KILL QUERY ?").execute(Tuple.of(id)));
+          }
+          return Future.join(kills).otherwiseEmpty().map(done -> {
+            if (!victims.isEmpty()) {
+              log.warn("host {}: killed {} statement(s) running past the {} ms deadline (server threads {})", host,
+                  victims.size(), deadlineMs, victims);
+            }
+            return victims.size();
+          });
+        })
+        .onComplete(done -> sweeping.remove(host));
+  }
+}
