@@ -21,9 +21,15 @@ import org.slf4j.LoggerFactory;
  * session this process opens is registered with its server thread id ({@code CONNECTION_ID()},
  * read when the session is prepared); when a deadline has passed on a host, or its COMMITs stall
  * ({@link CommitWatch}), the next sweep reads the host's processlist from a connection of its own
- * (the health probe's pool, never a request's) and sends {@code KILL QUERY} for each of this
- * process's sessions that has been running a statement for longer than the statement deadline.
- * The statement fails, its transaction rolls back, and the connection returns to its pool.
+ * (the health probe's pool, never a request's) and kills each of this process's sessions that has
+ * been running a statement for longer than the statement deadline.
+ *
+ * <p>The session, not only its statement ({@code KILL CONNECTION}, not {@code KILL QUERY}): the
+ * statements of a transaction are pipelined, so killing the one running lets the next queued one
+ * start and wait the same way; and the transaction was abandoned when its deadline passed, so
+ * nothing is lost with it. Its transaction rolls back, the pool drops the dead connection and
+ * opens another. A COMMIT killed while it waits for binary-log space is the exception MariaDB
+ * makes: it commits, and turns its binary log off ({@link HostHealth}).
  *
  * <p>Only this process's own sessions are candidates: another server's statements are its own
  * killer's, and work outside the pools (a shard move's copy over JDBC) is never touched.
@@ -90,12 +96,14 @@ public final class QueryKiller {
           ours.retainAll(present);
           List<Future<?>> kills = new ArrayList<>();
           for (long id : victims) {
-            kills.add(own.preparedQuery("KILL QUERY ?").execute(Tuple.of(id)));
+            kills.add(own.preparedQuery("KILL CONNECTION ?").execute(Tuple.of(id))
+                .onFailure(failure -> log.warn("host {}: could not kill server thread {}: {}", host, id,
+                    failure.getMessage())));
           }
           return Future.join(kills).otherwiseEmpty().map(done -> {
             if (!victims.isEmpty()) {
-              log.warn("host {}: killed {} statement(s) running past the {} ms deadline (server threads {})", host,
-                  victims.size(), deadlineMs, victims);
+              log.warn("host {}: killed {} session(s) running a statement past the {} ms deadline (server threads {})",
+                  host, victims.size(), deadlineMs, victims);
             }
             return victims.size();
           });

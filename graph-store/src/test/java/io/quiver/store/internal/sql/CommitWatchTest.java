@@ -1,0 +1,60 @@
+package io.quiver.store.internal.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+/** How a host's stalled commits are told from slow ones, with time moved by the test. */
+class CommitWatchTest {
+  /** A clock the test moves. */
+  private static final class MovingClock extends Clock {
+    private Instant now = Instant.parse("2026-11-25T00:00:00Z");
+
+    void advance(Duration by) {
+      now = now.plus(by);
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  @Test
+  void aCommitInFlightPastTheThreshold_stallsItsHost_untilACommitThereSucceeds() {
+    MovingClock clock = new MovingClock();
+    CommitWatch watch = new CommitWatch(clock);
+    long quick = watch.sent("h1");
+    long stuck = watch.sent("h2");
+    clock.advance(Duration.ofMillis(100));
+    watch.answered("h1", quick, true);
+    assertThat(watch.stalled("h2", 3000)).as("slow, not stalled").isNull();
+
+    clock.advance(Duration.ofMillis(2950));
+    assertThat(watch.oldestWaitMillis("h2")).isEqualTo(3050);
+    assertThat(watch.stalled("h2", 3000)).contains("has waited 3050 ms");
+    assertThat(watch.stalled("h1", 3000)).isNull();
+
+    watch.answered("h2", stuck, false);
+    assertThat(watch.inFlight("h2")).isZero();
+    assertThat(watch.stalled("h2", 3000)).as("killed, but nothing has succeeded since").contains("none has succeeded");
+
+    long next = watch.sent("h2");
+    watch.answered("h2", next, true);
+    assertThat(watch.stalled("h2", 3000)).as("a COMMIT succeeded").isNull();
+  }
+}
