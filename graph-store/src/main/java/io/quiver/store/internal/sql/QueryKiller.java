@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * statements of a transaction are pipelined, so killing the one running lets the next queued one
  * start and wait the same way; and the transaction was abandoned when its deadline passed, so
  * nothing is lost with it. Its transaction rolls back, the pool drops the dead connection and
- * opens another. A COMMIT killed while it waits for binary-log space is the exception MariaDB
- * makes: it commits, and turns its binary log off ({@link HostHealth}).
+ * opens another. A COMMIT is the exception: only the statement is killed ({@link #isCommit}), and
+ * one killed while it waits for binary-log space commits and makes MariaDB turn its binary log off
+ * ({@link HostHealth}).
  *
  * <p>Only this process's own sessions are candidates: another server's statements are its own
  * killer's, and work outside the pools (a shard move's copy over JDBC) is never touched.
@@ -37,7 +38,10 @@ import org.slf4j.LoggerFactory;
 public final class QueryKiller {
   private static final Logger log = LoggerFactory.getLogger(QueryKiller.class);
   private static final String PROCESSLIST =
-      "SELECT ID, COMMAND, TIME_MS FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()";
+      "SELECT ID, COMMAND, TIME_MS, STATE, INFO FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()";
+
+  /** One session to kill, and whether only its statement (a COMMIT) or the whole session. */
+  private record Victim(long id, boolean commit) {}
 
   private final long deadlineMs;
   private final Map<String, Set<Long>> sessions = new ConcurrentHashMap<>();
@@ -52,6 +56,18 @@ public final class QueryKiller {
   /** A pooled session to {@code host} was opened, with server thread id {@code id}. */
   public void opened(String host, long id) {
     sessions.computeIfAbsent(host, name -> ConcurrentHashMap.newKeySet()).add(id);
+  }
+
+  /**
+   * A COMMIT, or a statement waiting for disk space to write the binary log: killed with
+   * {@code KILL QUERY}. Killing the whole session while it writes the binary log has crashed
+   * MariaDB 11.4 (signal 11) in {@code FullDiskTest}; killing the query has not, and MariaDB then
+   * commits the transaction and turns the binary log off.
+   */
+  private static boolean isCommit(Row row) {
+    String info = row.getString("INFO");
+    String state = row.getString("STATE");
+    return info != null && info.trim().equalsIgnoreCase("COMMIT") || state != null && state.contains("free space");
   }
 
   /** A deadline passed on {@code host}: its next sweep is due. */
@@ -78,7 +94,7 @@ public final class QueryKiller {
     return own.query(PROCESSLIST).execute()
         .compose(rows -> {
           Set<Long> present = new HashSet<>();
-          List<Long> victims = new ArrayList<>();
+          List<Victim> victims = new ArrayList<>();
           for (Row row : rows) {
             long id = row.getLong("ID");
             present.add(id);
@@ -87,7 +103,7 @@ public final class QueryKiller {
             }
             long runningMs = row.getNumeric("TIME_MS").longValue();
             if (runningMs >= deadlineMs) {
-              victims.add(id);
+              victims.add(new Victim(id, isCommit(row)));
             } else if (runningMs >= deadlineMs / 2) {
               // Its deadline may have passed after a wait for a connection: look again at the next sweep.
               overdue.add(host);
@@ -95,15 +111,16 @@ public final class QueryKiller {
           }
           ours.retainAll(present);
           List<Future<?>> kills = new ArrayList<>();
-          for (long id : victims) {
-            kills.add(own.preparedQuery("KILL CONNECTION ?").execute(Tuple.of(id))
-                .onFailure(failure -> log.warn("host {}: could not kill server thread {}: {}", host, id,
+          for (Victim victim : victims) {
+            kills.add(own.preparedQuery(victim.commit() ? "KILL QUERY ?" : "KILL CONNECTION ?")
+                .execute(Tuple.of(victim.id()))
+                .onFailure(failure -> log.warn("host {}: could not kill server thread {}: {}", host, victim.id(),
                     failure.getMessage())));
           }
           return Future.join(kills).otherwiseEmpty().map(done -> {
             if (!victims.isEmpty()) {
               log.warn("host {}: killed {} session(s) running a statement past the {} ms deadline (server threads {})",
-                  host, victims.size(), deadlineMs, victims);
+                  host, victims.size(), deadlineMs, victims.stream().map(Victim::id).toList());
             }
             return victims.size();
           });
