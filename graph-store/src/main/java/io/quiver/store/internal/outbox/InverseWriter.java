@@ -45,7 +45,7 @@ import java.util.Set;
  * found by the deletion's cascade, one that comes later finds the node gone. So once a cascade
  * has drained, a deleted node has no active edges, in or out — Meta's DELF removes what a
  * deletion leaves behind the same way, asynchronously; TAO leaves dangling edges.
-  */
+ */
 public final class InverseWriter implements OutboxHandler<InverseOp> {
   private final ShardRouter router;
   private final ShardClient client;
