@@ -35,6 +35,9 @@ public final class ApiErrors {
       respondToStatus(ctx, http.getStatusCode(), http.getPayload());
     } else if (failure == null) {
       respondToStatus(ctx, ctx.statusCode(), null);
+    } else if (failure instanceof io.vertx.core.http.HttpClosedException) {
+      // The client closed its connection before the answer: nobody to answer, and no server fault.
+      log.debug("{} {}: the client closed its connection", ctx.request().method(), ctx.request().path());
     } else if (isMalformedHttp(failure)) {
       write(ctx, 400, "invalid_request", "the request body is not valid HTTP/1.1 (a malformed chunk)", Map.of());
     } else {
