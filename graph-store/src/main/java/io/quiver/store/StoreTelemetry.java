@@ -33,4 +33,17 @@ public interface StoreTelemetry {
    * COMMITs stall past the statement deadline, as on a full disk). Hosts that are well are absent.
    */
   Map<String, String> hostProblems();
+
+  /**
+   * Each probed host's state as health and status name it: {@code down} (its probe does not
+   * answer), {@code degraded} (it answers, but something is wrong: {@link #hostProblems} says what)
+   * or {@code up}.
+   */
+  default Map<String, String> hostStates() {
+    Map<String, String> problems = hostProblems();
+    Map<String, String> states = new java.util.LinkedHashMap<>();
+    hostsAnswering().forEach((host, answering) -> states.put(host,
+        !answering ? "down" : problems.containsKey(host) ? "degraded" : "up"));
+    return states;
+  }
 }

@@ -27,20 +27,18 @@ public final class HealthRoute {
 
   public void mount(Router router) {
     RequestObserver.operation(router.get("/health"), "health").respond(ctx -> {
-      Map<String, Boolean> hosts = telemetry.hostsAnswering();
+      Map<String, String> hosts = telemetry.hostStates();
       Map<String, String> problems = telemetry.hostProblems();
       boolean zooKeeperUp = zooKeeper.getAsBoolean();
-      boolean healthy = zooKeeperUp && !hosts.containsValue(false) && problems.isEmpty();
+      boolean healthy = zooKeeperUp && problems.isEmpty() && hosts.values().stream().allMatch("up"::equals);
       ctx.response().setStatusCode(healthy ? 200 : 503).putHeader("Content-Type", ApiJson.CONTENT_TYPE);
       return Future.succeededFuture(ApiJson.render(out -> {
         out.writeStartObject();
         out.writeStringField("status", healthy ? "ok" : "failing");
         out.writeStringField("zookeeper", zooKeeperUp ? "up" : "down");
         out.writeObjectFieldStart("hosts");
-        for (Map.Entry<String, Boolean> host : hosts.entrySet()) {
-          String problem = problems.get(host.getKey());
-          out.writeStringField(host.getKey(), !host.getValue() ? "down"
-              : problem != null && problem.startsWith("degraded") ? "degraded" : "up");
+        for (Map.Entry<String, String> host : hosts.entrySet()) {
+          out.writeStringField(host.getKey(), host.getValue());
         }
         out.writeEndObject();
         if (!problems.isEmpty()) {

@@ -6,7 +6,6 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.store.AdminService;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.StoreTelemetry;
-import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
 import java.util.List;
@@ -48,14 +47,15 @@ public final class ServerStatus {
     status.put("shardMapVersion", map.version());
     status.put("schemaVersion", schemas.current().version());
     status.put("zookeeper", zooKeeper.getAsBoolean() ? "up" : "down");
-    Map<String, Boolean> answering = telemetry.hostsAnswering();
+    Map<String, String> states = telemetry.hostStates();
     Map<String, String> problems = telemetry.hostProblems();
     Map<String, Integer> pools = telemetry.poolSizes();
     ObjectNode hosts = status.putObject("hosts");
     map.hosts().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(host -> {
       ObjectNode entry = hosts.putObject(host.name());
       entry.put("primary", host.primary());
-      entry.put("state", stateOf(host, answering, problems));
+      // unknown: a host this server has not probed yet (just added to the map)
+      entry.put("state", states.getOrDefault(host.name(), "unknown"));
       if (problems.containsKey(host.name())) {
         entry.put("problem", problems.get(host.name()));
       }
@@ -77,15 +77,5 @@ public final class ServerStatus {
           .put("weightBytes", figures.weightBytes()).put("evictions", figures.evictions());
     }
     return status;
-  }
-
-  /** up, down, degraded (commits stall), or unknown for a host this server has not probed yet (just added to the map). */
-  private static String stateOf(Host host, Map<String, Boolean> answering, Map<String, String> problems) {
-    Boolean up = answering.get(host.name());
-    if (up == null) {
-      return "unknown";
-    }
-    String problem = problems.get(host.name());
-    return !up ? "down" : problem != null && problem.startsWith("degraded") ? "degraded" : "up";
   }
 }

@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Degraded: a host whose commits stall</h2>
  * A MariaDB whose disk is full answers {@code SELECT 1} and every read, but its COMMITs wait for
  * space without end. That host is <em>degraded</em>: {@link CommitWatch} sees a COMMIT in flight
- * past the statement deadline, and the host stays degraded until a COMMIT on it succeeds. It keeps
+ * past the statement deadline, and the host stays degraded until a COMMIT on it succeeds (judged at
+ * each tick, so a quarter of {@code downAfter} late at most). It keeps
  * serving reads; {@code /health} and the status name it and why, and new nodes are placed on other
  * hosts ({@link #acceptsNewNodes}). Each tick also has the {@link QueryKiller} sweep a host where a
  * deadline passed or commits stall, from the probe's pool, so the connections come back.
@@ -68,8 +69,11 @@ public final class HostHealth {
    * so reading it takes no lock and allocates nothing.
    */
   private volatile Map<String, String> down = Map.of();
-  /** Why each host whose binary log is off is degraded, republished as {@link #down} is. */
-  private volatile Map<String, String> binlogOff = Map.of();
+  /**
+   * Why each degraded host is degraded, republished as {@link #down} is, at each tick: node
+   * creation reads it for every shard it considers, so reading it is one map lookup.
+   */
+  private volatile Map<String, String> degraded = Map.of();
 
   public HostHealth(Vertx vertx, PoolSettings settings, Clock clock, ShardMap initial, CommitWatch commits,
       QueryKiller killer) {
@@ -100,11 +104,7 @@ public final class HostHealth {
    * COMMIT stalled on a full disk is killed: replicas and shard moves then see nothing).
    */
   public String degraded(String host) {
-    String stalled = commits.stalled(host, settings.statementTimeout().toMillis());
-    if (stalled != null) {
-      return stalled;
-    }
-    return binlogOff.get(host);
+    return degraded.get(host);
   }
 
   /** Whether new nodes may be placed on {@code host}: it answers, and its commits do not stall. */
@@ -113,16 +113,10 @@ public final class HostHealth {
   }
 
   /** Each probed host with something wrong, and what: {@code down: …} or {@code degraded: …}. */
-  public synchronized Map<String, String> problems() {
+  public Map<String, String> problems() {
     Map<String, String> problems = new LinkedHashMap<>();
-    probes.values().forEach((name, probe) -> {
-      String degraded = probe.down == null ? degraded(name) : null;
-      if (probe.down != null) {
-        problems.put(name, "down: " + probe.down);
-      } else if (degraded != null) {
-        problems.put(name, "degraded: " + degraded);
-      }
-    });
+    down.forEach((name, why) -> problems.put(name, "down: " + why));
+    degraded.forEach((name, why) -> problems.putIfAbsent(name, "degraded: " + why));
     return problems;
   }
 
@@ -146,29 +140,31 @@ public final class HostHealth {
     probes.values().values().forEach(probe -> {
       probe.tick(now);
       String host = probe.host.name();
-      if (probe.down == null && (killer.due(host) || commits.stalled(host, settings.statementTimeout().toMillis()) != null)) {
+      probe.stalled = commits.stalled(host, settings.statementTimeout().toMillis());
+      if (probe.down == null && (killer.due(host) || probe.stalled != null)) {
         killer.sweep(host, probe.pool).onFailure(failure -> log.warn("host {}: the sweep for statements past their"
             + " deadline failed: {}", host, failure.getMessage()));
       }
     });
+    publish();
   }
 
-  /** Republishes {@link #down}: called, holding the lock, whenever a probe's verdict or the set of probes changes. */
+  /**
+   * Republishes {@link #down} and {@link #degraded}: called, holding the lock, at each tick and
+   * whenever a probe's verdict or the set of probes changes.
+   */
   private void publish() {
     Map<String, String> reasons = new HashMap<>();
+    Map<String, String> degradations = new HashMap<>();
     probes.values().forEach((name, probe) -> {
       if (probe.down != null) {
         reasons.put(name, probe.down);
+      } else if (probe.stalled != null || probe.binlogOff != null) {
+        degradations.put(name, probe.stalled != null ? probe.stalled : probe.binlogOff);
       }
     });
     down = Map.copyOf(reasons);
-    Map<String, String> off = new HashMap<>();
-    probes.values().forEach((name, probe) -> {
-      if (probe.binlogOff != null) {
-        off.put(name, probe.binlogOff);
-      }
-    });
-    binlogOff = Map.copyOf(off);
+    degraded = Map.copyOf(degradations);
   }
 
   /** One host's probe: at most one {@code SELECT 1} in flight, on a connection of its own. Guarded by the owner's lock. */
@@ -184,6 +180,8 @@ public final class HostHealth {
     private boolean binlogChecking;
     /** Why the host's binary log is off though it is configured on; null while it is on (or not configured). */
     private String binlogOff;
+    /** Why the host's commits stall ({@link CommitWatch}), as of the last tick; null while they do not. */
+    private String stalled;
 
     Probe(Host host) {
       this.host = host;
@@ -247,12 +245,8 @@ public final class HostHealth {
                 log.warn("host {} ({}) runs with its binary log off: MariaDB turned it off after a write to it failed"
                     + " (a full disk?); free space and restart it", host.name(), host.primary());
               }
-              String was = binlogOff;
               binlogOff = off ? "its binary log is off: MariaDB turned it off after a write to it failed (a full"
                   + " disk?); free space and restart the host to turn it on again" : null;
-              if (!java.util.Objects.equals(was, binlogOff)) {
-                publish();
-              }
             }
           });
     }

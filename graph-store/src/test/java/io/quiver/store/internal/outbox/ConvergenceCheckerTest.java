@@ -44,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * writes. Once the outboxes drain, every pair is read from both sides through the store and from
  * SQL, and must hold:
  * <ul>
- *   <li>both copies read alike: through the store (present or not, state,
+ *   <li>both copies read alike ({@link EdgeRow#readsAs}): through the store (present or not, state,
  *       sequence, write time) and in the rows;
  *   <li>every count equals the active edges its list pages through;
  *   <li>a node deleted with cascade has no live edge, in or out;
@@ -191,7 +191,7 @@ class ConvergenceCheckerTest {
         if (one.live() || other.live()) {
           live++;
         }
-        if (!readAlike(one, other)) {
+        if (!one.readsAs(other)) {
           damage.add(String.format("%s %d -> %d: rows %s and %s", pair.type(), key.from(), key.to(), one, other));
         }
         String read = readsFromBothSides(serverA.store, pair, key);
@@ -272,11 +272,6 @@ class ConvergenceCheckerTest {
   private static boolean answered(Future<?> operation) {
     return operation.succeeded() || operation.cause() instanceof GraphException graph
         && graph.code() == GraphException.Code.NOT_FOUND;
-  }
-
-  /** Both dead (a tombstone reads as no edge, whatever its stamp), or the same live version. */
-  private static boolean readAlike(EdgeRow one, EdgeRow other) {
-    return !one.live() && !other.live() || one.sameAs(other);
   }
 
   /** Both copies of a pair read through the store: both absent, or alike; else what differs. */
