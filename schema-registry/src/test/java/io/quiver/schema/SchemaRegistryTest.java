@@ -3,7 +3,10 @@ package io.quiver.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.core.testing.ExpectedLog;
+import io.quiver.core.zk.ZkDocumentWatcher;
 import io.quiver.embedded.EmbeddedZooKeeper;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -211,13 +214,15 @@ class SchemaRegistryTest {
   void watcher_keepsTheLastGoodSchema_whenAnInvalidDocumentIsWritten() throws Exception {
     String path = path();
     new SchemaRegistry(new SchemaStore(curator, path), schema -> { }).defineNodeType(nodeType("user", 1, "{}"));
-    try (SchemaWatcher watcher = new SchemaWatcher(curator, path)) {
+    try (SchemaWatcher watcher = new SchemaWatcher(curator, path);
+        ExpectedLog log = ExpectedLog.of(ZkDocumentWatcher.class)) {
       watcher.start();
       watcher.awaitFirst(Duration.ofSeconds(5));
 
       curator.setData().forPath(path, "{\"version\": 9, \"nodeTypes\": 5}".getBytes(StandardCharsets.UTF_8));
-      Thread.sleep(200);
 
+      assertThat(log.await(Level.ERROR, "ignoring an invalid document at " + path, Duration.ofSeconds(5)))
+          .contains("keeping version 1").contains("nodeTypes must be a JSON object");
       assertThat(watcher.current().version()).isEqualTo(1);
       assertThat(watcher.current().nodeTypes()).containsOnlyKeys("user");
     }

@@ -166,6 +166,13 @@ public final class CachePeers implements AutoCloseable {
         log.warn("the cache peers under {} were not read within {}; going on without them", path,
             INITIAL_PEERS_TIMEOUT);
       }
+      // Registered before going on: the others announce to this process from then on, and a
+      // start that fails right after closes no creation still in flight (Curator logged "Could
+      // not delete node after close" at ERROR when it finished after the client closed).
+      if (!registration.waitForInitialCreate(INITIAL_PEERS_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("this process's cache peer registration under {} was not written within {}; going on", path,
+            INITIAL_PEERS_TIMEOUT);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -3,9 +3,11 @@ package io.quiver.api.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.cache.CacheSettings;
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.ExpectedLog;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaRule;
@@ -59,7 +61,9 @@ class QuiverServerTest {
   @org.junit.jupiter.api.Timeout(60)
   void stop_withZooKeeperGoneSilent_finishesWithinAFewSeconds() throws Exception {
     TestBackend backend = TestBackend.get();
-    try (io.quiver.api.testing.BlackHoleProxy zooKeeper =
+    // Curator's recipes, cut off mid-close, say so at ERROR: expected here.
+    try (ExpectedLog log = ExpectedLog.named("org.apache.curator", "org.apache.zookeeper", "io.quiver");
+        io.quiver.api.testing.BlackHoleProxy zooKeeper =
         new io.quiver.api.testing.BlackHoleProxy(backend.zooKeeperConnectString())) {
       QuiverConfig direct = config(backend);
       ApplierSettings outbox = direct.outbox();
@@ -76,6 +80,7 @@ class QuiverServerTest {
       long started = System.nanoTime();
       server.close();
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(QuiverServer.STOP_BOUND.plusSeconds(1));
+      assertThat(log.loggers(Level.ERROR)).as("no error of Quiver's own").allMatch(name -> name.startsWith("org.apache"));
     }
   }
 

@@ -5,9 +5,11 @@ import static io.vertx.core.http.HttpMethod.PATCH;
 import static io.vertx.core.http.HttpMethod.POST;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.api.testing.BlackHoleProxy;
 import io.quiver.cache.CacheSettings;
+import io.quiver.core.testing.ExpectedLog;
 import io.quiver.store.testing.TestBackend;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,9 @@ class ZooKeeperPartitionTest {
   @Test
   void aServerCutFromZooKeeper_servesNoStaleReadBeyondTheBound_duringThePartitionOrAfterItHeals() throws Exception {
     CacheSettings cache = CacheSettings.defaults().withPeersPath(ApiFixture.CACHE_PEERS_PATH).withStaleBound(BOUND);
-    try (BlackHoleProxy zooKeeper = new BlackHoleProxy(TestBackend.get().zooKeeperConnectString());
+    // A session expired on purpose: Curator's recipes and ZooKeeper's client say so at WARN and ERROR.
+    try (ExpectedLog log = ExpectedLog.named("org.apache.curator", "org.apache.zookeeper", "io.quiver");
+        BlackHoleProxy zooKeeper = new BlackHoleProxy(TestBackend.get().zooKeeperConnectString());
         ApiFixture cut = new ApiFixture(zooKeeper.address(), SESSION, cache);
         ApiFixture writer = new ApiFixture(TestBackend.get().zooKeeperConnectString(), SESSION, cache)) {
       ApiFixture.awaitTrue("the servers know each other", Duration.ofSeconds(5),
@@ -49,6 +53,9 @@ class ZooKeeperPartitionTest {
       writer.call(PATCH, "/v1/nodes/" + user, "{\"data\": {\"name\": \"v3\"}}");
       ApiFixture.awaitTrue("a write after the heal is announced to the rejoined server again", BOUND,
           () -> version(cut, user) == 3);
+      assertThat(log.messages(Level.WARN)).as("the cut server told its operator")
+          .anyMatch(line -> line.startsWith("cut from ZooKeeper: the cache stops answering"));
+      assertThat(log.loggers(Level.ERROR)).as("no error of Quiver's own").allMatch(name -> name.startsWith("org.apache"));
     }
   }
 

@@ -3,6 +3,9 @@ package io.quiver.store.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Level;
+import io.quiver.core.testing.ExpectedLog;
+import io.quiver.core.zk.ZkDocumentWatcher;
 import io.quiver.store.testing.TestBackend;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -59,11 +62,14 @@ class ShardMapWatcherTest {
   void watcher_keepsTheLastGoodMap_whenAnInvalidDocumentIsWritten() throws Exception {
     String path = uniquePath();
     new ShardMapStore(curator, path).publish(base.withVersion(1));
-    try (ShardMapWatcher watcher = new ShardMapWatcher(curator, path)) {
+    try (ShardMapWatcher watcher = new ShardMapWatcher(curator, path);
+        ExpectedLog log = ExpectedLog.of(ZkDocumentWatcher.class)) {
       watcher.start();
       watcher.awaitFirst(Duration.ofSeconds(5));
 
       curator.setData().forPath(path, "{\"version\": 9, \"ranges\": \"broken\"}".getBytes(StandardCharsets.UTF_8));
+      assertThat(log.await(Level.ERROR, "ignoring an invalid document at " + path, Duration.ofSeconds(5)))
+          .contains("keeping version 1");
       curator.setData().forPath(path, ShardMapJson.toBytes(base.withVersion(10)));
 
       long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();

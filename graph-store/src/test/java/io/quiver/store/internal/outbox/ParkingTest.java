@@ -3,6 +3,8 @@ package io.quiver.store.internal.outbox;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import io.quiver.core.testing.ExpectedLog;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.NodeId;
 import io.quiver.store.testing.GraphInvariants;
@@ -39,38 +41,43 @@ class ParkingTest {
   @Test
   @GraphInvariants.ParksOutboxEntries
   void anEntryThatAlwaysFails_isParkedWithItsError_andHoldsUpNoEntryQueuedBehindIt() throws Exception {
-    ShardTables tables = new ShardTables(TestBackend.get());
-    tables.awaitOutboxesDrained(Duration.ofSeconds(30));
-    // An operation for an edge type id no schema knows: it can never be applied. It goes first
-    // into the outbox of the shard the boards below are on.
-    NodeId board = fixture.store.createNode("board", json("{\"title\": \"behind a poisoned entry\"}"), null)
-        .await().id();
-    NodeId poisoned = NodeId.of(board.shard(), 1, 1);
-    tables.appendInverseEntry(board.shard(), 999, poisoned, poisoned);
+    try (ExpectedLog log = ExpectedLog.of(OutboxDrainer.class)) {
+      ShardTables tables = new ShardTables(TestBackend.get());
+      tables.awaitOutboxesDrained(Duration.ofSeconds(30));
+      // An operation for an edge type id no schema knows: it can never be applied. It goes first
+      // into the outbox of the shard the boards below are on.
+      NodeId board = fixture.store.createNode("board", json("{\"title\": \"behind a poisoned entry\"}"), null)
+          .await().id();
+      NodeId poisoned = NodeId.of(board.shard(), 1, 1);
+      tables.appendInverseEntry(board.shard(), 999, poisoned, poisoned);
 
-    // Work queued behind it on the same shard's outbox: inverse edges to write.
-    List<NodeId> pins = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      NodeId pin = fixture.store.createNode("pin", json("{\"link\": \"l\"}"), null).await().id();
-      fixture.store.addEdge(board, "board_has_pins", pin, null, null).await();
-      pins.add(pin);
-    }
+      // Work queued behind it on the same shard's outbox: inverse edges to write.
+      List<NodeId> pins = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        NodeId pin = fixture.store.createNode("pin", json("{\"link\": \"l\"}"), null).await().id();
+        fixture.store.addEdge(board, "board_has_pins", pin, null, null).await();
+        pins.add(pin);
+      }
 
-    // Every inverse behind it is written while it is still being retried, long before it parks.
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!allInversesWritten(tables, board, pins)) {
-      assertThat(System.nanoTime()).as("the inverses behind the failing entry are written").isLessThan(deadline);
-      Thread.sleep(20);
-    }
-    assertThat(tables.outboxEntries(true)).as("not parked yet: it was still being retried").isZero();
+      // Every inverse behind it is written while it is still being retried, long before it parks.
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!allInversesWritten(tables, board, pins)) {
+        assertThat(System.nanoTime()).as("the inverses behind the failing entry are written").isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      assertThat(tables.outboxEntries(true)).as("not parked yet: it was still being retried").isZero();
 
-    deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (tables.outboxEntries(true) == 0) {
-      assertThat(System.nanoTime()).as("the entry is parked").isLessThan(deadline);
-      Thread.sleep(50);
+      deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (tables.outboxEntries(true) == 0) {
+        assertThat(System.nanoTime()).as("the entry is parked").isLessThan(deadline);
+        Thread.sleep(50);
+      }
+      assertThat(log.await(Level.ERROR, "parking outbox entry", Duration.ofSeconds(5)))
+          .as("parking is reported with the entry's error").contains("after 8 attempts")
+          .contains("edge type id 999 is not in the schema");
+      assertThat(tables.outboxEntries(false)).as("nothing else waits behind it").isZero();
+      tables.execute(board.shard(), "DELETE FROM " + tables.outboxTable().on(board.shard()) + " WHERE edge_type = 999");
     }
-    assertThat(tables.outboxEntries(false)).as("nothing else waits behind it").isZero();
-    tables.execute(board.shard(), "DELETE FROM " + tables.outboxTable().on(board.shard()) + " WHERE edge_type = 999");
   }
 
   private static boolean allInversesWritten(ShardTables tables, NodeId board, List<NodeId> pins) throws Exception {

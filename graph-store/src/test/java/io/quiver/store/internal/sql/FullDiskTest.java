@@ -3,7 +3,9 @@ package io.quiver.store.internal.sql;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.ExpectedLog;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
@@ -64,6 +66,8 @@ class FullDiskTest {
   private static Vertx vertx;
   private static GraphBackend backend;
   private static ShardMap map;
+  /** What the MariaDB servers print: the filling one's disk-full errors are expected, not shown. */
+  private static ExpectedLog mariaDbSays;
 
   @BeforeAll
   static void start() throws Exception {
@@ -83,6 +87,7 @@ class FullDiskTest {
     }
     Assumptions.assumeTrue(why == null, "a tmpfs for the filling host's binary log could not be mounted (needs root): "
         + why);
+    mariaDbSays = ExpectedLog.named("ch.vorburger.exec.ManagedProcess");
     healthy = EmbeddedMariaDb.start(null, 0);
     filling = EmbeddedMariaDb.start(null, 0, List.of("--log-bin=" + binlogs + "/mysql-bin", "--max-binlog-size=4096"));
     map = new ShardMap(1,
@@ -116,6 +121,9 @@ class FullDiskTest {
     }
     if (binlogs != null) {
       new ProcessBuilder("umount", binlogs.toString()).start().waitFor(10, TimeUnit.SECONDS);
+    }
+    if (mariaDbSays != null) {
+      mariaDbSays.close();
     }
   }
 
@@ -180,6 +188,8 @@ class FullDiskTest {
     awaitTrue("h2 reported degraded for its binary log", Duration.ofSeconds(10),
         () -> String.valueOf(backend.telemetry().hostProblems().get("h2")).contains("binary log is off"));
     assertThat(backend.telemetry().hostProblems()).doesNotContainKey("h1");
+    assertThat(mariaDbSays.messages(Level.ERROR)).as("MariaDB's own word for it, in this process's log")
+        .anyMatch(line -> line.contains("No space left on device") || line.contains("(error 28)"));
     for (int i = 0; i < 10; i++) {
       NodeId placed = store.createNode("user", json("{\"name\": \"elsewhere\"}"), null).await().id();
       assertThat(placed.shard()).as("new nodes go to the host that is not degraded").isLessThan(4);
