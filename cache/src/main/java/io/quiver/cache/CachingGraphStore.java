@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -101,12 +102,14 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.shardMaps = builder.shardMaps;
     this.schemaVersion = schemas.current().version();
     this.subscription = builder.changes.subscribe(this::committed);
+    Consumer<GraphChange> alsoTell = builder.alsoTell;
     this.peers = builder.coordination == null ? null
         : CacheInvalidations.join(builder.vertx, builder.coordination, settings, builder.changes, builder.ticker,
             new CacheInvalidations.Receiver() {
               @Override
               public void invalidate(GraphChange change) {
                 dropped(change);
+                alsoTell.accept(change);
               }
 
               @Override
@@ -133,6 +136,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     private CuratorFramework coordination;
     private Ticker ticker = Ticker.systemTicker();
     private Supplier<ShardMap> shardMaps;
+    private Consumer<GraphChange> alsoTell = change -> { };
 
     private Builder(GraphStore store, ChangeFeed changes, SchemaSource schemas) {
       this.store = Objects.requireNonNull(store, "store");
@@ -150,8 +154,19 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
      * until listening (call it at startup).
      */
     public Builder invalidationsBetweenServers(Vertx vertx, CuratorFramework coordination) {
+      return invalidationsBetweenServers(vertx, coordination, change -> { });
+    }
+
+    /**
+     * As {@link #invalidationsBetweenServers(Vertx, CuratorFramework)}, also handing every change
+     * the other servers announce to {@code alsoTell} (on the channel's thread; it must not block) —
+     * the server wakes its outbox drainers by them ({@code GraphBackend.committedElsewhere}).
+     */
+    public Builder invalidationsBetweenServers(Vertx vertx, CuratorFramework coordination,
+        Consumer<GraphChange> alsoTell) {
       this.vertx = Objects.requireNonNull(vertx, "vertx");
       this.coordination = Objects.requireNonNull(coordination, "coordination");
+      this.alsoTell = Objects.requireNonNull(alsoTell, "alsoTell");
       return this;
     }
 

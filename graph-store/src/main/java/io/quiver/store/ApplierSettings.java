@@ -26,7 +26,7 @@ public record ApplierSettings(
 
   public static final String DEFAULT_LEASE_PATH = "/quiver/outbox-leases";
   public static final int DEFAULT_BATCH_SIZE = 200;
-  public static final Duration DEFAULT_IDLE_DELAY = Duration.ofMillis(200);
+  public static final Duration DEFAULT_IDLE_DELAY = Duration.ofSeconds(1);
   public static final int DEFAULT_MAX_ATTEMPTS = 10;
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
   public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(7);

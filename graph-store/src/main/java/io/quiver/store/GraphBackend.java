@@ -35,6 +35,14 @@ public interface GraphBackend {
   /** The shard map this backend routes by now. */
   ShardMap shardMap();
 
+  /**
+   * Another process committed {@code change} (its announcement came over the cache channel), which
+   * may have left outbox work on the shard it touched: if this process drains that shard's host,
+   * its drainer looks at once instead of at its next idle pass. A write of this backend wakes the
+   * drainer by itself; this is for the writes of the others.
+   */
+  void committedElsewhere(GraphChange change);
+
   /** Stops draining, then closes the pools. */
   Future<Void> close();
 }

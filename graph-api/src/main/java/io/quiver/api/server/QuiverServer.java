@@ -127,14 +127,15 @@ public final class QuiverServer implements AutoCloseable {
       cache = CachingGraphStore.builder(backend.store(), backend.changes(), schemas)
           .settings(config.cache())
           .shardMaps(backend::shardMap)
-          .invalidationsBetweenServers(vertx, curator)
+          .invalidationsBetweenServers(vertx, curator, backend::committedElsewhere)
           .build();
       started.add(cache);
       store = cache;
     } else {
-      // Without a cache this server still tells the others what it changed.
+      // Without a cache this server still tells the others what it changed, and wakes its
+      // drainers by what they changed.
       started.add(CacheInvalidations.join(vertx, curator, config.cache(), backend.changes(),
-          CacheInvalidations.Receiver.NONE));
+          backend::committedElsewhere));
     }
 
     if (seed != null) {

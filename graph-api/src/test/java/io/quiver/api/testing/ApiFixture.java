@@ -75,6 +75,13 @@ public final class ApiFixture implements AutoCloseable {
         TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15), shardMapPath, own);
   }
 
+  /** A server over the shared map whose outbox drainers run by {@code applier}: its lease path, its idle delay. */
+  public static ApiFixture withApplier(io.quiver.store.ApplierSettings applier) throws Exception {
+    return new ApiFixture(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(),
+        io.quiver.cache.CacheSettings.defaults().withPeersPath(CACHE_PEERS_PATH), TestBackend.get().zooKeeperConnectString(),
+        Duration.ofSeconds(15), TestBackend.SHARD_MAP_PATH, applier);
+  }
+
   /**
    * A server that reaches ZooKeeper at {@code zooKeeper} — a {@link BlackHoleProxy} a test can
    * cut — with its own session timeout and cache settings.

@@ -8,8 +8,10 @@ import io.quiver.store.ApplierSettings;
 import io.quiver.store.BulkImport;
 import io.quiver.store.ChangeFeed;
 import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
+import io.quiver.store.NodeId;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.StoreTelemetry;
@@ -178,6 +180,12 @@ public final class DefaultBackend implements GraphBackend {
   @Override
   public ShardMap shardMap() {
     return router.shardMap();
+  }
+
+  @Override
+  public void committedElsewhere(GraphChange change) {
+    NodeId touched = change instanceof GraphChange.NodeChanged node ? node.id() : ((GraphChange.ListChange) change).from();
+    outboxWritten(touched.shard());
   }
 
   @Override

@@ -190,6 +190,25 @@ public final class ShardTables {
     return lines;
   }
 
+  /** The five largest groups of pending entries by shard, kind, edge type and FROM node, with an error of each. */
+  private List<String> largestOutboxGroups() throws Exception {
+    List<String> groups = new ArrayList<>();
+    forEachShard((connection, shard) -> {
+      try (Statement statement = connection.createStatement();
+          ResultSet result = statement.executeQuery("SELECT kind, edge_type, from_id, COUNT(*), MAX(attempts),"
+              + " MAX(last_error) FROM " + OutboxTable.INSTANCE.on(shard) + " WHERE parked = 0"
+              + " GROUP BY kind, edge_type, from_id ORDER BY COUNT(*) DESC LIMIT 5")) {
+        while (result.next()) {
+          groups.add(result.getLong(4) + " on shard " + shard + " (kind " + result.getInt(1) + ", edge type "
+              + result.getInt(2) + ", from " + result.getLong(3) + ", up to " + result.getInt(5) + " attempts, error: "
+              + result.getString(6) + ")");
+        }
+      }
+    });
+    groups.sort(java.util.Comparator.comparingLong(group -> -Long.parseLong(group.substring(0, group.indexOf(' ')))));
+    return groups.subList(0, Math.min(5, groups.size()));
+  }
+
   /** Appends an inverse-edge entry to a shard's outbox behind the store's back, as a write would. */
   public void appendInverseEntry(int shard, int edgeTypeId, NodeId from, NodeId to) throws Exception {
     appendInverseEntry(shard, edgeTypeId, from, to, false);
@@ -201,20 +220,31 @@ public final class ShardTables {
    */
   public void appendInverseEntry(int shard, int edgeTypeId, NodeId from, NodeId to, boolean heldBack)
       throws Exception {
+    long now = System.currentTimeMillis() * 1000;
+    append(shard, new Object[] {OutboxOp.Kind.INVERSE_EDGE.code(), edgeTypeId, from.value(), to.value(),
+        EdgeRow.ACTIVE, now, null, now, now}, heldBack ? HELD_BACK_US : null);
+  }
+
+  /** Appends a node's cascade, as archiveEdgesOf, restoreEdgesOf or a deletion would, due at {@code dueUs}. */
+  public void appendCascadeEntry(int shard, OutboxOp.Kind kind, NodeId node, long dueUs) throws Exception {
+    append(shard, new Object[] {kind.code(), 0, node.value(), node.value(), 0, 0L, null, 0L,
+        System.currentTimeMillis() * 1000}, dueUs);
+  }
+
+  /** One entry in {@link OutboxTable#appendSql}'s order, due at once or at {@code dueUs} (set as it commits). */
+  private void append(int shard, Object[] values, Long dueUs) throws Exception {
     try (Connection connection = connect(hostIndexOf(shard));
         PreparedStatement statement = connection.prepareStatement(OutboxTable.INSTANCE.appendSql(shard))) {
       connection.setAutoCommit(false);
-      long now = System.currentTimeMillis() * 1000;
-      Object[] values = {OutboxOp.Kind.INVERSE_EDGE.code(), edgeTypeId, from.value(), to.value(), EdgeRow.ACTIVE, now,
-          null, now, now};
       for (int i = 0; i < values.length; i++) {
         statement.setObject(i + 1, values[i]);
       }
       statement.executeUpdate();
-      if (heldBack) {
-        try (Statement hold = connection.createStatement()) {
-          hold.executeUpdate("UPDATE " + OutboxTable.INSTANCE.on(shard) + " SET next_attempt_us = " + HELD_BACK_US
-              + " WHERE id = LAST_INSERT_ID()");
+      if (dueUs != null) {
+        try (PreparedStatement due = connection.prepareStatement("UPDATE " + OutboxTable.INSTANCE.on(shard)
+            + " SET next_attempt_us = ? WHERE id = LAST_INSERT_ID()")) {
+          due.setLong(1, dueUs);
+          due.executeUpdate();
         }
       }
       connection.commit();
@@ -246,7 +276,8 @@ public final class ShardTables {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (outboxEntries(false) > 0) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError(outboxEntries(false) + " outbox entries still pending after " + timeout);
+        throw new AssertionError(outboxEntries(false) + " outbox entries still pending after " + timeout
+            + "; the most entries by (shard, kind, edge type, from): " + largestOutboxGroups());
       }
       Thread.sleep(50);
     }

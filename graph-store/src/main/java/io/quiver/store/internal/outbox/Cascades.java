@@ -1,5 +1,6 @@
 package io.quiver.store.internal.outbox;
 
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
@@ -75,20 +76,22 @@ public final class Cascades implements OutboxHandler<CascadeOp> {
     return done;
   }
 
-  /** Applies {@code action} to every edge of {@code type} from {@code node} in {@code state}, a page at a time. */
+  /**
+   * Applies {@code action} to every edge of {@code type} from {@code node} in {@code state}, a page
+   * at a time, as many pages as there are ({@link Futures#repeat}: the stack stays flat).
+   */
   private Future<Void> each(NodeId node, String type, EdgeState state, EdgeAction action) {
-    return edges.getEdges(node, type, EdgeQuery.firstPage(PAGE).in(state)).compose(page -> {
+    return Futures.repeat(() -> edges.getEdges(node, type, EdgeQuery.firstPage(PAGE).in(state)).compose(page -> {
       if (page.edges().isEmpty()) {
-        return Future.succeededFuture();
+        return Future.succeededFuture(false);
       }
       List<Future<Boolean>> applied = new ArrayList<>();
       for (Edge edge : page.edges()) {
         applied.add(action.apply(edges, node, type, edge.to()).map(true).recover(Cascades::notFound));
       }
       return Future.all(applied).compose(pageDone -> applied.stream().allMatch(Future::result)
-          ? each(node, type, state, action)
-          : nodeStillThere(node).compose(there -> there ? each(node, type, state, action) : Future.succeededFuture()));
-    });
+          ? Future.succeededFuture(true) : nodeStillThere(node));
+    }));
   }
 
   /**

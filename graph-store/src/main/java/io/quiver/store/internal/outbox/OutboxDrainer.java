@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * OutboxHandlers}) {@code parallelism} at a time, and deleting it once done — or rescheduling it
  * by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
  * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay,
- * unless a write of this server commits an entry on the host ({@link #wake}): then the next pass
- * starts at once. So the inverse of a local write follows within a pass, and an idle drainer
- * polls rarely; the idle delay bounds only how long entries written by other servers wait.
+ * unless a write commits an entry on the host ({@link #wake}) — a write of this server, or one of
+ * another server whose change was announced here — then the next pass starts at once. So an
+ * inverse follows its write within a pass, and an idle drainer asks one statement of its host per
+ * idle delay; the delay bounds only how long an entry waits whose announcement was lost.
  *
  * <p>Every statement goes through {@link ShardClient}, under its deadline, so every pass ends: a
  * host that stops answering fails the pass after one deadline, and the next pass tries again.
@@ -107,14 +109,24 @@ final class OutboxDrainer {
     });
   }
 
-  /** One pass over the host's writable shards; answers how many entries it handled. */
+  /**
+   * One pass over the host's writable shards; answers how many entries it handled. One statement
+   * finds the shards with entries due ({@link OutboxTable#shardsWithDue}); only those are read.
+   */
   private Future<Integer> pass() {
     List<ShardRoute> routes = writableShards();
-    Future<Integer> handled = Future.succeededFuture(0);
-    for (ShardRoute route : routes) {
-      handled = handled.compose(sum -> drainShard(route).map(count -> sum + count));
-    }
-    return handled.compose(sum -> tombstones.collectIfDue(routes).map(sum));
+    return (routes.isEmpty() ? Future.succeededFuture(Set.<Integer>of())
+            : parts.client().read(routes.get(0), sql -> OutboxTable.INSTANCE.shardsWithDue(sql, routes, nowUs())))
+        .compose(due -> {
+          Future<Integer> handled = Future.succeededFuture(0);
+          for (ShardRoute route : routes) {
+            if (due.contains(route.shard())) {
+              handled = handled.compose(sum -> drainShard(route).map(count -> sum + count));
+            }
+          }
+          return handled;
+        })
+        .compose(sum -> tombstones.collectIfDue(routes).map(sum));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard. */
@@ -149,14 +161,18 @@ final class OutboxDrainer {
    * first, as one batch (a transaction per shard and edge type they write, {@link
    * InverseWriter#applyAll}); should the batch fail, they are handled one by one like the other
    * kinds, {@code parallelism} at a time, so a failing entry is found and rescheduled, never
-   * fatal. Should the deletion not happen (a crash), the handled entries run again, which their
-   * handlers make harmless.
+   * fatal. Of a node's cascades only the newest is applied ({@link CascadeOrder}). Should the
+   * deletion not happen (a crash), the handled entries run again, which their handlers make
+   * harmless.
    */
   private Future<Void> handleAll(ShardRoute route, List<OutboxEntry> entries) {
     List<Long> handled = Collections.synchronizedList(new ArrayList<>());
     List<OutboxEntry> inverses = new ArrayList<>();
     List<OutboxEntry> others = new ArrayList<>();
-    entries.forEach(entry -> (entry.op() instanceof InverseOp ? inverses : others).add(entry));
+    List<OutboxEntry> superseded = CascadeOrder.superseded(entries);
+    superseded.forEach(entry -> handled.add(entry.id()));
+    entries.stream().filter(entry -> !superseded.contains(entry))
+        .forEach(entry -> (entry.op() instanceof InverseOp ? inverses : others).add(entry));
     Future<Void> batch = inverses.isEmpty() ? Future.succeededFuture()
         : parts.handlers().applyInverses(inverses.stream().map(entry -> (InverseOp) entry.op()).toList())
             .<Void>map(done -> {
@@ -187,7 +203,8 @@ final class OutboxDrainer {
 
   /** Applies one entry; a failure reschedules it and fails the answer (so it is not deleted). */
   private Future<Void> handle(ShardRoute route, OutboxEntry entry) {
-    return parts.handlers().apply(entry.op()).<Void>mapEmpty()
+    return CascadeOrder.retireOlder(parts.client(), route, entry)
+        .compose(retired -> parts.handlers().apply(entry.op())).<Void>mapEmpty()
         .recover(failure -> reschedule(route, entry, SqlErrors.classify(failure, host))
             .compose(rescheduled -> Future.failedFuture(failure)));
   }

@@ -174,6 +174,30 @@ public final class OutboxTable implements ShardTable {
         });
   }
 
+  /**
+   * Which of one host's shards have an entry due now, in one statement however many shards: an
+   * idle drainer asks this rather than reading each shard's outbox (eight statements a pass for
+   * the dev stack's two hosts became two).
+   */
+  public Future<Set<Integer>> shardsWithDue(SqlClient client, List<ShardRoute> routes, long nowUs) {
+    if (routes.isEmpty()) {
+      return Future.succeededFuture(Set.of());
+    }
+    StringBuilder sql = new StringBuilder();
+    List<Object> arguments = new ArrayList<>(routes.size() * 2);
+    for (ShardRoute route : routes) {
+      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard FROM ").append(on(route.shard()))
+          .append(" WHERE parked = 0 AND next_attempt_us <= ? LIMIT 1)");
+      arguments.add(route.shard());
+      arguments.add(nowUs);
+    }
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+      Set<Integer> shards = new java.util.TreeSet<>();
+      rows.forEach(row -> shards.add(row.getInteger("shard")));
+      return shards;
+    });
+  }
+
   /** Entries due now, at most {@code limit}, in due order. */
   public Future<List<OutboxEntry>> due(SqlClient client, ShardRoute route, long nowUs, int limit) {
     String sql = "SELECT " + ENTRY + " FROM " + on(route.shard())
@@ -205,6 +229,16 @@ public final class OutboxTable implements ShardTable {
     String sql = "SELECT 1 FROM " + on(route.shard()) + " WHERE parked = 0 AND kind = "
         + OutboxOp.Kind.INVERSE_EDGE.code() + " AND edge_type = ? AND from_id = ? AND to_id = ? LIMIT 1";
     return client.preparedQuery(sql).execute(Tuple.of(edgeTypeId, from, to)).map(rows -> rows.size() > 0);
+  }
+
+  /** Removes the entries of these kinds for one FROM node that are older than entry {@code id}. */
+  public Future<Void> deleteOlder(SqlClient client, ShardRoute route, List<OutboxOp.Kind> kinds, long from, long id) {
+    List<Object> arguments = new ArrayList<>();
+    String in = InLists.pad(kinds.stream().map(OutboxOp.Kind::code).toList(), arguments);
+    arguments.add(from);
+    arguments.add(id);
+    return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE kind IN (" + in + ") AND from_id = ?"
+        + " AND id < ?").execute(Tuple.wrap(arguments)).mapEmpty();
   }
 
   /**

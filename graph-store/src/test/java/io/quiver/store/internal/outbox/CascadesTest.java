@@ -170,6 +170,48 @@ class CascadesTest {
   }
 
   @Test
+  void anArchiveAndARestoreOfOneNodeDrainedTogether_endAsTheNewerAsks_andStop() throws Exception {
+    NodeId board = boardWithPins("archived, then restored, in one batch", 30);
+
+    // Both cascades wait in the outbox, then come due together: one batch holds them.
+    tables.appendCascadeEntry(board.shard(), OutboxOp.Kind.CASCADE_ARCHIVE, board, ShardTables.HELD_BACK_US);
+    tables.appendCascadeEntry(board.shard(), OutboxOp.Kind.CASCADE_RESTORE, board, ShardTables.HELD_BACK_US);
+    tables.execute(board.shard(), "UPDATE " + tables.outboxTable().on(board.shard()) + " SET next_attempt_us = 0"
+        + " WHERE next_attempt_us = " + ShardTables.HELD_BACK_US);
+    tables.awaitOutboxesDrained(Duration.ofSeconds(20));
+
+    assertThat(fixture.store.countEdges(board, "board_has_pins").await()).as("restored, as the newer asked").isEqualTo(30);
+    assertThat(statesTouching(board)).containsOnly(EdgeRow.ACTIVE).hasSize(60);
+  }
+
+  @Test
+  void anOlderCascadeRetried_isRetiredByANewerOne_neverUndoingIt() throws Exception {
+    NodeId board = boardWithPins("an archive due again in an hour", 5);
+    // An archive that failed and waits for its retry, an hour from now...
+    tables.appendCascadeEntry(board.shard(), OutboxOp.Kind.CASCADE_ARCHIVE, board,
+        (System.currentTimeMillis() + Duration.ofHours(1).toMillis()) * 1000);
+
+    // ...and the restore a client asked for after it.
+    fixture.store.restoreEdgesOf(board).await();
+
+    tables.awaitOutboxesDrained(Duration.ofSeconds(20));
+    assertThat(fixture.store.countEdges(board, "board_has_pins").await()).isEqualTo(5);
+    assertThat(statesTouching(board)).containsOnly(EdgeRow.ACTIVE).hasSize(10);
+  }
+
+  /** A board with {@code pins} active edges to pins, their inverses written. */
+  private static NodeId boardWithPins(String title, int pins) throws Exception {
+    GraphStore store = fixture.store;
+    NodeId board = store.createNode("board", json("{\"title\": \"" + title + "\"}"), null).await().id();
+    for (int i = 0; i < pins; i++) {
+      NodeId pin = store.createNode("pin", json("{\"link\": \"p\"}"), null).await().id();
+      store.addEdge(board, "board_has_pins", pin, (long) i, null, InverseWait.APPLIED).await();
+    }
+    tables.awaitOutboxesDrained(Duration.ofSeconds(20));
+    return board;
+  }
+
+  @Test
   void aCascadingDeletion_removesArchivedEdgesToo_bothCopies() throws Exception {
     GraphStore store = fixture.store;
     NodeId board = store.createNode("board", json("{\"title\": \"gone\"}"), null).await().id();
