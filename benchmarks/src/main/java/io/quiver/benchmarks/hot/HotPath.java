@@ -26,12 +26,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -39,34 +37,40 @@ import org.slf4j.LoggerFactory;
  * with its cache over the embedded stack, access log on (asynchronous, to a file, as a deployment
  * would), answers a getNode and a getEdges of 50 edges from memory; a bare Vert.x server, one per
  * event loop like Quiver's, answers the very same bytes. A load generator in its own JVM
- * ({@link LoadGenerator}) drives each in turn, in a shuffled order, three times; the report gives
- * each median and spread, the ratio to bare Vert.x, and the CPU the generator took (it shares the
- * two cores with what it measures).
+ * ({@link LoadGenerator}) drives them interleaved: after one warm-up of each case, short rounds
+ * alternate Quiver and bare Vert.x on the same call (which goes first alternates too), so the
+ * machine's drift — this one is shared and moves by a quarter within the hour — falls on both
+ * sides of each ratio. The report gives each case's median and spread, the median of the rounds'
+ * ratios to bare Vert.x, and the CPU the generator took (it shares the two cores with what it
+ * measures).
  *
- * <p>{@code ./bench hot [--duration SECONDS] [--warmup SECONDS] [--connections N] [--runs N] [--no-access-log]}
+ * <p>{@code ./bench hot [--rounds N] [--duration SECONDS] [--warmup SECONDS] [--connections N] [--no-access-log]}
  */
 public final class HotPath {
   private HotPath() {}
 
   private record Case(String name, int port, String path) {}
 
+  /** A call measured against bare Vert.x serving its bytes: the two cases of each round. */
+  private record Pair(Case quiver, Case bare) {}
+
   private record Run(double perSecond, double generatorCpuShare, double serverCpuShare, long errors) {}
 
   public static void main(String[] args) throws Exception {
-    long duration = 10;
+    long duration = 5;
     long warmup = 10;
     int connections = 16;
-    int runs = 3;
+    int rounds = 8;
     boolean accessLog = true;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--duration" -> duration = Long.parseLong(args[++i]);
         case "--warmup" -> warmup = Long.parseLong(args[++i]);
         case "--connections" -> connections = Integer.parseInt(args[++i]);
-        case "--runs" -> runs = Integer.parseInt(args[++i]);
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--no-access-log" -> accessLog = false;
         default -> {
-          System.err.println("usage: ./bench hot [--duration S] [--warmup S] [--connections N] [--runs N] [--no-access-log]");
+          System.err.println("usage: ./bench hot [--rounds N] [--duration S] [--warmup S] [--connections N] [--no-access-log]");
           System.exit(2);
         }
       }
@@ -93,23 +97,37 @@ public final class HotPath {
       Buffer edges = client.request(HttpMethod.GET, edgesPath).send().await().body();
       int barePort = Ports.free();
       serveFixed(bare, barePort, node, edges);
-      List<Case> cases = List.of(new Case("bare-vertx getNode", barePort, "/node"),
-          new Case("quiver getNode", quiver.port(), nodePath),
-          new Case("bare-vertx getEdges", barePort, "/edges"),
-          new Case("quiver getEdges", quiver.port(), edgesPath));
-      System.out.printf("hot path: node %d bytes, 50 edges %d bytes; %d connections; %d s warm-up, %d s measured, %d"
-          + " runs; access log %s%n", node.length(), edges.length(), connections, warmup, duration, runs,
-          accessLog ? "on (async, to a file)" : "off");
-      Random shuffle = new Random(20261122);
-      for (int run = 0; run < runs; run++) {
-        List<Case> order = new ArrayList<>(cases);
-        Collections.shuffle(order, shuffle);
-        for (Case each : order) {
-          Run measured = drive(each, connections, warmup, duration);
-          System.out.printf(Locale.ROOT, "  run %d: %-20s %,10.0f req/s  generator CPU %4.0f %%  server CPU %4.0f %%%n",
-              run + 1, each.name(), measured.perSecond(), measured.generatorCpuShare() * 100,
-              measured.serverCpuShare() * 100);
-          results.computeIfAbsent(each.name(), name -> new ArrayList<>()).add(measured);
+      List<Pair> pairs = List.of(
+          new Pair(new Case("quiver getNode", quiver.port(), nodePath), new Case("bare-vertx getNode", barePort, "/node")),
+          new Pair(new Case("quiver getEdges", quiver.port(), edgesPath),
+              new Case("bare-vertx getEdges", barePort, "/edges")));
+      System.out.printf("hot path: node %d bytes, 50 edges %d bytes; %d connections; %d s warm-up of each case (its own"
+          + " generator, kept), then %d rounds of %d s per case, Quiver and bare Vert.x alternating; access log %s%n", node.length(), edges.length(),
+          connections, warmup, rounds, duration, accessLog ? "on (async, to a file)" : "off");
+      // One generator per case, each warmed up in turn and kept: a round's measurement starts warm.
+      Map<Case, Generator> generators = new LinkedHashMap<>();
+      for (Pair pair : pairs) {
+        for (Case each : List.of(pair.quiver(), pair.bare())) {
+          generators.put(each, Generator.warmed(each, connections, warmup));
+        }
+      }
+      try {
+        for (int round = 0; round < rounds; round++) {
+          for (Pair pair : pairs) {
+            List<Case> order = round % 2 == 0 ? List.of(pair.quiver(), pair.bare()) : List.of(pair.bare(), pair.quiver());
+            for (Case each : order) {
+              Run measured = generators.get(each).measure(duration);
+              System.out.printf(Locale.ROOT,
+                  "  round %d: %-20s %,10.0f req/s  generator CPU %4.0f %%  server CPU %4.0f %%%n",
+                  round + 1, each.name(), measured.perSecond(), measured.generatorCpuShare() * 100,
+                  measured.serverCpuShare() * 100);
+              results.computeIfAbsent(each.name(), name -> new ArrayList<>()).add(measured);
+            }
+          }
+        }
+      } finally {
+        for (Generator generator : generators.values()) {
+          generator.close();
         }
       }
       quiver.cache().ifPresent(cache -> cache.figures().forEach(figures -> System.out.printf(Locale.ROOT,
@@ -141,55 +159,83 @@ public final class HotPath {
     }, new DeploymentOptions().setInstances(Runtime.getRuntime().availableProcessors())).await();
   }
 
-  /** One measurement: a generator process against one case, and this JVM's CPU over the same time. */
-  private static Run drive(Case each, int connections, long warmup, long seconds) throws Exception {
-    Process generator = ChildJvm.of("256m", LoadGenerator.class, Integer.toString(each.port()), each.path(),
-        Integer.toString(connections), Long.toString(warmup), Long.toString(seconds))
-        .redirectErrorStream(true).start();
-    Thread.sleep(warmup * 1000);
-    double cpuBefore = CpuTime.thisProcess();
-    long started = System.nanoTime();
-    String result = null;
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(generator.getInputStream(),
-        StandardCharsets.UTF_8))) {
+  /** A load generator process for one case ({@link LoadGenerator}), warmed up and waiting for periods to measure. */
+  private static final class Generator implements AutoCloseable {
+    private final Case each;
+    private final Process process;
+    private final BufferedReader out;
+    private final java.io.Writer in;
+
+    private Generator(Case each, Process process) {
+      this.each = each;
+      this.process = process;
+      this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+      this.in = new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    }
+
+    static Generator warmed(Case each, int connections, long warmup) throws Exception {
+      Generator generator = new Generator(each, ChildJvm.of("256m", LoadGenerator.class, Integer.toString(each.port()),
+          each.path(), Integer.toString(connections), Long.toString(warmup)).redirectErrorStream(true).start());
+      generator.awaitLine("warm");
+      return generator;
+    }
+
+    /** One measured period, and this JVM's CPU over the same time. */
+    Run measure(long seconds) throws Exception {
+      double cpuBefore = CpuTime.thisProcess();
+      long started = System.nanoTime();
+      in.write(seconds + "\n");
+      in.flush();
+      String result = awaitLine("requests=");
+      double serverSeconds = (System.nanoTime() - started) / 1e9;
+      double serverCpu = CpuTime.thisProcess() - cpuBefore;
+      Map<String, String> fields = new LinkedHashMap<>();
+      for (String pair : result.split(" ")) {
+        String[] kv = pair.split("=");
+        fields.put(kv[0], kv[1]);
+      }
+      int cores = Runtime.getRuntime().availableProcessors();
+      double elapsed = Double.parseDouble(fields.get("seconds"));
+      return new Run(Long.parseLong(fields.get("requests")) / elapsed,
+          Double.parseDouble(fields.get("cpuSeconds")) / (elapsed * cores), serverCpu / (serverSeconds * cores),
+          Long.parseLong(fields.get("errors")));
+    }
+
+    private String awaitLine(String prefix) throws Exception {
       for (String line = out.readLine(); line != null; line = out.readLine()) {
-        if (line.startsWith("requests=")) {
-          result = line;
+        if (line.startsWith(prefix)) {
+          return line;
         }
       }
+      throw new IllegalStateException("the load generator for " + each.name() + " ended without printing " + prefix);
     }
-    double serverSeconds = (System.nanoTime() - started) / 1e9;
-    double serverCpu = CpuTime.thisProcess() - cpuBefore;
-    generator.waitFor();
-    if (result == null) {
-      throw new IllegalStateException("the load generator printed no result for " + each.name());
+
+    @Override
+    public void close() throws Exception {
+      in.close();
+      process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+      process.destroy();
     }
-    Map<String, String> fields = new LinkedHashMap<>();
-    for (String pair : result.split(" ")) {
-      String[] kv = pair.split("=");
-      fields.put(kv[0], kv[1]);
-    }
-    int cores = Runtime.getRuntime().availableProcessors();
-    double elapsed = Double.parseDouble(fields.get("seconds"));
-    return new Run(Long.parseLong(fields.get("requests")) / elapsed,
-        Double.parseDouble(fields.get("cpuSeconds")) / (elapsed * cores), serverCpu / (serverSeconds * cores),
-        Long.parseLong(fields.get("errors")));
   }
 
   private static String table(Map<String, List<Run>> results) {
-    StringBuilder out = new StringBuilder("\n| case | req/s (median) | spread | ÷ bare-vertx | generator CPU | server CPU | errors |\n"
-        + "|---|---:|---:|---:|---:|---:|---:|\n");
+    StringBuilder out = new StringBuilder("\n| case | req/s (median) | spread | ÷ bare-vertx (median of rounds) | generator CPU"
+        + " | server CPU | errors |\n|---|---:|---:|---:|---:|---:|---:|\n");
     for (Map.Entry<String, List<Run>> entry : results.entrySet()) {
       String name = entry.getKey();
-      double median = median(entry.getValue(), Run::perSecond);
-      String bareName = name.replace("quiver", "bare-vertx");
-      double bare = median(results.get(bareName), Run::perSecond);
-      double min = entry.getValue().stream().mapToDouble(Run::perSecond).min().orElse(0);
-      double max = entry.getValue().stream().mapToDouble(Run::perSecond).max().orElse(0);
-      out.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f–%,.0f | %.2f | %.0f %% | %.0f %% | %d |%n", name, median,
-          min, max, median / bare, median(entry.getValue(), Run::generatorCpuShare) * 100,
-          median(entry.getValue(), Run::serverCpuShare) * 100,
-          entry.getValue().stream().mapToLong(Run::errors).sum()));
+      List<Run> runs = entry.getValue();
+      List<Run> bare = results.get(name.replace("quiver", "bare-vertx"));
+      double[] ratios = new double[runs.size()];
+      for (int round = 0; round < runs.size(); round++) {
+        ratios[round] = runs.get(round).perSecond() / bare.get(round).perSecond();
+      }
+      java.util.Arrays.sort(ratios);
+      double min = runs.stream().mapToDouble(Run::perSecond).min().orElse(0);
+      double max = runs.stream().mapToDouble(Run::perSecond).max().orElse(0);
+      out.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f–%,.0f | %.2f (%.2f–%.2f) | %.0f %% | %.0f %% | %d |%n", name,
+          median(runs, Run::perSecond), min, max, ratios[ratios.length / 2], ratios[0], ratios[ratios.length - 1],
+          median(runs, Run::generatorCpuShare) * 100, median(runs, Run::serverCpuShare) * 100,
+          runs.stream().mapToLong(Run::errors).sum()));
     }
     return out.toString();
   }

@@ -6,6 +6,9 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -13,11 +16,13 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A closed-loop GET generator in a JVM of its own, so that what it costs is not charged to the
  * server it measures: {@code connections} keep-alive connections on one event loop, each sending
- * its next request when the last is answered, for a warm-up and then a measured period. It prints
- * one line: {@code requests=N seconds=S cpuSeconds=C errors=E}, its own CPU time over the
- * measured period included, so the report can show the generator's share of the machine.
+ * its next request when the last is answered. It warms up once (its own JIT as much as the
+ * server's), prints {@code warm}, then measures a period for each number of seconds it reads on
+ * standard input, printing one line each: {@code requests=N seconds=S cpuSeconds=C errors=E}, its
+ * own CPU time over the period included, so the report can show the generator's share of the
+ * machine. Only 200 answers count as requests. It exits when its input ends.
  *
- * <p>{@code java … LoadGenerator PORT PATH CONNECTIONS WARMUP_SECONDS SECONDS}
+ * <p>{@code java … LoadGenerator PORT PATH CONNECTIONS WARMUP_SECONDS}, then periods on stdin
  */
 public final class LoadGenerator {
   private LoadGenerator() {}
@@ -27,20 +32,25 @@ public final class LoadGenerator {
     String path = args[1];
     int connections = Integer.parseInt(args[2]);
     long warmup = Long.parseLong(args[3]);
-    long seconds = Long.parseLong(args[4]);
     Vertx vertx = Vertx.vertx();
     HttpClient client = vertx.createHttpClient(
         new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port).setKeepAlive(true).setTcpNoDelay(true),
         new PoolOptions().setHttp1MaxSize(connections));
     run(client, path, connections, warmup, new LongAdder(), new LongAdder());
-    LongAdder done = new LongAdder();
-    LongAdder errors = new LongAdder();
-    double cpuBefore = CpuTime.thisProcess();
-    long started = System.nanoTime();
-    run(client, path, connections, seconds, done, errors);
-    double elapsed = (System.nanoTime() - started) / 1e9;
-    double cpu = CpuTime.thisProcess() - cpuBefore;
-    System.out.printf("requests=%d seconds=%.3f cpuSeconds=%.3f errors=%d%n", done.sum(), elapsed, cpu, errors.sum());
+    System.out.println("warm");
+    System.out.flush();
+    BufferedReader periods = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line = periods.readLine(); line != null; line = periods.readLine()) {
+      LongAdder done = new LongAdder();
+      LongAdder errors = new LongAdder();
+      double cpuBefore = CpuTime.thisProcess();
+      long started = System.nanoTime();
+      run(client, path, connections, Long.parseLong(line.trim()), done, errors);
+      double elapsed = (System.nanoTime() - started) / 1e9;
+      double cpu = CpuTime.thisProcess() - cpuBefore;
+      System.out.printf("requests=%d seconds=%.3f cpuSeconds=%.3f errors=%d%n", done.sum(), elapsed, cpu, errors.sum());
+      System.out.flush();
+    }
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     System.exit(0);
   }

@@ -1,6 +1,10 @@
 package io.quiver.api.http;
 
-import static io.quiver.api.http.RequestObserver.operation;
+import static io.vertx.core.http.HttpMethod.DELETE;
+import static io.vertx.core.http.HttpMethod.GET;
+import static io.vertx.core.http.HttpMethod.PATCH;
+import static io.vertx.core.http.HttpMethod.POST;
+import static io.vertx.core.http.HttpMethod.PUT;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
@@ -20,7 +24,6 @@ import io.quiver.store.NodeId;
 import io.quiver.store.TargetPage;
 import io.quiver.store.TargetQuery;
 import io.vertx.core.Future;
-import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -38,8 +41,8 @@ public final class GraphRoutes {
   private static final Set<String> EDGE_BODY = Set.of("sequence", "data", "state");
   private static final Set<String> BATCH_BODY = Set.of("ids");
   private static final Set<String> QUERY_BODY = Set.of("operation", "lists", "limit", "after", "count", "hydrate");
-  private static final Handler<RoutingContext> NO_PARAMETERS = QueryParams.allowing(Set.of());
-  private static final Handler<RoutingContext> WAIT_PARAMETERS = QueryParams.allowing(Set.of("waitForInverse"));
+  private static final Set<String> NONE = Set.of();
+  private static final Set<String> WAIT = Set.of("waitForInverse");
 
   private final GraphStore store;
   private final GraphQueries queries;
@@ -53,43 +56,35 @@ public final class GraphRoutes {
     this.rendered = rendered;
   }
 
+  /** Mounts the graph calls as one route over {@code /v1/}: a {@link RouteTable} finds each. */
   public void mount(Router router) {
-    operation(router.post("/v1/nodes/:type"), "createNode").handler(NO_PARAMETERS).respond(this::createNode);
-    operation(router.postWithRegex("/v1/nodes:batchGet"), "batchGetNodes").handler(NO_PARAMETERS)
-        .respond(this::batchGetNodes);
-    operation(router.get("/v1/nodes"), "getNodes").handler(QueryParams.allowing(Set.of("ids")))
-        .respond(this::getNodes);
-    operation(router.get("/v1/nodes/:id"), "getNode").handler(NO_PARAMETERS).respond(this::getNode);
-    operation(router.get("/v1/nodes/:type/by/:field/:value"), "getNodeBy").handler(NO_PARAMETERS)
-        .respond(ctx -> getNodeBy(ctx, ctx.pathParam("value")));
-    operation(router.get("/v1/nodes/:type/by/:field"), "getNodeByQuery").handler(QueryParams.allowing(Set.of("value")))
-        .respond(ctx -> getNodeBy(ctx, QueryParams.of(ctx).get("value")));
-    operation(router.patch("/v1/nodes/:id"), "updateNode").handler(NO_PARAMETERS).respond(this::updateNode);
-    operation(router.put("/v1/nodes/:id"), "replaceNode").handler(NO_PARAMETERS).respond(this::replaceNode);
-    operation(router.delete("/v1/nodes/:id"), "deleteNode").handler(QueryParams.allowing(Set.of("cascade")))
-        .respond(this::deleteNode);
-    operation(router.post("/v1/nodes/:id/archive-edges"), "archiveEdgesOf").handler(NO_PARAMETERS)
-        .respond(ctx -> cascade(ctx, "archive-edges", store::archiveEdgesOf));
-    operation(router.post("/v1/nodes/:id/restore-edges"), "restoreEdgesOf").handler(NO_PARAMETERS)
-        .respond(ctx -> cascade(ctx, "restore-edges", store::restoreEdgesOf));
-    // Registered before the edge routes so that 'count' is never taken for a node ID.
-    operation(router.get("/v1/nodes/:from/edges/:edgeType/count"), "countEdges").handler(NO_PARAMETERS)
-        .respond(this::countEdges);
-    operation(router.put("/v1/nodes/:from/edges/:edgeType/:to"), "addEdge").handler(WAIT_PARAMETERS)
-        .respond(this::addEdge);
-    operation(router.post("/v1/nodes/:from/edges/:edgeType/:to/archive"), "archiveEdge").handler(WAIT_PARAMETERS)
-        .respond(ctx -> changeState(ctx, true));
-    operation(router.post("/v1/nodes/:from/edges/:edgeType/:to/restore"), "restoreEdge").handler(WAIT_PARAMETERS)
-        .respond(ctx -> changeState(ctx, false));
-    operation(router.get("/v1/nodes/:from/edges/:edgeType/:to"), "getEdge").handler(NO_PARAMETERS)
-        .respond(this::getEdge);
-    operation(router.delete("/v1/nodes/:from/edges/:edgeType/:to"), "removeEdge").handler(WAIT_PARAMETERS)
-        .respond(this::removeEdge);
-    operation(router.get("/v1/nodes/:from/edges/:edgeType"), "getEdges").handler(QueryParams.allowing(
-        Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "state", "to")))
-        .respond(this::getEdges);
-    operation(router.post("/v1/edges/query"), "queryEdgeLists").handler(NO_PARAMETERS).respond(this::queryEdgeLists);
-    operation(router.get("/v1/schema"), "getSchema").handler(NO_PARAMETERS).respond(this::getSchema);
+    RouteTable table = new RouteTable()
+        .add(POST, "/v1/nodes/:type", "createNode", NONE, this::createNode)
+        .add(POST, "/v1/nodes:batchGet", "batchGetNodes", NONE, this::batchGetNodes)
+        .add(GET, "/v1/nodes", "getNodes", Set.of("ids"), this::getNodes)
+        .add(GET, "/v1/nodes/:id", "getNode", NONE, this::getNode)
+        .add(GET, "/v1/nodes/:type/by/:field/:value", "getNodeBy", NONE, ctx -> getNodeBy(ctx, ctx.pathParam("value")))
+        .add(GET, "/v1/nodes/:type/by/:field", "getNodeByQuery", Set.of("value"),
+            ctx -> getNodeBy(ctx, QueryParams.of(ctx).get("value")))
+        .add(PATCH, "/v1/nodes/:id", "updateNode", NONE, this::updateNode)
+        .add(PUT, "/v1/nodes/:id", "replaceNode", NONE, this::replaceNode)
+        .add(DELETE, "/v1/nodes/:id", "deleteNode", Set.of("cascade"), this::deleteNode)
+        .add(POST, "/v1/nodes/:id/archive-edges", "archiveEdgesOf", NONE,
+            ctx -> cascade(ctx, "archive-edges", store::archiveEdgesOf))
+        .add(POST, "/v1/nodes/:id/restore-edges", "restoreEdgesOf", NONE,
+            ctx -> cascade(ctx, "restore-edges", store::restoreEdgesOf))
+        // A literal segment is tried before a parameter: 'count' is never taken for a node ID.
+        .add(GET, "/v1/nodes/:from/edges/:edgeType/count", "countEdges", NONE, this::countEdges)
+        .add(PUT, "/v1/nodes/:from/edges/:edgeType/:to", "addEdge", WAIT, this::addEdge)
+        .add(POST, "/v1/nodes/:from/edges/:edgeType/:to/archive", "archiveEdge", WAIT, ctx -> changeState(ctx, true))
+        .add(POST, "/v1/nodes/:from/edges/:edgeType/:to/restore", "restoreEdge", WAIT, ctx -> changeState(ctx, false))
+        .add(GET, "/v1/nodes/:from/edges/:edgeType/:to", "getEdge", NONE, this::getEdge)
+        .add(DELETE, "/v1/nodes/:from/edges/:edgeType/:to", "removeEdge", WAIT, this::removeEdge)
+        .add(GET, "/v1/nodes/:from/edges/:edgeType", "getEdges",
+            Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "state", "to"), this::getEdges)
+        .add(POST, "/v1/edges/query", "queryEdgeLists", NONE, this::queryEdgeLists)
+        .add(GET, "/v1/schema", "getSchema", NONE, this::getSchema);
+    router.route("/v1/*").handler(table);
   }
 
   // ---- nodes ----

@@ -27,13 +27,18 @@ final class QueryParams {
   static Handler<RoutingContext> allowing(Set<String> names) {
     return ctx -> {
       try {
-        ctx.put(KEY, parse(ctx.request().query(), names));
+        read(ctx, names);
       } catch (GraphException refused) {
         ctx.fail(refused);
         return;
       }
       ctx.next();
     };
+  }
+
+  /** Reads and checks the request's parameters against the {@code names} its route takes; INVALID_ARGUMENT if they do not pass. */
+  static void read(RoutingContext ctx, Set<String> names) {
+    ctx.put(KEY, parse(ctx.request().query(), names));
   }
 
   /** The parameters a route's handler was given; none when the route declared none. */

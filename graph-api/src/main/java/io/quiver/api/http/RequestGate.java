@@ -158,6 +158,9 @@ public final class RequestGate implements Handler<HttpServerRequest> {
    * (no overlong forms, no surrogates, nothing past U+10FFFF), and no control character results.
    */
   static String decode(String text) {
+    if (plainAscii(text)) {
+      return text;
+    }
     byte[] bytes = new byte[text.length() * 3];
     int length = 0;
     for (int i = 0; i < text.length(); i++) {
@@ -195,4 +198,15 @@ public final class RequestGate implements Handler<HttpServerRequest> {
     }
     return decoded;
   }
+  /** Whether decoding would give the text back: ASCII without a '%' (most paths and parameters). */
+  private static boolean plainAscii(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '%' || c >= 0x80) {
+        return false;
+      }
+    }
+    return true;
+  }
+
 }

@@ -39,9 +39,14 @@ public final class RequestObserver implements Handler<RoutingContext> {
   /** Names the operation a route serves, for the metrics and the access log. */
   public static Route operation(Route route, String name) {
     return route.setName(name).handler(ctx -> {
-      ctx.put(OPERATION, name);
+      named(ctx, name);
       ctx.next();
     });
+  }
+
+  /** Records which operation serves the request, for the metrics and the access log. */
+  static void named(RoutingContext ctx, String operation) {
+    ctx.put(OPERATION, operation);
   }
 
   @Override

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# What an idle ./quiver dev asks of its MariaDB hosts: statements per second on each, counted by
+# MariaDB itself (SHOW GLOBAL STATUS LIKE 'Questions'), 20 s after the server started and again
+# 30 s later. Run it with nothing else on the machine's MariaDB servers.
+#   benchmarks/idle-statements.sh [CHECKOUT]     (default: this one)
+set -euo pipefail
+root="$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/..}" && pwd)"
+data="$(mktemp -d "${TMPDIR:-/tmp}/quiver-idle.XXXX")"
+log="$data.log"
+"$root/quiver" dev --port 0 --data "$data" > "$log" 2>&1 &
+server=$!
+trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 1 300); do grep -q "Quiver serves HTTP" "$log" && break; sleep 1; done
+grep -q "Quiver serves HTTP" "$log" || { echo "the server did not start; see $log" >&2; exit 1; }
+sleep 20
+client="$(find "$data" -name mariadb -type f -path '*bin*' | head -1)"
+ports="$(pgrep -a mariadbd | grep -- "$data" | grep -o -- '--port=[0-9]*' | cut -d= -f2 | sort -u)"
+questions() { "$client" -h127.0.0.1 -P"$1" -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" 2>/dev/null | awk '{print $2}'; }
+declare -A before
+for port in $ports; do before[$port]=$(questions "$port"); done
+sleep 30
+total=0
+for port in $ports; do
+  asked=$(( $(questions "$port") - ${before[$port]} - 1 ))
+  total=$(( total + asked ))
+  awk -v port="$port" -v asked="$asked" 'BEGIN { printf "host on port %s: %d statements in 30 s (%.1f / s)\n", port, asked, asked / 30 }'
+done
+awk -v total="$total" 'BEGIN { printf "all hosts: %.1f statements / s\n", total / 30 }'
