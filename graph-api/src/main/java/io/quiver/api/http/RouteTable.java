@@ -89,8 +89,9 @@ final class RouteTable implements Handler<RoutingContext> {
       QueryParams.read(ctx, route.parameters());
       answer = route.answer().apply(ctx);
     } catch (RuntimeException refused) {
-      ctx.fail(refused instanceof IllegalArgumentException malformed
-          ? new HttpException(400, "the path " + malformed.getMessage()) : refused);
+      // A refused query parameter (INVALID_ARGUMENT). A malformed escape never gets here: the
+      // gate refused it before routing ({@link RequestGate}).
+      ctx.fail(refused);
       return;
     }
     answer.onComplete(body -> {

@@ -11,7 +11,6 @@ import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
-import io.quiver.store.NodeId;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.StoreTelemetry;
@@ -62,6 +61,7 @@ public final class DefaultBackend implements GraphBackend {
   private final ShardRouter router;
   private final ShardRouter backgroundRouter;
   private final Changes changes = new Changes();
+  private final SchemaSource schemas;
   private final DefaultGraphStore store;
   private final OutboxDrain drain;
   private final DefaultAdminService admin;
@@ -82,6 +82,7 @@ public final class DefaultBackend implements GraphBackend {
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
     SchemaSource schemas = settings.schemas();
+    this.schemas = schemas;
     Clock clock = settings.clock();
     CommitWatch commits = new CommitWatch(clock);
     QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis());
@@ -182,10 +183,18 @@ public final class DefaultBackend implements GraphBackend {
     return router.shardMap();
   }
 
+  /**
+   * A change to a node may have left a cascade or a unique release; a change to an edge list only
+   * an inverse, so only a type with an inverse wakes the drainer.
+   */
   @Override
   public void committedElsewhere(GraphChange change) {
-    NodeId touched = change instanceof GraphChange.NodeChanged node ? node.id() : ((GraphChange.ListChange) change).from();
-    outboxWritten(touched.shard());
+    if (change instanceof GraphChange.NodeChanged node) {
+      outboxWritten(node.id().shard());
+    } else if (change instanceof GraphChange.ListChange list && schemas.current().edgeType(list.edgeType())
+        .map(type -> type.inverse() != null).orElse(false)) {
+      outboxWritten(list.from().shard());
+    }
   }
 
   @Override

@@ -192,21 +192,22 @@ public final class ShardTables {
 
   /** The five largest groups of pending entries by shard, kind, edge type and FROM node, with an error of each. */
   private List<String> largestOutboxGroups() throws Exception {
-    List<String> groups = new ArrayList<>();
+    record Group(long entries, String text) {}
+    List<Group> groups = new ArrayList<>();
     forEachShard((connection, shard) -> {
       try (Statement statement = connection.createStatement();
           ResultSet result = statement.executeQuery("SELECT kind, edge_type, from_id, COUNT(*), MAX(attempts),"
               + " MAX(last_error) FROM " + OutboxTable.INSTANCE.on(shard) + " WHERE parked = 0"
               + " GROUP BY kind, edge_type, from_id ORDER BY COUNT(*) DESC LIMIT 5")) {
         while (result.next()) {
-          groups.add(result.getLong(4) + " on shard " + shard + " (kind " + result.getInt(1) + ", edge type "
-              + result.getInt(2) + ", from " + result.getLong(3) + ", up to " + result.getInt(5) + " attempts, error: "
-              + result.getString(6) + ")");
+          groups.add(new Group(result.getLong(4), result.getLong(4) + " on shard " + shard + " (kind " + result.getInt(1)
+              + ", edge type " + result.getInt(2) + ", from " + result.getLong(3) + ", up to " + result.getInt(5)
+              + " attempts, error: " + result.getString(6) + ")"));
         }
       }
     });
-    groups.sort(java.util.Comparator.comparingLong(group -> -Long.parseLong(group.substring(0, group.indexOf(' ')))));
-    return groups.subList(0, Math.min(5, groups.size()));
+    return groups.stream().sorted(java.util.Comparator.comparingLong(Group::entries).reversed()).limit(5)
+        .map(Group::text).toList();
   }
 
   /** Appends an inverse-edge entry to a shard's outbox behind the store's back, as a write would. */
