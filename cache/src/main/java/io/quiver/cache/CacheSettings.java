@@ -9,7 +9,8 @@ import java.time.Duration;
  * @param enabled false sends every read to MySQL (for benchmarks and debugging)
  * @param nodeMaxBytes the node cache's bound, by estimated size of the nodes' data
  * @param edgeWindow how many of the newest edges of a list are kept (Netlog fetched 100 to serve 20)
- * @param edgeMaxBytes the edge-window cache's bound
+ * @param edgeMaxBytes the edge caches' bound, half for lists' windows ({@link #windowMaxBytes()}),
+ *     half for single edges read by target ({@link #pointMaxBytes()})
  * @param valueTtl the safety net for a change another server failed to announce
  * @param peersPath where servers register for invalidations, in ZooKeeper
  * @param advertiseHost the address other servers send this one its invalidations at
@@ -44,6 +45,16 @@ public record CacheSettings(boolean enabled, long nodeMaxBytes, int edgeWindow, 
       throw GraphException.invalid("cache.staleBoundMs must be at least 100, got "
           + (staleBound == null ? null : staleBound.toMillis()));
     }
+  }
+
+  /** The edge-window cache's bound: half of {@code edgeMaxBytes}. */
+  public long windowMaxBytes() {
+    return Math.max(1, edgeMaxBytes / 2);
+  }
+
+  /** The single-edge cache's bound: the other half of {@code edgeMaxBytes}. */
+  public long pointMaxBytes() {
+    return Math.max(1, edgeMaxBytes - windowMaxBytes());
   }
 
   public static CacheSettings defaults() {

@@ -1,6 +1,7 @@
 package io.quiver.cache;
 
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.quiver.cache.internal.EdgePoints;
 import io.quiver.cache.internal.EdgeWindow;
 import io.quiver.cache.internal.GuardedCache.Marker;
 import io.quiver.cache.internal.GuardedCache.Present;
@@ -10,6 +11,10 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ChangeFeed;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeBatch;
+import io.quiver.store.EdgeId;
+import io.quiver.store.EdgeListId;
+import io.quiver.store.EdgeLookup;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
@@ -25,10 +30,12 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -54,11 +61,19 @@ import org.slf4j.LoggerFactory;
  * Per (from, edge type), a window of the newest {@code edgeWindow} edges with the list's count
  * and version, filled by one statement ({@link GraphStore#getEdgeListHead}). Pages inside the
  * window come from memory in either order when the window is the whole list, newest-first
- * otherwise; so do counts, and single edges the window holds (or, when it is the whole list,
- * knows absent); anything else goes to MySQL. A change committed through this process — a
+ * otherwise; so do counts; anything else goes to MySQL. A change committed through this process — a
  * client's write or the inverse applier's — is applied to the window in place
  * ({@link EdgeWindow#after}), as TAO updates an association list on write instead of dropping
  * it: the hottest lists, written most, stay cached. A change on another server drops the window.
+ *
+ * <h2>Single edges</h2>
+ * TAO's {@code assoc_get}: a single edge, a multi-get by target in any state, a batch across
+ * source nodes. Per (from, edge type), what is known of the targets asked about — each edge,
+ * active or archived, or that there is none — at one version of the list ({@link EdgePoints}),
+ * filled by one lookup per shard for whatever a window or the points do not know
+ * ({@link GraphStore#lookupEdges}), changed in place by this process's changes as windows are,
+ * dropped with the window by another server's. So the second read of an edge far down a long
+ * list, or of a list never paged, is answered from memory, and so is an edge just written.
  *
  * <h2>When invalidations may have failed</h2>
  * A peer's invalidation lost (a number still missing after a short grace for reordering), a
@@ -72,17 +87,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class CachingGraphStore extends ForwardingGraphStore implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CachingGraphStore.class);
-  private record WindowKey(NodeId from, String edgeType) {
-    static WindowKey of(GraphChange.ListChange change) {
-      return new WindowKey(change.from(), change.edgeType());
-    }
-  }
-
   private final CacheSettings settings;
   private final GuardedCache<NodeId, Node> nodes;
-  private final GuardedCache<WindowKey, EdgeWindow> windows;
+  private final GuardedCache<EdgeListId, EdgeWindow> windows;
+  private final GuardedCache<EdgeListId, EdgePoints> points;
   private final Map<NodeId, Future<Node>> nodeLoads = new ConcurrentHashMap<>();
-  private final Map<WindowKey, Future<EdgeWindow>> windowLoads = new ConcurrentHashMap<>();
+  private final Map<EdgeListId, Future<EdgeWindow>> windowLoads = new ConcurrentHashMap<>();
   private final SchemaSource schemas;
   private final ChangeFeed.Subscription subscription;
   private final CacheInvalidations peers;
@@ -96,7 +106,10 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.nodes = new GuardedCache<>(settings.nodeMaxBytes(), CachingGraphStore::weight,
         (candidate, cached) -> candidate.version() > cached.version(), settings.valueTtl(),
         CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
-    this.windows = new GuardedCache<>(settings.edgeMaxBytes(), EdgeWindow::weight,
+    this.windows = new GuardedCache<>(settings.windowMaxBytes(), EdgeWindow::weight,
+        (candidate, cached) -> candidate.version() >= cached.version(),
+        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+    this.points = new GuardedCache<>(settings.pointMaxBytes(), EdgePoints::weight,
         (candidate, cached) -> candidate.version() >= cached.version(),
         settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
     this.shardMaps = builder.shardMaps;
@@ -115,8 +128,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
               @Override
               public void invalidateAll(String why) {
                 log.info("cache cleared: {}", why);
-                nodes.clear();
-                windows.clear();
+                clear();
               }
             });
   }
@@ -190,11 +202,15 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     }
   }
 
-  /** The node cache's and the edge-window cache's figures. */
+  /**
+   * The node cache's, the edge-window cache's and the single-edge cache's figures, in that order;
+   * a single edge's read answered from a window counts as a hit of the single-edge cache.
+   */
   public List<CacheFigures> figures() {
     long sent = peers == null ? 0 : peers.sent();
     long received = peers == null ? 0 : peers.received();
-    return List.of(nodes.figures("nodes", sent, received), windows.figures("edge_windows", sent, received));
+    return List.of(nodes.figures("nodes", sent, received), windows.figures("edge_windows", sent, received),
+        points.figures("edge_points", sent, received));
   }
 
   /** How many other servers this one tells of its writes. */
@@ -211,12 +227,14 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   public Future<List<String>> differencesFrom(GraphStore truth) {
     followSchema();
     Map<NodeId, Node> heldNodes = nodes.values();
-    Map<WindowKey, EdgeWindow> heldWindows = windows.values();
+    Map<EdgeListId, EdgeWindow> heldWindows = windows.values();
+    Map<EdgeListId, EdgePoints> heldPoints = points.values();
     List<Future<List<String>>> checks = new ArrayList<>();
     if (!heldNodes.isEmpty()) {
       checks.add(truth.getNodes(List.copyOf(heldNodes.keySet())).map(batch -> nodeDifferences(heldNodes, batch)));
     }
     heldWindows.forEach((key, window) -> checks.add(windowDifferences(truth, key, window)));
+    heldPoints.forEach((key, held) -> checks.add(pointDifferences(truth, key, held)));
     return Future.join(new ArrayList<>(checks)).map(done -> {
       List<String> differences = new ArrayList<>();
       checks.forEach(check -> differences.addAll(check.result()));
@@ -238,9 +256,28 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   }
 
   /** A window equals what MySQL holds read to the window's size (in-place changes may shrink it). */
-  private Future<List<String>> windowDifferences(GraphStore truth, WindowKey key, EdgeWindow held) {
-    return truth.getEdgeListHead(key.from(), key.edgeType(), held.edges().size()).map(EdgeWindow::of).map(stored ->
+  private Future<List<String>> windowDifferences(GraphStore truth, EdgeListId key, EdgeWindow held) {
+    return truth.getEdgeListHead(key.from(), key.type(), held.edges().size()).map(EdgeWindow::of).map(stored ->
         held.equals(stored) ? List.<String>of() : List.of("edge window " + key + ": cached " + held + ", stored " + stored));
+  }
+
+  /** Every edge held, present or absent, equals what MySQL holds now (in-place changes move the version on). */
+  private static Future<List<String>> pointDifferences(GraphStore truth, EdgeListId key, EdgePoints held) {
+    if (held.edges().isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    List<EdgeId> ids = held.edges().keySet().stream().map(to -> new EdgeId(key.from(), key.type(), to)).toList();
+    return truth.getEdgesBatch(ids).map(stored -> {
+      Map<NodeId, Edge> found = new HashMap<>();
+      stored.edges().forEach(edge -> found.put(edge.to(), edge));
+      List<String> differences = new ArrayList<>();
+      held.edges().forEach((to, edge) -> {
+        if (!java.util.Objects.equals(edge, found.get(to))) {
+          differences.add("edge " + key + " to " + to + ": cached " + edge + ", stored " + found.get(to));
+        }
+      });
+      return differences;
+    });
   }
 
   // ---- what changed ----
@@ -254,9 +291,11 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
         nodes.write(node.id(), node.node());
       }
     } else if (change instanceof GraphChange.EdgeChanged edge) {
-      windows.update(WindowKey.of(edge), window -> window.after(edge, settings.edgeWindow()).orElse(null));
+      windows.update(edge.list(), window -> window.after(edge, settings.edgeWindow()).orElse(null));
+      points.update(edge.list(), held -> held.after(edge).orElse(null), () -> EdgePoints.of(edge));
     } else if (change instanceof GraphChange.ListChange list) {
-      windows.invalidate(WindowKey.of(list));
+      windows.invalidate(list.list());
+      points.invalidate(list.list());
     }
   }
 
@@ -265,8 +304,16 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (change instanceof GraphChange.NodeChanged node) {
       nodes.invalidate(node.id());
     } else if (change instanceof GraphChange.ListChange list) {
-      windows.invalidate(WindowKey.of(list));
+      windows.invalidate(list.list());
+      points.invalidate(list.list());
     }
+  }
+
+  /** Forgets everything held, and refuses every fill begun before now. */
+  private void clear() {
+    nodes.clear();
+    windows.clear();
+    points.clear();
   }
 
   /**
@@ -310,8 +357,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (version != schemaVersion) {
       synchronized (this) {
         if (version != schemaVersion) {
-          nodes.clear();
-          windows.clear();
+          clear();
           schemaVersion = version;
         }
       }
@@ -386,29 +432,111 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (!answerable(from) || query.state() != EdgeState.ACTIVE) {
       return delegate.getEdges(from, type, query);
     }
-    WindowKey key = new WindowKey(from, type);
+    EdgeListId key = new EdgeListId(from, type);
     return window(key).compose(window -> window.page(query)
         .map(Future::succeededFuture)
         .orElseGet(() -> delegate.getEdges(from, type, query)));
   }
 
   /**
-   * From the window when it holds the edge; else from MySQL — even when the window is the whole
-   * list, since an edge out of the list may be archived, and is still read.
+   * From memory when it knows the edge — a window holding it, or the single edges known of its
+   * list ({@link EdgePoints}) holding it or knowing it absent; else from MySQL, the answer, found
+   * or not, kept.
    */
   @Override
   public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
-    return heldOrRead(from, type, window -> window.edgeTo(to), () -> delegate.getEdge(from, type, to));
+    return getEdgesBatch(List.of(new EdgeId(from, type, to))).compose(batch -> batch.edges().isEmpty()
+        ? Future.failedFuture(GraphException.notFound("no " + type + " edge from " + from + " to " + to))
+        : Future.succeededFuture(batch.edges().get(0)));
   }
 
   /**
-   * From the window when it holds an edge to every target (each was checked when its edge was
-   * written); otherwise one statement for all of them, which checks them too.
+   * Active edges only: from the window when it holds an edge to every target. Otherwise as single
+   * edges ({@link #getEdgesBatch}): what memory knows, and one statement for the rest, whose
+   * answers (present or absent) are kept.
    */
   @Override
-  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
-    return heldOrRead(from, type, window -> to.size() <= MAX_EDGE_TARGETS ? window.edgesTo(to) : Optional.empty(),
-        () -> delegate.getEdgesTo(from, type, to));
+  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to, Set<EdgeState> states) {
+    if (to.isEmpty() || to.size() > MAX_EDGE_TARGETS || states.isEmpty() || !answerable(from)) {
+      return delegate.getEdgesTo(from, type, to, states);
+    }
+    if (states.equals(ACTIVE_ONLY) && windows.peek(new EdgeListId(from, type)) instanceof Present<EdgeWindow> window) {
+      Optional<List<Edge>> held = window.value().edgesTo(to);
+      if (held.isPresent()) {
+        points.counted(true, held.get().size());
+        return Future.succeededFuture(held.get());
+      }
+    }
+    return batch(to.stream().map(target -> new EdgeId(from, type, target)).toList())
+        .map(batch -> batch.edges().stream().filter(edge -> states.contains(edge.state())).sorted(Edge.NEWEST_FIRST)
+            .toList());
+  }
+
+  private static final Set<EdgeState> ACTIVE_ONLY = Set.of(EdgeState.ACTIVE);
+
+  /** Every edge memory knows from memory; the rest from one lookup (a statement per shard), kept. */
+  @Override
+  public Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids) {
+    if (ids.isEmpty() || ids.size() > MAX_EDGE_BATCH) {
+      return delegate.getEdgesBatch(ids);
+    }
+    return batch(ids);
+  }
+
+  private Future<EdgeBatch> batch(List<EdgeId> ids) {
+    Map<EdgeId, Edge> found = new HashMap<>();
+    List<EdgeId> unknown = new ArrayList<>();
+    for (EdgeId id : new LinkedHashSet<>(ids)) {
+      Optional<Known> known = answerable(id.from()) ? known(id) : Optional.empty();
+      points.counted(known.isPresent(), 1);
+      if (known.isEmpty()) {
+        unknown.add(id);
+      } else if (known.get().edge() != null) {
+        found.put(id, known.get().edge());
+      }
+    }
+    if (unknown.isEmpty()) {
+      return Future.succeededFuture(EdgeBatch.of(ids, found));
+    }
+    long begun = points.begin();
+    return delegate.lookupEdges(unknown).map(lookup -> {
+      remember(unknown, lookup, begun);
+      found.putAll(lookup.found());
+      return EdgeBatch.of(ids, found);
+    });
+  }
+
+  /** What memory says of one edge: it, or that there is none ({@code edge} null). */
+  private record Known(Edge edge) {}
+
+  /** What memory knows of the edge, if anything: a window holding it, or its list's points knowing it. */
+  private Optional<Known> known(EdgeId id) {
+    EdgeListId list = id.list();
+    if (windows.peek(list) instanceof Present<EdgeWindow> window) {
+      Optional<Edge> held = window.value().edgeTo(id.to());
+      if (held.isPresent()) {
+        return Optional.of(new Known(held.get()));
+      }
+    }
+    if (points.peek(list) instanceof Present<EdgePoints> held && held.value().knows(id.to())) {
+      return Optional.of(new Known(held.value().edgeTo(id.to()).orElse(null)));
+    }
+    return Optional.empty();
+  }
+
+  /** Keeps what a lookup that began at {@code begun} read: per list, each target asked about, found or not. */
+  private void remember(List<EdgeId> asked, EdgeLookup lookup, long begun) {
+    Map<EdgeListId, List<NodeId>> targets = new HashMap<>();
+    Map<EdgeListId, Map<NodeId, Edge>> found = new HashMap<>();
+    for (EdgeId id : asked) {
+      targets.computeIfAbsent(id.list(), list -> new ArrayList<>()).add(id.to());
+      Edge edge = lookup.found().get(id);
+      if (edge != null) {
+        found.computeIfAbsent(id.list(), list -> new HashMap<>()).put(id.to(), edge);
+      }
+    }
+    targets.forEach((list, tos) -> points.fill(list, begun,
+        EdgePoints.read(tos, found.getOrDefault(list, Map.of()), lookup.versions().get(list)), EdgePoints::plus));
   }
 
   /** From the window when it is the whole list (set operations then read it from memory); else from MySQL. */
@@ -421,12 +549,12 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   /**
    * What the cached window of (from, type) can answer, if one is cached and it can; else what
-   * {@code read} reads. A window is never filled for these reads: they are answered from one
-   * already there.
+   * {@code read} reads. A window is never filled for this read: it is answered from one already
+   * there.
    */
   private <T> Future<T> heldOrRead(NodeId from, String type, Function<EdgeWindow, Optional<T>> held,
       Supplier<Future<T>> read) {
-    if (answerable(from) && windows.lookup(new WindowKey(from, type)) instanceof Present<EdgeWindow> present) {
+    if (answerable(from) && windows.lookup(new EdgeListId(from, type)) instanceof Present<EdgeWindow> present) {
       Optional<T> answer = held.apply(present.value());
       if (answer.isPresent()) {
         return Future.succeededFuture(answer.get());
@@ -440,17 +568,17 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (!answerable(from)) {
       return delegate.countEdges(from, type);
     }
-    return window(new WindowKey(from, type)).map(EdgeWindow::count);
+    return window(new EdgeListId(from, type)).map(EdgeWindow::count);
   }
 
-  private Future<EdgeWindow> window(WindowKey key) {
+  private Future<EdgeWindow> window(EdgeListId key) {
     Slot<EdgeWindow> slot = windows.lookup(key);
     if (slot instanceof Present<EdgeWindow> present) {
       return Future.succeededFuture(present.value());
     }
     return singleFlight(windowLoads, key, () -> {
       long begun = windows.begin();
-      return delegate.getEdgeListHead(key.from(), key.edgeType(), settings.edgeWindow())
+      return delegate.getEdgeListHead(key.from(), key.type(), settings.edgeWindow())
           .map(EdgeWindow::of)
           .onSuccess(window -> windows.fill(key, begun, window));
     });

@@ -1,15 +1,19 @@
 package io.quiver.cache;
 
+import io.quiver.store.EdgeId;
+import io.quiver.store.EdgeLookup;
 import io.quiver.store.ForwardingGraphStore;
 import io.quiver.store.GraphStore;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import java.util.List;
 
 /**
- * The real store, except that the answer of a getNode can be held back after MySQL has given it:
- * so a test can make a slow read finish after a write, deterministically.
+ * The real store, except that the answer of a getNode or of a lookup of single edges can be held
+ * back after MySQL has given it: so a test can make a slow read finish after a write,
+ * deterministically.
  */
 final class HeldReads extends ForwardingGraphStore {
   private volatile Promise<Void> gate;
@@ -19,7 +23,7 @@ final class HeldReads extends ForwardingGraphStore {
     super(store);
   }
 
-  /** From now on, getNode answers wait for {@link #release()}. */
+  /** From now on, getNode and lookupEdges answers wait for {@link #release()}. */
   void hold() {
     answered = Promise.promise();
     gate = Promise.promise();
@@ -38,9 +42,17 @@ final class HeldReads extends ForwardingGraphStore {
 
   @Override
   public Future<Node> getNode(NodeId id) {
+    return held(delegate.getNode(id));
+  }
+
+  @Override
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids) {
+    return held(delegate.lookupEdges(ids));
+  }
+
+  private <T> Future<T> held(Future<T> read) {
     Promise<Void> held = gate;
     Promise<Void> reached = answered;
-    Future<Node> read = delegate.getNode(id);
-    return held == null ? read : read.andThen(done -> reached.tryComplete()).compose(node -> held.future().map(node));
+    return held == null ? read : read.andThen(done -> reached.tryComplete()).compose(value -> held.future().map(value));
   }
 }

@@ -256,13 +256,42 @@ public final class QuiverClient implements AutoCloseable {
    * without an edge are left out.
    */
   public CompletableFuture<List<Edge>> getEdgesToAsync(long from, String type, List<Long> to) {
+    return getEdgesToAsync(from, type, to, "active");
+  }
+
+  /** As {@link #getEdgesToAsync(long, String, List)}, of the edges in {@code state}: "active", "archived" or "all". */
+  public CompletableFuture<List<Edge>> getEdgesToAsync(long from, String type, List<Long> to, String state) {
     String targets = to.stream().map(String::valueOf).collect(Collectors.joining(","));
-    return call("GET", "/v1/nodes/" + from + "/edges/" + type + "?to=" + targets, null, null)
+    return call("GET", "/v1/nodes/" + from + "/edges/" + type + "?to=" + targets + "&state="
+            + URLEncoder.encode(state, StandardCharsets.UTF_8), null, null)
         .thenApply(json -> list(json.get("edges"), QuiverClient::edge));
   }
 
   public List<Edge> getEdgesTo(long from, String type, List<Long> to) {
     return join(getEdgesToAsync(from, type, to));
+  }
+
+  public List<Edge> getEdgesTo(long from, String type, List<Long> to, String state) {
+    return join(getEdgesToAsync(from, type, to, state));
+  }
+
+  /**
+   * Single edges from any sources in one call (at most 500): each found, active or archived, and
+   * the ones without an edge, in request order.
+   */
+  public CompletableFuture<EdgeBatch> getEdgesBatchAsync(List<EdgeKey> edges) {
+    ObjectNode body = MAPPER.createObjectNode();
+    var array = body.putArray("edges");
+    edges.forEach(edge -> array.addObject().put("from", String.valueOf(edge.from())).put("type", edge.type())
+        .put("to", String.valueOf(edge.to())));
+    return call("POST", "/v1/edges:batchGet", body, null).thenApply(json -> new EdgeBatch(
+        list(json.get("edges"), QuiverClient::edge),
+        list(json.get("missing"), key -> new EdgeKey(key.get("from").asLong(), key.get("type").asText(),
+            key.get("to").asLong()))));
+  }
+
+  public EdgeBatch getEdgesBatch(List<EdgeKey> edges) {
+    return join(getEdgesBatchAsync(edges));
   }
 
   /**

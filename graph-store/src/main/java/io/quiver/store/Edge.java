@@ -2,6 +2,7 @@ package io.quiver.store;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.Objects;
 
 /**
@@ -20,6 +21,15 @@ public record Edge(NodeId from, String type, NodeId to, long sequence, ObjectNod
     Objects.requireNonNull(to, "to");
     Objects.requireNonNull(data, "data");
     Objects.requireNonNull(state, "state");
+  }
+
+  /** A list's order: the highest sequence first, then the highest target (as MySQL orders IDs, unsigned). */
+  public static final Comparator<Edge> NEWEST_FIRST = (a, b) -> a.sequence() != b.sequence()
+      ? Long.compare(b.sequence(), a.sequence()) : Long.compareUnsigned(b.to().value(), a.to().value());
+
+  /** This edge's identity: its list and its target. */
+  public EdgeId id() {
+    return new EdgeId(from, type, to);
   }
 
   /** An active edge. */

@@ -3,6 +3,7 @@ package io.quiver.store;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vertx.core.Future;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A {@link GraphStore} that passes every call to another; a decorator overrides only what it
@@ -92,8 +93,18 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
-    return delegate.getEdgesTo(from, type, to);
+  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to, Set<EdgeState> states) {
+    return delegate.getEdgesTo(from, type, to, states);
+  }
+
+  @Override
+  public Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids) {
+    return delegate.getEdgesBatch(ids);
+  }
+
+  @Override
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids) {
+    return delegate.lookupEdges(ids);
   }
 
   @Override

@@ -28,6 +28,10 @@ public sealed interface GraphChange {
     NodeId from();
 
     String edgeType();
+
+    default EdgeListId list() {
+      return new EdgeListId(from(), edgeType());
+    }
   }
 
   /**
@@ -35,8 +39,8 @@ public sealed interface GraphChange {
    * applier. Changes to one list are numbered in commit order ({@code listVersion}), so a reader
    * holding the list at version <i>v</i> applies <i>v + 1</i> in place and knows a gap.
    *
-   * @param edge the edge as written, with its type's defaults; null when the write left it
-   *     inactive (removed, or a tombstone over nothing)
+   * @param edge the edge as written, with its type's defaults — active, or archived (out of the
+   *     list, still read singly); null when the write removed it (or left a tombstone over nothing)
    * @param listVersion the list's version after this change
    * @param countDelta what this change did to the list's count: +1, −1 or 0
    */

@@ -5,6 +5,7 @@ import io.quiver.core.GraphException;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The graph operations over a fleet of sharded MySQL hosts, and nothing else. Callers never see
@@ -22,6 +23,9 @@ public interface GraphStore {
 
   /** The most targets one {@link #getEdgesTo} may ask about. */
   int MAX_EDGE_TARGETS = 500;
+
+  /** The most edges one {@link #getEdgesBatch} may ask for. */
+  int MAX_EDGE_BATCH = 500;
 
   /** Assembles a backend over a shard map; its {@link GraphBackend#store()} is the uncached store. */
   static GraphStoreBuilder builder(Vertx vertx) {
@@ -126,12 +130,31 @@ public interface GraphStore {
 
   /**
    * The edges of a list that point at any of {@code to} (TAO's {@code assoc_get} with a set of
-   * targets, LinkBench's {@code multigetLinks}): the active edges among them, in the list's order
-   * (newest first); targets without an edge are left out. One to {@link #MAX_EDGE_TARGETS}
-   * targets, each checked as an addEdge's TO is; repeats count once. One statement on the FROM
-   * node's shard.
+   * targets, LinkBench's {@code multigetLinks}): the edges among them in any of {@code states},
+   * in the list's order (newest first); targets without one are left out. One to
+   * {@link #MAX_EDGE_TARGETS} targets, each checked as an addEdge's TO is; repeats count once. One
+   * statement on the FROM node's shard.
    */
-  Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to);
+  Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to, Set<EdgeState> states);
+
+  /** {@link #getEdgesTo(NodeId, String, List, Set)} of the active edges: those the list holds. */
+  default Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
+    return getEdgesTo(from, type, to, Set.of(EdgeState.ACTIVE));
+  }
+
+  /**
+   * Single edges from any sources (the read behind "does each of my friends like this?"): each,
+   * active or archived, as {@link #getEdge} reads it, and the ones without an edge as missing,
+   * in request order; repeats count once. One to {@link #MAX_EDGE_BATCH} IDs, each checked as a
+   * getEdge's ends are. One statement per shard.
+   */
+  Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids);
+
+  /**
+   * The edges named, as {@link #getEdgesBatch} reads them, with the version of each of their
+   * lists from the same statement: what a cache keeps of single edges ({@link EdgeLookup}).
+   */
+  Future<EdgeLookup> lookupEdges(List<EdgeId> ids);
 
   Future<Long> countEdges(NodeId from, String type);
 

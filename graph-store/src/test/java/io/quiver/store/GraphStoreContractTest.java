@@ -407,6 +407,107 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void getEdgesTo_inAState_answersTheArchivedAlone_orBoth_newestFirst() {
+    Node board = board(null);
+    List<Node> pins = IntStream.range(0, 4).mapToObj(i -> pin("s" + i)).toList();
+    for (int i = 0; i < pins.size(); i++) {
+      store.addEdge(board.id(), "board_has_pins", pins.get(i).id(), 10L + i, null).await();
+    }
+    store.archiveEdge(board.id(), "board_has_pins", pins.get(2).id(), InverseWait.ASYNC).await();
+    store.removeEdge(board.id(), "board_has_pins", pins.get(3).id()).await();
+    List<NodeId> asked = pins.stream().map(Node::id).toList();
+    Set<EdgeState> both = java.util.EnumSet.allOf(EdgeState.class);
+
+    for (int read = 0; read < 2; read++) {
+      assertThat(store.getEdgesTo(board.id(), "board_has_pins", asked, Set.of(EdgeState.ARCHIVED)).await())
+          .extracting(Edge::to).containsExactly(pins.get(2).id());
+      List<Edge> all = store.getEdgesTo(board.id(), "board_has_pins", asked, both).await();
+      assertThat(all).extracting(Edge::to).containsExactly(pins.get(2).id(), pins.get(1).id(), pins.get(0).id());
+      assertThat(all).extracting(Edge::state).containsExactly(EdgeState.ARCHIVED, EdgeState.ACTIVE, EdgeState.ACTIVE);
+      assertThat(store.getEdgesTo(board.id(), "board_has_pins", asked).await()).extracting(Edge::to)
+          .containsExactly(pins.get(1).id(), pins.get(0).id());
+    }
+    assertThat(failure(store.getEdgesTo(board.id(), "board_has_pins", asked, Set.of())).code())
+        .isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void getEdgesBatch_answersEachEdgeFromAnySource_activeOrArchived_andTheMissing_inRequestOrder_eachOnce() {
+    Node board = board(null);
+    Node otherBoard = board(null);
+    // On the board's shard: one statement there reads two edge tables.
+    Node liker = store.createNode("user", json("{\"name\": \"liker\"}"), board.id()).await();
+    List<Node> pins = IntStream.range(0, 3).mapToObj(i -> pin("b" + i)).toList();
+    store.addEdge(board.id(), "board_has_pins", pins.get(0).id(), 5L, json("{\"note\": \"first\"}")).await();
+    store.addEdge(otherBoard.id(), "board_has_pins", pins.get(1).id(), 6L, null).await();
+    store.addEdge(liker.id(), "user_likes_pins", pins.get(2).id(), null, null).await();
+    store.archiveEdge(otherBoard.id(), "board_has_pins", pins.get(1).id(), InverseWait.ASYNC).await();
+    EdgeId liked = new EdgeId(liker.id(), "user_likes_pins", pins.get(2).id());
+    EdgeId active = new EdgeId(board.id(), "board_has_pins", pins.get(0).id());
+    EdgeId archived = new EdgeId(otherBoard.id(), "board_has_pins", pins.get(1).id());
+    EdgeId none = new EdgeId(board.id(), "board_has_pins", pins.get(2).id());
+    EdgeId notLiked = new EdgeId(liker.id(), "user_likes_pins", pins.get(0).id());
+    List<EdgeId> asked = List.of(liked, none, active, archived, notLiked, active);
+
+    for (int read = 0; read < 2; read++) {
+      EdgeBatch batch = store.getEdgesBatch(asked).await();
+      assertThat(batch.edges()).extracting(Edge::id).containsExactly(liked, active, archived);
+      assertThat(batch.missing()).containsExactly(none, notLiked);
+      for (Edge edge : batch.edges()) {
+        assertThat(edge).isEqualTo(store.getEdge(edge.from(), edge.type(), edge.to()).await());
+      }
+      assertThat(batch.edges().get(2).state()).isEqualTo(EdgeState.ARCHIVED);
+      assertThat(batch.edges().get(1).data().get("note").textValue()).isEqualTo("first");
+    }
+  }
+
+  @Test
+  void getEdgesBatch_refusesNoEdges_tooMany_andAnEndOfTheWrongType_andFindsNoUnknownType() {
+    Node board = board(null);
+    Node pin = pin("only");
+    EdgeId fine = new EdgeId(board.id(), "board_has_pins", pin.id());
+    store.getEdgesBatch(List.of(fine)).await();
+
+    assertThat(failure(store.getEdgesBatch(List.of())).code()).isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(failure(store.getEdgesBatch(java.util.Collections.nCopies(GraphStore.MAX_EDGE_BATCH + 1, fine))).code())
+        .isEqualTo(Code.INVALID_ARGUMENT);
+    assertThat(failure(store.getEdgesBatch(List.of(fine, new EdgeId(board.id(), "no_such_type", pin.id())))).code())
+        .as("as getEdge answers it").isEqualTo(Code.NOT_FOUND);
+    assertThat(failure(store.getEdgesBatch(List.of(fine, new EdgeId(board.id(), "board_has_pins", board.id())))).code())
+        .isEqualTo(Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void singleEdgeReads_followEveryWrite_addUpdateArchiveRestoreRemove() {
+    Node board = board(null);
+    Node pin = pin("followed");
+    EdgeId id = new EdgeId(board.id(), "board_has_pins", pin.id());
+    Set<EdgeState> both = java.util.EnumSet.allOf(EdgeState.class);
+    java.util.function.Supplier<Edge> read = () -> {
+      EdgeBatch batch = store.getEdgesBatch(List.of(id)).await();
+      List<Edge> to = store.getEdgesTo(board.id(), "board_has_pins", List.of(pin.id()), both).await();
+      assertThat(to).containsExactlyElementsOf(batch.edges());
+      return batch.edges().isEmpty() ? null : batch.edges().get(0);
+    };
+    assertThat(read.get()).isNull();
+    assertThat(failure(store.getEdge(board.id(), "board_has_pins", pin.id())).code()).isEqualTo(Code.NOT_FOUND);
+
+    Edge added = store.addEdge(board.id(), "board_has_pins", pin.id(), 7L, json("{\"note\": \"a\"}")).await();
+    assertThat(read.get()).isEqualTo(added);
+    Edge updated = store.addEdge(board.id(), "board_has_pins", pin.id(), 8L, json("{\"note\": \"b\"}")).await();
+    assertThat(read.get()).isEqualTo(updated);
+    assertThat(store.getEdge(board.id(), "board_has_pins", pin.id()).await()).isEqualTo(updated);
+    Edge archived = store.archiveEdge(board.id(), "board_has_pins", pin.id(), InverseWait.ASYNC).await().edge();
+    assertThat(read.get()).isEqualTo(archived);
+    assertThat(store.getEdge(board.id(), "board_has_pins", pin.id()).await().state()).isEqualTo(EdgeState.ARCHIVED);
+    Edge restored = store.restoreEdge(board.id(), "board_has_pins", pin.id(), InverseWait.ASYNC).await().edge();
+    assertThat(read.get()).isEqualTo(restored);
+    store.removeEdge(board.id(), "board_has_pins", pin.id()).await();
+    assertThat(read.get()).isNull();
+    assertThat(failure(store.getEdge(board.id(), "board_has_pins", pin.id())).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  @Test
   void archiveEdge_leavesListAndCount_getEdgeStillReadsIt_andRestoreBringsItBackWhole() {
     Node board = board(null);
     List<Node> pins = IntStream.range(0, 3).mapToObj(i -> pin("a" + i)).toList();

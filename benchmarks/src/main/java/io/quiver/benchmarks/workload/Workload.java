@@ -175,7 +175,12 @@ public final class Workload {
     long[] bytes = new long[2];
     for (CacheFigures figures : quiver.cache().orElseThrow().figures()) {
       long whole = figures.entries() == 0 ? 0 : figures.weightBytes() * graph.nodes.size() / figures.entries();
-      bytes[figures.cache().equals("nodes") ? 0 : 1] = Math.max(1, Math.round(whole * fraction));
+      if (figures.cache().equals("nodes")) {
+        bytes[0] = Math.max(1, Math.round(whole * fraction));
+      } else if (figures.cache().equals("edge_windows")) {
+        // The edge budget is split half and half between windows and single edges.
+        bytes[1] = Math.max(2, Math.round(whole * fraction) * 2);
+      }
     }
     CacheSettings full = cached.cache();
     CacheSettings bounded = new CacheSettings(true, bytes[0], full.edgeWindow(), bytes[1], full.valueTtl(),

@@ -5,6 +5,7 @@ import io.quiver.store.Edge;
 import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
@@ -68,7 +69,7 @@ public record EdgeWindow(List<Edge> edges, long count, long version) {
       }
     }
     Edge written = change.edge();
-    if (written != null) {
+    if (written != null && written.state() == EdgeState.ACTIVE) {
       int at = rankOf(next, written);
       if (complete() || at < next.size()) {
         next.add(at, written);

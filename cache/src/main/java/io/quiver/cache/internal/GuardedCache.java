@@ -11,7 +11,9 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiPredicate;
+import java.util.function.BinaryOperator;
 import java.util.function.ToIntFunction;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -107,6 +109,37 @@ public final class GuardedCache<K, V> {
     return null;
   }
 
+  /**
+   * What the key holds, without counting a hit or a miss: for a caller that decides itself
+   * whether what is held answers its question ({@link #counted}).
+   */
+  public Slot<V> peek(K key) {
+    return cache.getIfPresent(key);
+  }
+
+  /** Counts questions answered from memory, or not, for a caller that looked with {@link #peek}. */
+  public void counted(boolean hit, int questions) {
+    (hit ? hits : misses).add(questions);
+  }
+
+  /**
+   * A value read from the database by a read that began at {@code begun}, merged into the value
+   * held (if one is, and nothing changed the key since the read began) by {@code merge}.
+   */
+  public void fill(K key, long begun, V value, BinaryOperator<V> merge) {
+    if (begun <= floor) {
+      return;
+    }
+    cache.asMap().compute(key, (k, old) -> {
+      if (old != null && old.stamp() > begun) {
+        return old;
+      }
+      // Nothing changed the key after old's stamp, nor after begun: the merge keeps the earlier stamp.
+      return old instanceof Present<V> present ? new Present<>(merge.apply(present.value(), value), present.stamp())
+          : new Present<>(value, begun);
+    });
+  }
+
   /** A value read from the database by a read that began at {@code begun}. */
   public void fill(K key, long begun, V value) {
     if (begun <= floor) {
@@ -152,6 +185,20 @@ public final class GuardedCache<K, V> {
     cache.asMap().compute(key, (k, old) -> {
       long stamp = clock.incrementAndGet();
       V changed = old instanceof Present<V> present ? change.apply(present.value()) : null;
+      return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
+    });
+  }
+
+  /**
+   * As {@link #update(Object, UnaryOperator)}, except that with no entry at all for the key —
+   * neither a value nor a marker — the change leaves {@code created} (what the change alone says
+   * is true). A marker stays a marker: it may fence off a change another server made after this
+   * one, whose invalidation arrived before this change was applied.
+   */
+  public void update(K key, UnaryOperator<V> change, Supplier<V> created) {
+    cache.asMap().compute(key, (k, old) -> {
+      long stamp = clock.incrementAndGet();
+      V changed = old instanceof Present<V> present ? change.apply(present.value()) : old == null ? created.get() : null;
       return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
     });
   }

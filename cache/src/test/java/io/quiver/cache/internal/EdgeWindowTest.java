@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import java.time.Instant;
@@ -54,6 +55,20 @@ class EdgeWindowTest {
 
     assertThat(targets(after)).containsExactly(to(1), to(3), to(2));
     assertThat(after.count()).isEqualTo(3);
+  }
+
+  @Test
+  void anArchive_takesTheEdgeOutOfTheWindow_asARemovalDoes() {
+    EdgeWindow window = new EdgeWindow(List.of(edge(3, 30), edge(2, 20), edge(1, 10)), 3, 1);
+    Edge archived = new Edge(FROM, "follows", to(2), 20, JsonNodeFactory.instance.objectNode(), Instant.EPOCH,
+        EdgeState.ARCHIVED);
+
+    EdgeWindow after = window.after(new GraphChange.EdgeChanged(FROM, "follows", to(2), archived, 2, -1), 10)
+        .orElseThrow();
+
+    assertThat(targets(after)).containsExactly(to(3), to(1));
+    assertThat(after.count()).isEqualTo(2);
+    assertThat(after.complete()).isTrue();
   }
 
   @Test

@@ -40,6 +40,7 @@ public final class GraphRoutes {
   private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
   private static final Set<String> EDGE_BODY = Set.of("sequence", "data", "state");
   private static final Set<String> BATCH_BODY = Set.of("ids");
+  private static final Set<String> EDGE_BATCH_BODY = Set.of("edges");
   private static final Set<String> QUERY_BODY = Set.of("operation", "lists", "limit", "after", "count", "hydrate");
   private static final Set<String> NONE = Set.of();
   private static final Set<String> WAIT = Set.of("waitForInverse");
@@ -83,6 +84,7 @@ public final class GraphRoutes {
         .add(GET, "/v1/nodes/:from/edges/:edgeType", "getEdges",
             Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "state", "to"), this::getEdges)
         .add(POST, "/v1/edges/query", "queryEdgeLists", NONE, this::queryEdgeLists)
+        .add(POST, "/v1/edges:batchGet", "batchGetEdges", NONE, this::batchGetEdges)
         .add(GET, "/v1/schema", "getSchema", NONE, this::getSchema);
     router.route("/v1/*").handler(table);
   }
@@ -256,15 +258,18 @@ public final class GraphRoutes {
 
   /** The parameters of a page, which a multi-get ({@code ?to=}) answers no question of. */
   private static final Set<String> PAGE_PARAMETERS = Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq",
-      "hydrate", "state");
+      "hydrate");
 
   private Future<Buffer> getEdges(RoutingContext ctx) {
     return QueryParams.of(ctx).get("to") != null ? getEdgesTo(ctx) : getEdgePage(ctx);
   }
 
-  private record MultiGet(EdgeKey key, List<NodeId> to) {}
+  private record MultiGet(EdgeKey key, List<NodeId> to, Set<EdgeState> states) {}
 
-  /** {@code ?to=a,b,c}: the edges of the list to any of them, newest first, as one page without a cursor. */
+  /**
+   * {@code ?to=a,b,c}: the edges of the list to any of them, newest first, as one page without a
+   * cursor; {@code state} active (by default), archived or all.
+   */
   private Future<Buffer> getEdgesTo(RoutingContext ctx) {
     return Futures.attempt(() -> {
           for (String parameter : PAGE_PARAMETERS) {
@@ -273,9 +278,9 @@ public final class GraphRoutes {
                   + parameter + "'");
             }
           }
-          return new MultiGet(edgeKey(ctx), Requests.idList(ctx, "to"));
+          return new MultiGet(edgeKey(ctx), Requests.idList(ctx, "to"), Requests.states(ctx));
         })
-        .compose(request -> store.getEdgesTo(request.key().from(), request.key().type(), request.to()))
+        .compose(request -> store.getEdgesTo(request.key().from(), request.key().type(), request.to(), request.states()))
         .map(edges -> json(ctx, rendered.page(new EdgePage(edges, null))));
   }
 
@@ -285,6 +290,16 @@ public final class GraphRoutes {
             ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(rendered::hydrated)
             : store.getEdges(request.key().from(), request.key().type(), request.query()).map(rendered::page))
         .map(page -> json(ctx, page));
+  }
+
+  /**
+   * {@code POST /v1/edges:batchGet}: single edges from any lists, each active or archived as a
+   * getEdge answers it, and the ones without an edge as {@code missing}.
+   */
+  private Future<Buffer> batchGetEdges(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.edgeIdArray(Requests.body(ctx, EDGE_BATCH_BODY), "edges"))
+        .compose(store::getEdgesBatch)
+        .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
   // ---- set operations ----

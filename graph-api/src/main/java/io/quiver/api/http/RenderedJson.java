@@ -4,6 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeBatch;
 import io.quiver.store.EdgePage;
 import io.quiver.store.HydratedPage;
 import io.quiver.store.Node;
@@ -29,6 +30,7 @@ public final class RenderedJson {
   private static final byte[] NEXT = "],\"next\":".getBytes(StandardCharsets.UTF_8);
   private static final byte[] MISSING = ",\"missing\":[".getBytes(StandardCharsets.UTF_8);
   private static final byte[] WITH_NODE = ",\"node\":".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] END_ARRAY_AND_OBJECT = "]}".getBytes(StandardCharsets.UTF_8);
   private static final byte[] NULL = "null".getBytes(StandardCharsets.UTF_8);
 
   /** Null when nothing is kept. */
@@ -80,6 +82,21 @@ public final class RenderedJson {
     Buffer out = Buffer.buffer(64 + batch.nodes().size() * 200).appendBytes(NODES_START);
     joined(out, batch.nodes(), (into, node) -> into.appendBytes(node(node)));
     return ids(out.appendByte((byte) ']').appendBytes(MISSING), batch.missing()).appendByte((byte) '}');
+  }
+
+  /** {@code {"edges": [...], "missing": [{"from", "type", "to"}, ...]}}, each in request order. */
+  public Buffer batch(EdgeBatch batch) {
+    Buffer out = Buffer.buffer(64 + batch.edges().size() * 160).appendBytes(PAGE_START);
+    joined(out, batch.edges(), (into, edge) -> into.appendBytes(edge(edge)));
+    out.appendByte((byte) ']').appendBytes(MISSING);
+    joined(out, batch.missing(), (into, id) -> into.appendBuffer(ApiJson.render(json -> {
+      json.writeStartObject();
+      json.writeStringField("from", id.from().toString());
+      json.writeStringField("type", id.type());
+      json.writeStringField("to", id.to().toString());
+      json.writeEndObject();
+    })));
+    return out.appendBytes(END_ARRAY_AND_OBJECT);
   }
 
   /** Each item written by {@code write}, separated by commas. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
 import io.quiver.schema.Ids;
 import io.quiver.store.Cursor;
+import io.quiver.store.EdgeId;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
 import io.quiver.store.TargetQuery;
@@ -14,6 +15,7 @@ import io.quiver.store.Order;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
@@ -177,14 +179,7 @@ final class Requests {
 
   /** The IDs of a body member holding a JSON array of them: at least one, at most {@value #MAX_IDS_PER_GET}. */
   static List<NodeId> idArray(ObjectNode body, String member) {
-    JsonNode array = body.get(member);
-    if (array == null || !array.isArray() || array.isEmpty()) {
-      throw GraphException.invalid("'" + member + "' must be an array of at least one node ID");
-    }
-    if (array.size() > MAX_IDS_PER_GET) {
-      throw GraphException.invalid("'" + member + "' lists " + array.size() + " IDs; at most " + MAX_IDS_PER_GET
-          + " are allowed");
-    }
+    JsonNode array = boundedArray(body, member, "node ID", "IDs");
     List<NodeId> ids = new ArrayList<>(array.size());
     for (int i = 0; i < array.size(); i++) {
       JsonNode value = array.get(i);
@@ -193,6 +188,47 @@ final class Requests {
           GraphException.invalid("'" + member + "[" + index + "]' is not a node ID: " + value)));
     }
     return ids;
+  }
+
+  /** A body member holding a JSON array of one to {@value #MAX_IDS_PER_GET} items; {@code item} and {@code items} name them in errors. */
+  private static JsonNode boundedArray(ObjectNode body, String member, String item, String items) {
+    JsonNode array = body.get(member);
+    if (array == null || !array.isArray() || array.isEmpty()) {
+      throw GraphException.invalid("'" + member + "' must be an array of at least one " + item);
+    }
+    if (array.size() > MAX_IDS_PER_GET) {
+      throw GraphException.invalid("'" + member + "' lists " + array.size() + " " + items + "; at most "
+          + MAX_IDS_PER_GET + " are allowed");
+    }
+    return array;
+  }
+
+  private static final Set<String> EDGE_ID_MEMBERS = Set.of("from", "type", "to");
+
+  /**
+   * The edges of a body member holding a JSON array of {@code {"from", "type", "to"}} objects: at
+   * least one, at most {@value #MAX_IDS_PER_GET}.
+   */
+  static List<EdgeId> edgeIdArray(ObjectNode body, String member) {
+    JsonNode array = boundedArray(body, member, "{\"from\", \"type\", \"to\"}", "edges");
+    List<EdgeId> ids = new ArrayList<>(array.size());
+    for (int i = 0; i < array.size(); i++) {
+      String what = "'" + member + "[" + i + "]'";
+      ObjectNode edge = object(array.get(i), what, EDGE_ID_MEMBERS);
+      NodeId from = idMember(edge, "from");
+      NodeId to = idMember(edge, "to");
+      if (from == null || to == null) {
+        throw GraphException.invalid(what + " must name 'from', 'type' and 'to'");
+      }
+      ids.add(new EdgeId(from, textMember(edge, "type"), to));
+    }
+    return ids;
+  }
+
+  /** A multi-get's {@code ?state=}: {@code active} (by default), {@code archived}, or {@code all} for both. */
+  static Set<EdgeState> states(RoutingContext ctx) {
+    String value = QueryParams.of(ctx).get("state");
+    return "all".equals(value) ? EnumSet.allOf(EdgeState.class) : EnumSet.of(edgeState(value));
   }
 
   /** The version of {@code If-Match: "3"}; {@link GraphStore#ANY_VERSION} when absent or {@code *}. */

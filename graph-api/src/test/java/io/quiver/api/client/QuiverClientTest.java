@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.client.Edge;
+import io.quiver.client.EdgeBatch;
+import io.quiver.client.EdgeKey;
 import io.quiver.client.EdgeList;
 import io.quiver.client.EdgePage;
 import io.quiver.client.EdgeQuery;
@@ -127,6 +129,15 @@ class QuiverClientTest {
     assertThat(quiver.countEdges(board.id(), "board_has_pins")).isEqualTo(4);
     assertThat(quiver.getEdges(board.id(), "board_has_pins", EdgeQuery.newestFirst().archived(true)).edges())
         .extracting(Edge::to).containsExactly(pins.get(0).id());
+    assertThat(quiver.getEdgesTo(board.id(), "board_has_pins", List.of(pins.get(0).id(), pins.get(1).id()), "all"))
+        .extracting(Edge::archived).containsExactly(false, true);
+    Node unlinked = quiver.createNode("pin", Map.of("link", "none"), board.id());
+    EdgeKey none = new EdgeKey(board.id(), "board_has_pins", unlinked.id());
+    EdgeBatch batch = quiver.getEdgesBatch(List.of(none, new EdgeKey(board.id(), "board_has_pins", pins.get(0).id()),
+        new EdgeKey(board.id(), "board_has_pins", pins.get(2).id())));
+    assertThat(batch.edges()).extracting(Edge::to).containsExactly(pins.get(0).id(), pins.get(2).id());
+    assertThat(batch.edges()).extracting(Edge::archived).containsExactly(true, false);
+    assertThat(batch.missing()).containsExactly(none);
     assertThat(quiver.restoreEdge(board.id(), "board_has_pins", pins.get(0).id()).archived()).isFalse();
 
     quiver.removeEdge(board.id(), "board_has_pins", pins.get(4).id());

@@ -221,6 +221,75 @@ class GraphApiTest {
     }
 
     @Test
+    void getEdgesTo_withState_answersTheArchived_orAll_coldOrWarm() {
+      String board = board();
+      String kept = pin("kept");
+      String hidden = pin("hidden");
+      addEdge(board, kept, "{\"sequence\": 1}");
+      addEdge(board, hidden, "{\"sequence\": 2, \"state\": \"archived\"}");
+      String path = "/v1/nodes/" + board + "/edges/board_has_pins?to=" + kept + "," + hidden;
+
+      for (int read = 0; read < 2; read++) {
+        assertThat(api.call(GET, path).body().get("edges").findValuesAsText("to")).containsExactly(kept);
+        Answer archived = api.call(GET, path + "&state=archived");
+        assertThat(archived.body().get("edges").findValuesAsText("to")).containsExactly(hidden);
+        assertThat(archived.body().get("edges").get(0).get("state").asText()).isEqualTo("archived");
+        assertThat(api.call(GET, path + "&state=all").body().get("edges").findValuesAsText("to"))
+            .containsExactly(hidden, kept);
+      }
+      assertError(api.call(GET, path + "&state=some"), 400, "invalid_request");
+    }
+
+    @Test
+    void batchGetEdges_answersEdgesOfManySources_archivedIncluded_andTheMissing_inRequestOrder_coldOrWarm() {
+      List<String> boards = List.of(board(), board(), board());
+      String pin = pin("liked by many boards");
+      addEdge(boards.get(0), pin, "{\"sequence\": 3, \"data\": {\"note\": \"n\"}}");
+      addEdge(boards.get(2), pin, "{\"state\": \"archived\"}");
+      StringBuilder body = new StringBuilder("{\"edges\": [");
+      for (int i = 0; i < boards.size(); i++) {
+        body.append(i == 0 ? "" : ", ").append("{\"from\": \"").append(boards.get(i))
+            .append("\", \"type\": \"board_has_pins\", \"to\": ").append(pin).append('}');
+      }
+      body.append("]}");
+
+      for (int read = 0; read < 2; read++) {
+        Answer batch = api.call(POST, "/v1/edges:batchGet", body.toString());
+        assertThat(batch.status()).as(batch.text()).isEqualTo(200);
+        assertThat(batch.body().get("edges").findValuesAsText("from")).containsExactly(boards.get(0), boards.get(2));
+        assertThat(batch.body().get("edges").get(0).get("data").get("note").asText()).isEqualTo("n");
+        assertThat(batch.body().get("edges").get(1).get("state").asText()).isEqualTo("archived");
+        assertThat(batch.body().get("missing")).hasSize(1);
+        assertThat(batch.body().get("missing").get(0).get("from").asText()).isEqualTo(boards.get(1));
+        assertThat(batch.body().get("missing").get(0).get("type").asText()).isEqualTo("board_has_pins");
+        assertThat(batch.body().get("missing").get(0).get("to").asText()).isEqualTo(pin);
+      }
+      assertThat(api.call(DELETE, "/v1/nodes/" + boards.get(0) + "/edges/board_has_pins/" + pin).status()).isEqualTo(204);
+      assertThat(api.call(POST, "/v1/edges:batchGet", body.toString()).body().get("missing")).as("after a removal")
+          .hasSize(2);
+    }
+
+    @Test
+    void batchGetEdges_refusesNoEdges_moreThan500_strangeMembers_andAnEndOfTheWrongType_changingNothing() {
+      String board = board();
+      String pin = pin("p");
+      String one = "{\"from\": \"" + board + "\", \"type\": \"board_has_pins\", \"to\": \"" + pin + "\"}";
+      String many = String.join(", ", java.util.Collections.nCopies(501, one));
+
+      assertError(api.call(POST, "/v1/edges:batchGet", "{\"edges\": []}"), 400, "invalid_request");
+      assertError(api.call(POST, "/v1/edges:batchGet", "{\"edges\": [" + many + "]}"), 400, "invalid_request");
+      assertError(api.call(POST, "/v1/edges:batchGet", "{\"ids\": [" + one + "]}"), 400, "invalid_request");
+      assertError(api.call(POST, "/v1/edges:batchGet", "{\"edges\": [{\"from\": \"" + board + "\"}]}"), 400,
+          "invalid_request");
+      assertError(api.call(POST, "/v1/edges:batchGet", "{\"edges\": [{\"from\": \"" + board
+          + "\", \"type\": \"board_has_pins\", \"to\": \"" + pin + "\", \"state\": \"x\"}]}"), 400, "invalid_request");
+      assertError(api.call(POST, "/v1/edges:batchGet", "{\"edges\": [" + one + ", {\"from\": \"" + board
+          + "\", \"type\": \"board_has_pins\", \"to\": \"" + board + "\"}]}"), 400, "invalid_request");
+      assertError(api.call(GET, "/v1/edges:batchGet"), 405, "method_not_allowed");
+      assertThat(count(board)).isZero();
+    }
+
+    @Test
     void getEdgesTo_refusesMoreThan500Targets_andPageParametersBeside_it() {
       String board = board();
       String pin = pin("one");

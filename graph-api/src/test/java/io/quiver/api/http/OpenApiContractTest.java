@@ -76,6 +76,15 @@ class OpenApiContractTest {
     valid("getEdge", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin));
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?limit=1"));
     valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?hydrate=true&order=asc"));
+    valid("getEdges", api.call(GET, "/v1/nodes/" + board + "/edges/board_has_pins?to=" + pin + "&state=all"));
+    String unlinked = api.call(POST, "/v1/nodes/pin", "{\"data\": {\"link\": \"u\"}}").id();
+    Answer batch = valid("batchGetEdges", api.call(POST, "/v1/edges:batchGet", "{\"edges\": [{\"from\": \"" + board
+        + "\", \"type\": \"board_has_pins\", \"to\": \"" + pin + "\"}, {\"from\": \"" + pin
+        + "\", \"type\": \"pin_owned_by_board\", \"to\": \"" + board + "\"}, {\"from\": \"" + board
+        + "\", \"type\": \"board_has_pins\", \"to\": \"" + unlinked + "\"}]}"));
+    assertThat(batch.status()).isEqualTo(200);
+    assertThat(batch.body().get("edges")).hasSize(2);
+    assertThat(batch.body().get("missing").get(0).get("to").asText()).isEqualTo(unlinked);
     valid("archiveEdge", api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "/archive"));
     valid("restoreEdge", api.call(POST, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "/restore"));
     valid("archiveEdgesOf", api.call(POST, "/v1/nodes/" + board + "/archive-edges"));

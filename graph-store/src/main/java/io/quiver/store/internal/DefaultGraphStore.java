@@ -2,6 +2,9 @@ package io.quiver.store.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeBatch;
+import io.quiver.store.EdgeId;
+import io.quiver.store.EdgeLookup;
 import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
@@ -19,6 +22,7 @@ import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
 import java.util.function.IntConsumer;
 
 /**
@@ -133,8 +137,18 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to) {
-    return edges.getTo(from, type, to);
+  public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to, Set<EdgeState> states) {
+    return edges.getTo(from, type, to, states);
+  }
+
+  @Override
+  public Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids) {
+    return edges.lookup(ids, false).map(lookup -> EdgeBatch.of(ids, lookup.found()));
+  }
+
+  @Override
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids) {
+    return edges.lookup(ids, true);
   }
 
   @Override

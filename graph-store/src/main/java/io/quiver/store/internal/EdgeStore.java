@@ -9,7 +9,10 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeId;
 import io.quiver.store.EdgeListHead;
+import io.quiver.store.EdgeListId;
+import io.quiver.store.EdgeLookup;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
@@ -32,7 +35,11 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -263,22 +270,76 @@ final class EdgeStore {
             }));
   }
 
-  /** The active edges from a node to any of {@code tos}, newest first ({@link EdgesTable#activeTo}). */
-  Future<List<Edge>> getTo(NodeId from, String typeName, List<NodeId> tos) {
+  /** The edges in {@code states} from a node to any of {@code tos}, newest first ({@link EdgesTable#liveTo}). */
+  Future<List<Edge>> getTo(NodeId from, String typeName, List<NodeId> tos, Set<EdgeState> states) {
     List<NodeId> targets = tos.stream().distinct().toList();
     return Futures.attempt(() -> {
           if (tos.isEmpty() || tos.size() > GraphStore.MAX_EDGE_TARGETS) {
             throw GraphException.invalid("a multi-get names 1 to " + GraphStore.MAX_EDGE_TARGETS + " targets, got "
                 + tos.size());
           }
+          if (states.isEmpty()) {
+            throw GraphException.invalid("a multi-get asks for edges in at least one state");
+          }
           return resolve(schemas.current(), from, typeName, targets, Access.READ);
         })
         .compose(target -> {
           readQueries.increment();
           List<Long> values = targets.stream().map(NodeId::value).toList();
-          return client.read(target.route(), sql -> target.table().activeTo(sql, target.route(), from.value(), values))
+          return client.read(target.route(),
+                  sql -> target.table().liveTo(sql, target.route(), from.value(), values, states))
               .map(rows -> rows.stream().map(row -> target.table().edge(from, row.to(), row.row())).toList());
         });
+  }
+
+  /** The edges of one shard a lookup reads, by table. */
+  private record ShardLookup(ShardRoute route, Map<EdgesTable, List<EdgesTable.Key>> byTable) {}
+
+  /**
+   * Single edges from any lists, each checked as a getEdge's ends are, and with
+   * {@code withVersions} their lists' versions: one statement per shard ({@link EdgesTable#lookupMany}).
+   */
+  Future<EdgeLookup> lookup(List<EdgeId> ids, boolean withVersions) {
+    return Futures.attempt(() -> planLookup(ids))
+        .compose(shards -> {
+          List<Future<EdgesTable.Lookup>> reads = new ArrayList<>();
+          for (ShardLookup shard : shards) {
+            readQueries.increment();
+            reads.add(client.read(shard.route(),
+                sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions)));
+          }
+          return Future.all(reads).map(done -> {
+            Map<EdgeId, Edge> found = new HashMap<>();
+            Map<EdgeListId, Long> versions = new HashMap<>();
+            for (Future<EdgesTable.Lookup> read : reads) {
+              read.result().found().forEach((table, rows) -> rows.forEach(row -> {
+                Edge edge = table.edge(row.from(), row.to(), row.row());
+                found.put(edge.id(), edge);
+              }));
+              versions.putAll(read.result().versions());
+            }
+            return new EdgeLookup(found, versions);
+          });
+        });
+  }
+
+  private List<ShardLookup> planLookup(List<EdgeId> ids) {
+    if (ids.isEmpty() || ids.size() > GraphStore.MAX_EDGE_BATCH) {
+      throw GraphException.invalid("a batch names 1 to " + GraphStore.MAX_EDGE_BATCH + " edges, got " + ids.size());
+    }
+    Schema schema = schemas.current();
+    Map<Integer, ShardLookup> shards = new LinkedHashMap<>();
+    Map<Integer, Map<String, EdgesTable>> tables = new HashMap<>();
+    for (EdgeId id : ids.stream().distinct().toList()) {
+      Target target = resolve(schema, id.from(), id.type(), id.to(), Access.READ);
+      int shard = target.route().shard();
+      EdgesTable table = tables.computeIfAbsent(shard, s -> new HashMap<>())
+          .computeIfAbsent(id.type(), name -> target.table());
+      shards.computeIfAbsent(shard, s -> new ShardLookup(target.route(), new LinkedHashMap<>()))
+          .byTable().computeIfAbsent(table, t -> new ArrayList<>())
+          .add(new EdgesTable.Key(id.from().value(), id.to().value()));
+    }
+    return List.copyOf(shards.values());
   }
 
   /** Targets of the active edges from a node in ascending ID order, after {@code after} ({@link EdgesTable#targets}). */

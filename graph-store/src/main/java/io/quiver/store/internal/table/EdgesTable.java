@@ -5,6 +5,7 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeListId;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
@@ -126,7 +127,7 @@ public final class EdgesTable implements ShardTable {
     int countDelta = countDelta(before, after);
     Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta);
     return Future.all(written, version).map(both -> new GraphChange.EdgeChanged(from, type.name(), to,
-        after.active() ? edge(from, to, after) : null, version.result(), countDelta));
+        after.live() ? edge(from, to, after) : null, version.result(), countDelta));
   }
 
   // ---- the batch write path, for bulk imports ----
@@ -154,18 +155,31 @@ public final class EdgesTable implements ShardTable {
    * rows, and a placeholder would write each of them, and its secondary index entries, twice.
    */
   public Future<Map<Key, EdgeRow>> readLockedMany(SqlConnection connection, ShardRoute route, List<Key> keys) {
-    StringBuilder json = new StringBuilder(keys.size() * 36).append('[');
-    keys.stream().distinct().sorted().forEach(key -> json.append(json.length() == 1 ? "[" : ",[")
-        .append(key.from()).append(',').append(key.to()).append(']'));
-    json.append(']');
-    String sql = "SELECT e.from_id, e.to_id, e.sequence, e.state, e.data, e.updated_us"
-        + " FROM JSON_TABLE(?, '$[*]' COLUMNS (f BIGINT UNSIGNED PATH '$[0]', t BIGINT UNSIGNED PATH '$[1]')) k"
+    String sql = "SELECT e.from_id, e.to_id, e.sequence, e.state, e.data, e.updated_us FROM " + KEYS
         + " STRAIGHT_JOIN " + on(route.shard()) + " e ON e.from_id = k.f AND e.to_id = k.t FOR UPDATE";
-    return connection.preparedQuery(sql).execute(Tuple.of(json.toString())).map(found -> {
+    return connection.preparedQuery(sql).execute(Tuple.of(pairs(keys.stream().distinct().sorted()
+        .map(key -> new long[] {key.from(), key.to()}).toList()))).map(found -> {
       Map<Key, EdgeRow> byKey = new HashMap<>();
       found.forEach(row -> byKey.put(new Key(row.getLong("from_id"), row.getLong("to_id")), row(row)));
       return byKey;
     });
+  }
+
+  /**
+   * Pairs of numbers bound as one parameter and turned into rows {@code k(f, t)} by
+   * {@link #KEYS}: a statement of one shape however many keys it looks up, each an {@code eq_ref}
+   * lookup of the table it is joined to.
+   */
+  private static final String KEYS =
+      "JSON_TABLE(?, '$[*]' COLUMNS (f BIGINT UNSIGNED PATH '$[0]', t BIGINT UNSIGNED PATH '$[1]')) k";
+
+  /** {@code pairs} as the JSON array {@link #KEYS} reads: {@code [[f, t], …]}. */
+  private static String pairs(List<long[]> pairs) {
+    StringBuilder json = new StringBuilder(pairs.size() * 36).append('[');
+    for (long[] pair : pairs) {
+      json.append(json.length() == 1 ? "[" : ",[").append(pair[0]).append(',').append(pair[1]).append(']');
+    }
+    return json.append(']').toString();
   }
 
   /**
@@ -219,7 +233,7 @@ public final class EdgesTable implements ShardTable {
         NodeId from = new NodeId(rewrite.key().from());
         NodeId to = new NodeId(rewrite.key().to());
         changed.add(new GraphChange.EdgeChanged(from, type.name(), to,
-            rewrite.after().active() ? edge(from, to, rewrite.after()) : null,
+            rewrite.after().live() ? edge(from, to, rewrite.after()) : null,
             next.merge(rewrite.key().from(), 1L, Long::sum) - 1, countDelta(rewrite.held(), rewrite.after())));
       }
       return changed;
@@ -288,15 +302,82 @@ public final class EdgesTable implements ShardTable {
   public record Listed(NodeId to, EdgeRow row) {}
 
   /**
-   * The active edges from {@code from} to any of {@code tos}, in the list's order (newest first):
-   * one statement, point lookups on the primary key.
+   * The edges from {@code from} to any of {@code tos} in one of {@code states}, in the list's
+   * order (newest first): one statement, point lookups on the primary key.
    */
-  public Future<List<Listed>> activeTo(SqlClient client, ShardRoute route, long from, List<Long> tos) {
+  public Future<List<Listed>> liveTo(SqlClient client, ShardRoute route, long from, List<Long> tos,
+      Set<EdgeState> states) {
     List<Object> arguments = new ArrayList<>();
     arguments.add(from);
     String sql = "SELECT to_id, " + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id IN ("
-        + InLists.pad(tos, arguments) + ") AND state = " + EdgeRow.ACTIVE + " ORDER BY sequence DESC, to_id DESC";
+        + InLists.pad(tos, arguments) + ") AND state " + (states.size() == 1 ? "= " + stateValue(states.iterator().next())
+            : "<> " + EdgeRow.DELETED) + " ORDER BY sequence DESC, to_id DESC";
     return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(EdgesTable::listed);
+  }
+
+  private static int stateValue(EdgeState state) {
+    return state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
+  }
+
+  /** An edge found by {@link #lookupMany}. */
+  public record Found(NodeId from, NodeId to, EdgeRow row) {}
+
+  /**
+   * What {@link #lookupMany} read on one shard: the live edges found among the keys asked for, by
+   * table, and (when asked) the version of every list asked about, absent lists at 0.
+   */
+  public record Lookup(Map<EdgesTable, List<Found>> found, Map<EdgeListId, Long> versions) {}
+
+  /**
+   * The live rows (active or archived) of many keys in several edge tables of one shard, and
+   * with {@code withVersions} their lists' versions, in one statement and so from one snapshot:
+   * per table a join of the keys ({@link #KEYS}) on the primary key, the count rows' versions
+   * likewise, all joined by {@code UNION ALL} (a count row travels with its edge type in
+   * {@code to_id} and its version in {@code sequence}, marked {@code part = 0}).
+   */
+  public static Future<Lookup> lookupMany(SqlClient client, ShardRoute route, Map<EdgesTable, List<Key>> byTable,
+      boolean withVersions) {
+    List<EdgesTable> tables = new ArrayList<>(byTable.keySet());
+    List<Object> arguments = new ArrayList<>();
+    StringBuilder sql = new StringBuilder();
+    if (withVersions) {
+      List<long[]> lists = new ArrayList<>();
+      tables.forEach(table -> byTable.get(table).stream().map(Key::from).distinct()
+          .forEach(from -> lists.add(new long[] {from, table.type.id()})));
+      sql.append("(SELECT 0 AS part, c.from_id, c.edge_type AS to_id, c.version AS sequence, NULL AS state,"
+          + " NULL AS data, NULL AS updated_us FROM ").append(KEYS).append(" STRAIGHT_JOIN ")
+          .append(CountsTable.INSTANCE.on(route.shard())).append(" c ON c.from_id = k.f AND c.edge_type = k.t)");
+      arguments.add(pairs(lists));
+    }
+    for (int i = 0; i < tables.size(); i++) {
+      sql.append(sql.length() == 0 ? "(" : " UNION ALL (").append("SELECT ").append(i + 1)
+          .append(" AS part, e.from_id, e.to_id, e.sequence, e.state, e.data, e.updated_us FROM ").append(KEYS)
+          .append(" STRAIGHT_JOIN ").append(tables.get(i).on(route.shard()))
+          .append(" e ON e.from_id = k.f AND e.to_id = k.t WHERE e.state <> ").append(EdgeRow.DELETED).append(')');
+      arguments.add(pairs(byTable.get(tables.get(i)).stream().map(key -> new long[] {key.from(), key.to()}).toList()));
+    }
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+      Map<EdgesTable, List<Found>> found = new LinkedHashMap<>();
+      tables.forEach(table -> found.put(table, new ArrayList<>()));
+      Map<Integer, EdgesTable> byTypeId = new HashMap<>();
+      tables.forEach(table -> byTypeId.put(table.type.id(), table));
+      Map<EdgeListId, Long> versions = new HashMap<>();
+      if (withVersions) {
+        tables.forEach(table -> byTable.get(table).forEach(key ->
+            versions.put(new EdgeListId(new NodeId(key.from()), table.type.name()), 0L)));
+      }
+      for (Row row : rows) {
+        int part = row.getInteger("part");
+        NodeId from = new NodeId(row.getLong("from_id"));
+        if (part == 0) {
+          EdgesTable table = byTypeId.get(row.getLong("to_id").intValue());
+          versions.put(new EdgeListId(from, table.type.name()), row.getLong("sequence"));
+        } else {
+          found.get(tables.get(part - 1)).add(new Found(from, new NodeId(row.getLong("to_id")), row(row)));
+        }
+      }
+      return new Lookup(found, versions);
+    });
   }
 
   /**

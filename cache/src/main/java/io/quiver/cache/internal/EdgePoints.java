@@ -1,0 +1,100 @@
+package io.quiver.cache.internal;
+
+import io.quiver.store.Edge;
+import io.quiver.store.GraphChange;
+import io.quiver.store.NodeId;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What is known of single edges of one list (from, type): per target asked about, the edge as a
+ * point read answers it — active or archived — or that there is none; all true at one version of
+ * the list. What TAO's cache keeps for {@code assoc_get} of given targets, beside the list's
+ * newest edges ({@link EdgeWindow}): a point read of an edge far down a long list, or of a list
+ * never paged, is answered from memory the second time.
+ *
+ * <h2>Changes applied in place</h2>
+ * As a window does: the points at list version <i>v</i> ignore a change they already reflect
+ * (≤ <i>v</i>), apply change <i>v + 1</i> and are dropped after a gap. A change makes its
+ * target's point what the write left — the edge, active or archived, or none after a removal —
+ * whether the target was known before or not: at the next version, the change is the newest
+ * word on it. A write to a list of which nothing is held starts its points ({@link #of}): the
+ * edge just written is read next more often than not.
+ *
+ * @param edges per target known: its edge, or null for none
+ * @param version the list's version at which every point is true
+ */
+public record EdgePoints(Map<NodeId, Edge> edges, long version) {
+  /** The most targets kept of one list: a full multi-get's worth, and a little more. */
+  public static final int MAX_TARGETS = 512;
+
+  public EdgePoints {
+    edges = java.util.Collections.unmodifiableMap(new HashMap<>(edges));
+  }
+
+  /** What a store read of {@code asked} found at {@code version}: each target's edge, or none. */
+  public static EdgePoints read(Collection<NodeId> asked, Map<NodeId, Edge> found, long version) {
+    Map<NodeId, Edge> edges = new HashMap<>();
+    asked.forEach(to -> edges.put(to, found.get(to)));
+    return new EdgePoints(edges, version);
+  }
+
+  /** What {@code change} alone says: its target's edge (or none) at the list's version after it. */
+  public static EdgePoints of(GraphChange.EdgeChanged change) {
+    Map<NodeId, Edge> edges = new HashMap<>();
+    edges.put(change.to(), change.edge());
+    return new EdgePoints(edges, change.listVersion());
+  }
+
+  /**
+   * These points and {@code read}'s, when both are true at one version; otherwise the newer
+   * alone (a read at an older version than these is refused by its stamp before it gets here,
+   * except across a gap, where the newer is the truth). At most {@link #MAX_TARGETS}: past it,
+   * {@code read}'s alone.
+   */
+  public EdgePoints plus(EdgePoints read) {
+    if (read.version != version) {
+      return read.version > version ? read : this;
+    }
+    if (edges.size() + read.edges.size() > MAX_TARGETS) {
+      return read;
+    }
+    Map<NodeId, Edge> merged = new HashMap<>(edges);
+    merged.putAll(read.edges);
+    return new EdgePoints(merged, version);
+  }
+
+  /** Whether the edge to {@code to} is known: present, or known absent. */
+  public boolean knows(NodeId to) {
+    return edges.containsKey(to);
+  }
+
+  /** The edge to {@code to}, if known and present. Ask {@link #knows} first. */
+  public Optional<Edge> edgeTo(NodeId to) {
+    return Optional.ofNullable(edges.get(to));
+  }
+
+  /** These points after {@code change}; empty after a gap in the versions. */
+  public Optional<EdgePoints> after(GraphChange.EdgeChanged change) {
+    if (change.listVersion() <= version) {
+      return Optional.of(this);
+    }
+    if (change.listVersion() != version + 1) {
+      return Optional.empty();
+    }
+    Map<NodeId, Edge> next = new HashMap<>(edges);
+    next.put(change.to(), change.edge());
+    return Optional.of(new EdgePoints(next.size() > MAX_TARGETS ? Map.of() : next, change.listVersion()));
+  }
+
+  /** An estimate of the bytes held, as {@link EdgeWindow#weight()} counts them. */
+  public int weight() {
+    int weight = 64;
+    for (Edge edge : edges.values()) {
+      weight += edge == null ? 48 : 96 + edge.data().size() * 48;
+    }
+    return weight;
+  }
+}

@@ -1,0 +1,86 @@
+package io.quiver.cache.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgeState;
+import io.quiver.store.GraphChange;
+import io.quiver.store.NodeId;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The rules by which the single edges known of a list take reads and committed changes, without MySQL. */
+class EdgePointsTest {
+  private static final NodeId FROM = NodeId.of(1, 1, 1);
+
+  private static NodeId to(long local) {
+    return NodeId.of(1, 1, 100 + local);
+  }
+
+  private static Edge edge(long to, long sequence, EdgeState state) {
+    return new Edge(FROM, "follows", to(to), sequence, JsonNodeFactory.instance.objectNode(), Instant.EPOCH, state);
+  }
+
+  private static GraphChange.EdgeChanged changed(long to, Edge edge, long version) {
+    return new GraphChange.EdgeChanged(FROM, "follows", to(to), edge, version, 0);
+  }
+
+  @Test
+  void aRead_knowsEveryTargetItAsked_foundOrNot() {
+    EdgePoints read = EdgePoints.read(List.of(to(1), to(2)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+
+    assertThat(read.knows(to(1))).isTrue();
+    assertThat(read.edgeTo(to(1))).contains(edge(1, 10, EdgeState.ACTIVE));
+    assertThat(read.knows(to(2))).isTrue();
+    assertThat(read.edgeTo(to(2))).isEmpty();
+    assertThat(read.knows(to(3))).isFalse();
+  }
+
+  @Test
+  void readsAtOneVersion_merge_andANewerReadReplacesAnOlderOne() {
+    EdgePoints first = EdgePoints.read(List.of(to(1)), Map.of(), 4);
+    EdgePoints second = EdgePoints.read(List.of(to(2)), Map.of(to(2), edge(2, 20, EdgeState.ACTIVE)), 4);
+    EdgePoints newer = EdgePoints.read(List.of(to(3)), Map.of(), 5);
+
+    assertThat(first.plus(second).edges().keySet()).containsExactlyInAnyOrder(to(1), to(2));
+    assertThat(first.plus(newer)).isEqualTo(newer);
+    assertThat(newer.plus(first)).isEqualTo(newer);
+  }
+
+  @Test
+  void theNextChange_setsItsTargetToWhatTheWriteLeft_knownBeforeOrNot() {
+    EdgePoints points = EdgePoints.read(List.of(to(1)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+    Edge archived = edge(1, 10, EdgeState.ARCHIVED);
+    Edge added = edge(2, 20, EdgeState.ACTIVE);
+
+    EdgePoints after = points.after(changed(1, archived, 5)).orElseThrow()
+        .after(changed(2, added, 6)).orElseThrow()
+        .after(changed(1, null, 7)).orElseThrow();
+
+    assertThat(after.version()).isEqualTo(7);
+    assertThat(after.edgeTo(to(2))).contains(added);
+    assertThat(after.knows(to(1))).as("removed: known absent").isTrue();
+    assertThat(after.edgeTo(to(1))).isEmpty();
+  }
+
+  @Test
+  void aChangeAlreadyReflected_isIgnored_andOneAfterAGap_dropsThePoints() {
+    EdgePoints points = EdgePoints.read(List.of(to(1)), Map.of(), 4);
+
+    assertThat(points.after(changed(1, edge(1, 1, EdgeState.ACTIVE), 4))).contains(points);
+    assertThat(points.after(changed(1, edge(1, 1, EdgeState.ACTIVE), 6))).isEmpty();
+  }
+
+  @Test
+  void pointsPastTheBound_keepOnlyTheNewestRead() {
+    List<NodeId> many = java.util.stream.LongStream.range(0, EdgePoints.MAX_TARGETS).mapToObj(EdgePointsTest::to)
+        .toList();
+    EdgePoints full = EdgePoints.read(many, Map.of(), 1);
+    EdgePoints one = EdgePoints.read(List.of(to(EdgePoints.MAX_TARGETS + 1)), Map.of(), 1);
+
+    assertThat(full.plus(one)).isEqualTo(one);
+  }
+}
