@@ -8,6 +8,7 @@ import io.quiver.cache.internal.GuardedCache.Present;
 import io.quiver.cache.internal.GuardedCache.Slot;
 import io.quiver.cache.internal.GuardedCache;
 import io.quiver.core.GraphException;
+import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ChangeFeed;
 import io.quiver.store.Edge;
@@ -82,8 +83,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Schema changes</h2>
  * Cached nodes and edges carry the defaults of the schema they were read under; when the schema's
- * version moves, everything cached is forgotten. The version held at construction is the
- * starting point, so a cache does not clear itself at its first read.
+ * version moves, what is cached of each node or edge type whose definition changed is forgotten
+ * ({@link GuardedCache#clearGroup}: no scan), and every other type keeps its entries. The schema
+ * held at construction is the starting point, so a cache does not clear itself at its first read.
  */
 public final class CachingGraphStore extends ForwardingGraphStore implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CachingGraphStore.class);
@@ -97,7 +99,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private final ChangeFeed.Subscription subscription;
   private final CacheInvalidations peers;
   private final Supplier<ShardMap> shardMaps;
-  private volatile long schemaVersion;
+  /** The schema what is cached was read under; a newer one clears the types it changed. */
+  private volatile Schema schema;
 
   private CachingGraphStore(Builder builder) {
     super(builder.store);
@@ -105,15 +108,15 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.settings = builder.settings;
     this.nodes = new GuardedCache<>(settings.nodeMaxBytes(), CachingGraphStore::weight,
         (candidate, cached) -> candidate.version() > cached.version(), settings.valueTtl(),
-        CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+        CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker, NodeId::type);
     this.windows = new GuardedCache<>(settings.windowMaxBytes(), EdgeWindow::weight,
         (candidate, cached) -> candidate.version() >= cached.version(),
-        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker, EdgeListId::type);
     this.points = new GuardedCache<>(settings.pointMaxBytes(), EdgePoints::weight,
         (candidate, cached) -> candidate.version() >= cached.version(),
-        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker);
+        settings.valueTtl(), CacheSettings.ABSENT_TTL, CacheSettings.INVALIDATED_TTL, builder.ticker, EdgeListId::type);
     this.shardMaps = builder.shardMaps;
-    this.schemaVersion = schemas.current().version();
+    this.schema = schemas.current();
     this.subscription = builder.changes.subscribe(this::committed);
     Consumer<GraphChange> alsoTell = builder.alsoTell;
     this.peers = builder.coordination == null ? null
@@ -351,17 +354,43 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     return !map.states().isEmpty() && !map.stateOf(shard).readable();
   }
 
-  /** Forgets everything cached when the schema's version moves (schema changes are rare; reads are not). */
+  /**
+   * When the schema's version moves, forgets what is cached of every node and edge type whose
+   * definition it changed (or removed): their stored or rendered form may differ now. Types it
+   * left alone keep what is cached. Schema changes are rare; reads are not, so a read pays one
+   * comparison of versions.
+   */
   private void followSchema() {
-    long version = schemas.current().version();
-    if (version != schemaVersion) {
-      synchronized (this) {
-        if (version != schemaVersion) {
-          clear();
-          schemaVersion = version;
+    Schema current = schemas.current();
+    if (current.version() == schema.version()) {
+      return;
+    }
+    synchronized (this) {
+      Schema before = schema;
+      if (current.version() == before.version()) {
+        return;
+      }
+      changed(before.nodeTypes(), current.nodeTypes()).forEach(type -> nodes.clearGroup(type.id()));
+      changed(before.edgeTypes(), current.edgeTypes()).forEach(type -> {
+        windows.clearGroup(type.name());
+        points.clearGroup(type.name());
+      });
+      schema = current;
+    }
+  }
+
+  /** The definitions {@code after} changes or removes from {@code before}, and those it adds in their place. */
+  private static <T> List<T> changed(Map<String, T> before, Map<String, T> after) {
+    List<T> changed = new ArrayList<>();
+    before.forEach((name, type) -> {
+      if (!type.equals(after.get(name))) {
+        changed.add(type);
+        if (after.get(name) != null) {
+          changed.add(after.get(name));
         }
       }
-    }
+    });
+    return changed;
   }
 
   // ---- nodes ----

@@ -4,6 +4,12 @@ import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.core.GraphException;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.FieldDef;
+import io.quiver.schema.FieldType;
+import io.quiver.schema.Fields;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
@@ -23,6 +29,7 @@ import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -444,6 +451,71 @@ class CachingGraphStoreTest {
     assertThat(second.figures().get(0).invalidationsReceived()).isPositive();
     first.close();
     second.close();
+  }
+
+  @Test
+  void aSchemaChange_forgetsOnlyTheTypesItChanged_andUntouchedTypesKeepEveryHit() {
+    java.util.concurrent.atomic.AtomicReference<Schema> schema = new java.util.concurrent.atomic.AtomicReference<>(
+        TestBackend.get().schema());
+    CachingGraphStore server = CachingGraphStore.builder(store, fixture.backend.changes(), schema::get)
+        .settings(SETTINGS).build();
+    List<NodeId> users = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      users.add(store.createNode("user", json("{\"name\": \"u" + i + "\"}"), null).await().id());
+      store.addEdge(users.get(0), "follows", users.get(i), null, null).await();
+    }
+    NodeId board = store.createNode("board", json("{\"title\": \"s\"}"), null).await().id();
+    NodeId pin = store.createNode("pin", json("{\"link\": \"s\"}"), board).await().id();
+    store.addEdge(board, "board_has_pins", pin, null, null).await();
+    Runnable untouched = () -> {
+      users.forEach(user -> server.getNode(user).await());
+      server.getEdges(users.get(0), "follows", EdgeQuery.firstPage(10)).await();
+      server.getEdge(users.get(0), "follows", users.get(3)).await();
+    };
+    // The single edge before the page, so that no window refilled first answers it.
+    Runnable changed = () -> {
+      server.getNode(pin).await();
+      server.getEdge(board, "board_has_pins", pin).await();
+      server.getEdges(board, "board_has_pins", EdgeQuery.firstPage(10)).await();
+    };
+    untouched.run();
+    changed.run();
+
+    Schema before = schema.get();
+    NodeType pinType = before.nodeType("pin").orElseThrow();
+    Map<String, FieldDef> pinFields = new java.util.HashMap<>(pinType.fields().definitions());
+    pinFields.put("colour", new FieldDef(FieldType.STRING, false, com.fasterxml.jackson.databind.node.TextNode.valueOf("red"),
+        null));
+    EdgeType hasPins = before.edgeType("board_has_pins").orElseThrow();
+    Map<String, FieldDef> edgeFields = new java.util.HashMap<>(hasPins.fields().definitions());
+    edgeFields.put("weight", new FieldDef(FieldType.INTEGER, false, com.fasterxml.jackson.databind.node.IntNode.valueOf(1),
+        null));
+    Map<String, NodeType> nodeTypes = new java.util.HashMap<>(before.nodeTypes());
+    nodeTypes.put("pin", new NodeType("pin", pinType.id(), new Fields(pinFields, pinType.fields().strict())));
+    Map<String, EdgeType> edgeTypes = new java.util.HashMap<>(before.edgeTypes());
+    edgeTypes.put("board_has_pins", new EdgeType("board_has_pins", hasPins.id(), hasPins.from(), hasPins.to(),
+        hasPins.inverse(), new Fields(edgeFields, hasPins.fields().strict())));
+    schema.set(new Schema(before.version() + 1, nodeTypes, edgeTypes));
+
+    List<CacheFigures> figuresBefore = server.figures();
+    long nodeQueries = nodeReadQueries();
+    long edgeQueries = edgeReadQueries();
+    untouched.run();
+    List<CacheFigures> afterUntouched = server.figures();
+    assertThat(nodeReadQueries()).as("users: from memory").isEqualTo(nodeQueries);
+    assertThat(edgeReadQueries()).as("follows: from memory").isEqualTo(edgeQueries);
+    for (int cache = 0; cache < figuresBefore.size(); cache++) {
+      assertThat(afterUntouched.get(cache).misses()).as(afterUntouched.get(cache).cache() + ": no miss")
+          .isEqualTo(figuresBefore.get(cache).misses());
+    }
+
+    changed.run();
+    assertThat(nodeReadQueries()).as("the pin read again").isEqualTo(nodeQueries + 1);
+    assertThat(edgeReadQueries()).as("its board's window and single edge read again").isEqualTo(edgeQueries + 2);
+    changed.run();
+    assertThat(nodeReadQueries()).as("and kept again").isEqualTo(nodeQueries + 1);
+    assertThat(edgeReadQueries()).isEqualTo(edgeQueries + 2);
+    server.close();
   }
 
   @Test

@@ -77,6 +77,23 @@ final class Graph {
     return readNode(random);
   }
 
+  /** {@code count} distinct nodes: {@code from}'s known targets first, then nodes reads pick. */
+  List<Long> knownTargets(long from, int count, SplittableRandom random) {
+    java.util.LinkedHashSet<Long> picked = new java.util.LinkedHashSet<>();
+    List<Long> targets = knownEdges.get(from);
+    if (targets != null) {
+      synchronized (targets) {
+        for (int i = 0; i < targets.size() && picked.size() < count; i++) {
+          picked.add(targets.get(i));
+        }
+      }
+    }
+    for (int tries = 0; picked.size() < count && tries < count * 4; tries++) {
+      picked.add(readNode(random));
+    }
+    return List.copyOf(picked);
+  }
+
   void created(long id) {
     created.add(id);
   }

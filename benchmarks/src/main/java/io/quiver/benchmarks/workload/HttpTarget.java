@@ -51,8 +51,19 @@ final class HttpTarget implements Target {
             return response.statusCode();
           });
       case DELETE_NODE -> send(HttpMethod.DELETE, "/v1/nodes/" + from, null);
-      case GET_EDGE -> send(HttpMethod.GET, edge + call.to(), null);
+      case GET_EDGE, POINT_READ -> send(HttpMethod.GET, edge + call.to(), null);
+      case BATCH_READ -> send(HttpMethod.POST, "/v1/edges:batchGet", batchBody(call));
     };
+  }
+
+  /** {@code {"edges": [{"from", "type", "to"}, …]}}: each source's edge to the call's target. */
+  static String batchBody(Call call) {
+    StringBuilder body = new StringBuilder(64 + call.sources().size() * 64).append("{\"edges\": [");
+    for (int i = 0; i < call.sources().size(); i++) {
+      body.append(i == 0 ? "" : ", ").append("{\"from\": \"").append(call.sources().get(i))
+          .append("\", \"type\": \"follows\", \"to\": \"").append(call.to()).append("\"}");
+    }
+    return body.append("]}").toString();
   }
 
   private Future<Integer> send(HttpMethod method, String path, String body) {

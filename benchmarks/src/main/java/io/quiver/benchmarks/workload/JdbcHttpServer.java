@@ -62,6 +62,12 @@ final class JdbcHttpServer implements AutoCloseable {
   /** The API path back to the operation (the paths {@link HttpTarget} sends). */
   private static Call parse(HttpMethod method, String path, Buffer body) {
     String[] parts = path.split("/");
+    if (path.equals("/v1/edges:batchGet") && method == HttpMethod.POST) {
+      JsonNode edges = read(body).get("edges");
+      java.util.List<Long> sources = new java.util.ArrayList<>();
+      edges.forEach(edge -> sources.add(edge.get("from").asLong()));
+      return new Call(Operation.BATCH_READ, 0, edges.get(0).get("to").asLong(), 0, null, sources);
+    }
     // "", "v1", "nodes", id [, "edges", "follows" [, to | "count"]]
     if (parts.length == 4 && parts[3].equals("user") && method == HttpMethod.POST) {
       return new Call(Operation.ADD_NODE, 0, 0, 0, text(body, "name"));

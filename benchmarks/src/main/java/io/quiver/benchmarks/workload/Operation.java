@@ -11,7 +11,11 @@ enum Operation {
   REMOVE_EDGE("removeEdge"),
   ADD_NODE("createNode"),
   DELETE_NODE("deleteNode"),
-  GET_EDGE("getEdge");
+  GET_EDGE("getEdge"),
+  /** A single edge whose target is as likely not to be linked as to be: TAO's assoc_get, often a "no". */
+  POINT_READ("getEdge"),
+  /** {@link Call#BATCH} edges from as many sources to one target ("does each of my friends like this?"). */
+  BATCH_READ("batchGetEdges");
 
   /** The operation name the server's request metrics use. */
   final String apiOperation;

@@ -313,6 +313,16 @@ public final class Workload {
    * The primer: {@code nodes} users, then for each an out-degree drawn from a Pareto distribution
    * (mostly a few, sometimes hundreds) of {@code follows} edges to Zipf-chosen users.
    */
+  /** The primer's answer, if it is the one expected: a primer that fails a write stops the run rather than measure a graph it did not load. */
+  private static io.vertx.ext.web.client.HttpResponse<Buffer> primed(io.vertx.ext.web.client.HttpResponse<Buffer> response,
+      int expected) {
+    if (response.statusCode() != expected) {
+      throw new IllegalStateException("primer: expected " + expected + ", got " + response.statusCode() + ": "
+          + response.bodyAsString());
+    }
+    return response;
+  }
+
   private static Graph load(Vertx vertx, int port, int nodes) {
     System.out.printf("primer: loading %d users and their edges%n", nodes);
     WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port),
@@ -323,6 +333,7 @@ public final class Workload {
       for (int i = done; i < Math.min(nodes, done + 32); i++) {
         batch.add(client.request(HttpMethod.POST, "/v1/nodes/user")
             .sendBuffer(Buffer.buffer("{\"data\": {\"name\": \"user" + i + "\"}}"))
+            .map(response -> primed(response, 201))
             .onSuccess(response -> ids.add(Long.parseLong(response.bodyAsJsonObject().getString("id")))));
       }
       Future.all(batch).await();
@@ -342,6 +353,7 @@ public final class Workload {
       List<Future<?>> batch = new ArrayList<>();
       for (long[] edge : edges.subList(done, Math.min(edges.size(), done + 64))) {
         batch.add(client.request(HttpMethod.PUT, "/v1/nodes/" + edge[0] + "/edges/follows/" + edge[1]).send()
+            .map(response -> primed(response, 200))
             .onSuccess(response -> graph.edge(edge[0], edge[1])));
       }
       Future.all(batch).await();

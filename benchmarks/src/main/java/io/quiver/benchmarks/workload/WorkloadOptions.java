@@ -32,7 +32,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
 
   static final String USAGE = """
       ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
-                       [--concurrency 8,32,128] [--rate OPS_PER_SECOND] [--mix linkbench|tao|writes]
+                       [--concurrency 8,32,128] [--rate OPS_PER_SECOND]
+                       [--mix linkbench|tao|points|points-batch|writes]
                        [--runs N] [--cache-fraction F] [--buffer-pool-mb M] [--out FILE]
         --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, one run (the default)
         --full         20,000 nodes, 15 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers, 3 runs
@@ -40,7 +41,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
                        each figure's median and spread
         --concurrency  closed-loop callers; a list runs a concurrency ladder
         --rate         an open loop at this many operations a second instead of a closed loop
-        --mix          LinkBench's mix (the default), TAO's read mix, or edge writes only
+        --mix          LinkBench's mix (the default), TAO's read mix, TAO's reads with edge reads mostly single
+                       edges (points; points-batch asks for them ten at a time, across sources), or edge writes only
         --cache-fraction  also a Quiver server whose caches hold this fraction of the data (0.1: a tenth),
                        its node hit ratio beside the best possible for the trace it saw (Belady's MIN)
         --buffer-pool-mb  each MariaDB host's InnoDB buffer pool, in MiB: 5 with --full makes the data larger

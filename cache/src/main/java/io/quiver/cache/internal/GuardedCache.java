@@ -7,6 +7,8 @@ import com.github.benmanes.caffeine.cache.Ticker;
 import io.quiver.cache.CacheFigures;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -28,6 +30,12 @@ import java.util.function.UnaryOperator;
  * Where values carry their own versions (nodes), a value also never replaces a newer version.
  * Markers expire quickly; after that, a key is simply absent. Failures are never cached.
  *
+ * <h2>Groups</h2>
+ * A key may belong to a group (its node or edge type), and a group can be cleared alone
+ * ({@link #clearGroup}): the group takes a floor stamp, and its entries stamped at or below it
+ * are no longer answered (each is removed when next looked up), nor are fills that began before
+ * it accepted. Nothing is scanned, so clearing a type costs the same whatever the cache holds.
+ *
  * <h2>Markers</h2>
  * An <em>absent</em> marker says the key is known not to exist (a negative entry, short-lived);
  * an <em>invalidated</em> marker says only that anything older than it is stale.
@@ -47,6 +55,9 @@ public final class GuardedCache<K, V> {
   /** Fills that began at or before this stamp are refused: everything was cleared after them. */
   private volatile long floor;
   private final BiPredicate<V, V> newer;
+  private final Function<K, Object> group;
+  /** Per group, the stamp at or below which its entries and fills no longer count; empty until a group is cleared. */
+  private final Map<Object, Long> groupFloors = new ConcurrentHashMap<>();
   private final LongAdder hits = new LongAdder();
   private final LongAdder misses = new LongAdder();
 
@@ -61,7 +72,14 @@ public final class GuardedCache<K, V> {
    */
   public GuardedCache(long maxWeight, ToIntFunction<V> weigher, BiPredicate<V, V> newer, Duration valueTtl,
       Duration absentTtl, Duration invalidatedTtl, Ticker ticker) {
+    this(maxWeight, weigher, newer, valueTtl, absentTtl, invalidatedTtl, ticker, key -> null);
+  }
+
+  /** As above, each key belonging to {@code group} (null for none), which {@link #clearGroup} clears alone. */
+  public GuardedCache(long maxWeight, ToIntFunction<V> weigher, BiPredicate<V, V> newer, Duration valueTtl,
+      Duration absentTtl, Duration invalidatedTtl, Ticker ticker, Function<K, Object> group) {
     this.newer = newer;
+    this.group = group;
     this.cache = Caffeine.newBuilder()
         .maximumWeight(maxWeight)
         .<K, Slot<V>>weigher((key, slot) -> slot instanceof Present<V> present ? weigher.applyAsInt(present.value()) : 16)
@@ -100,7 +118,7 @@ public final class GuardedCache<K, V> {
 
   /** The value if present; counts a hit or a miss. An absent marker is a hit (the answer is known). */
   public Slot<V> lookup(K key) {
-    Slot<V> slot = cache.getIfPresent(key);
+    Slot<V> slot = current(key);
     if (slot instanceof Present<V> || (slot instanceof Marker<V> marker && marker.absent())) {
       hits.increment();
       return slot;
@@ -114,7 +132,30 @@ public final class GuardedCache<K, V> {
    * whether what is held answers its question ({@link #counted}).
    */
   public Slot<V> peek(K key) {
-    return cache.getIfPresent(key);
+    return current(key);
+  }
+
+  /** What the key holds, unless its group was cleared after it was stamped (then it is removed). */
+  private Slot<V> current(K key) {
+    Slot<V> slot = cache.getIfPresent(key);
+    if (slot != null && slot.stamp() <= groupFloor(key)) {
+      cache.asMap().remove(key, slot);
+      return null;
+    }
+    return slot;
+  }
+
+  private long groupFloor(K key) {
+    if (groupFloors.isEmpty()) {
+      return 0;
+    }
+    Object of = group.apply(key);
+    return of == null ? 0 : groupFloors.getOrDefault(of, 0L);
+  }
+
+  /** Forgets every entry of {@code group}, and refuses its fills that began before now. */
+  public void clearGroup(Object group) {
+    groupFloors.put(group, clock.incrementAndGet());
   }
 
   /** Counts questions answered from memory, or not, for a caller that looked with {@link #peek}. */
@@ -127,10 +168,11 @@ public final class GuardedCache<K, V> {
    * held (if one is, and nothing changed the key since the read began) by {@code merge}.
    */
   public void fill(K key, long begun, V value, BinaryOperator<V> merge) {
-    if (begun <= floor) {
+    if (begun <= floor || begun <= groupFloor(key)) {
       return;
     }
-    cache.asMap().compute(key, (k, old) -> {
+    cache.asMap().compute(key, (k, given) -> {
+      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
       if (old != null && old.stamp() > begun) {
         return old;
       }
@@ -142,10 +184,11 @@ public final class GuardedCache<K, V> {
 
   /** A value read from the database by a read that began at {@code begun}. */
   public void fill(K key, long begun, V value) {
-    if (begun <= floor) {
+    if (begun <= floor || begun <= groupFloor(key)) {
       return;
     }
-    cache.asMap().compute(key, (k, old) -> {
+    cache.asMap().compute(key, (k, given) -> {
+      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
       if (old != null && old.stamp() > begun) {
         return old;
       }
@@ -158,17 +201,18 @@ public final class GuardedCache<K, V> {
 
   /** The key was found absent by a read that began at {@code begun}. */
   public void fillAbsent(K key, long begun) {
-    if (begun <= floor) {
+    if (begun <= floor || begun <= groupFloor(key)) {
       return;
     }
-    cache.asMap().compute(key, (k, old) -> old != null && old.stamp() > begun ? old : new Marker<>(true, begun));
+    cache.asMap().compute(key, (k, old) -> old != null && old.stamp() > begun && old.stamp() > groupFloor(key) ? old
+        : new Marker<>(true, begun));
   }
 
   /** A value this process has just committed. */
   public void write(K key, V value) {
     long stamp = clock.incrementAndGet();
-    cache.asMap().compute(key, (k, old) ->
-        old instanceof Present<V> present && !newer.test(value, present.value()) ? old : new Present<>(value, stamp));
+    cache.asMap().compute(key, (k, old) -> old instanceof Present<V> present && present.stamp() > groupFloor(key)
+        && !newer.test(value, present.value()) ? old : new Present<>(value, stamp));
   }
 
   /** The key was removed by a commit of this process. */
@@ -182,7 +226,8 @@ public final class GuardedCache<K, V> {
    * nothing held, the key is invalidated: a fill that began before the change is refused.
    */
   public void update(K key, UnaryOperator<V> change) {
-    cache.asMap().compute(key, (k, old) -> {
+    cache.asMap().compute(key, (k, given) -> {
+      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
       long stamp = clock.incrementAndGet();
       V changed = old instanceof Present<V> present ? change.apply(present.value()) : null;
       return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
@@ -196,7 +241,8 @@ public final class GuardedCache<K, V> {
    * one, whose invalidation arrived before this change was applied.
    */
   public void update(K key, UnaryOperator<V> change, Supplier<V> created) {
-    cache.asMap().compute(key, (k, old) -> {
+    cache.asMap().compute(key, (k, given) -> {
+      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
       long stamp = clock.incrementAndGet();
       V changed = old instanceof Present<V> present ? change.apply(present.value()) : old == null ? created.get() : null;
       return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
@@ -212,7 +258,7 @@ public final class GuardedCache<K, V> {
   public Map<K, V> values() {
     Map<K, V> values = new HashMap<>();
     cache.asMap().forEach((key, slot) -> {
-      if (slot instanceof Present<V> present) {
+      if (slot instanceof Present<V> present && present.stamp() > groupFloor(key)) {
         values.put(key, present.value());
       }
     });

@@ -160,6 +160,7 @@ public final class InverseRepair {
   }
 
   private void fix(InverseOp op, Tally tally) {
+    writer.announceDamaged(op);
     if (writer.apply(op).await().changed()) {
       tally.fixed++;
     }

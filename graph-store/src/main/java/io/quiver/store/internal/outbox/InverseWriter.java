@@ -232,6 +232,18 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     return Future.succeededFuture();
   }
 
+  /**
+   * Tells the caches that neither copy of {@code op}'s pair is what they may hold: a repair fixes
+   * damage that was made without an announcement (a change committed while its caller was told it
+   * failed, or made behind Quiver's back), so whatever is held of either copy's list is dropped —
+   * not only the list of the copy the fix writes.
+   */
+  public void announceDamaged(InverseOp op) {
+    Target target = target(op);
+    changes.announce(new GraphChange.EdgeListChanged(op.from(), target.table().type().name()));
+    changes.announce(new GraphChange.EdgeListChanged(op.to(), target.forward().type().name()));
+  }
+
   /** The copy's table and route, the FROM node's table, and the forward copy's table. */
   private record Target(EdgesTable table, ShardRoute route, NodesTable fromNodes, EdgesTable forward) {}
 
