@@ -7,6 +7,7 @@ import io.quiver.cache.internal.GuardedCache.Marker;
 import io.quiver.cache.internal.GuardedCache.Present;
 import io.quiver.cache.internal.GuardedCache.Slot;
 import io.quiver.cache.internal.GuardedCache;
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
@@ -60,7 +61,8 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Edge lists</h2>
  * Per (from, edge type), a window of the newest {@code edgeWindow} edges with the list's count
- * and version, filled by one statement ({@link GraphStore#getEdgeListHead}). Pages inside the
+ * and version, filled by one statement ({@link GraphStore#getEdgeListHead}), and read deeper
+ * when readers page past it (up to the page cap; {@link EdgeWindow#depthToAnswer}). Pages inside the
  * window come from memory in either order when the window is the whole list, newest-first
  * otherwise; so do counts; anything else goes to MySQL. A change committed through this process — a
  * client's write or the inverse applier's — is applied to the window in place
@@ -230,19 +232,32 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   public Future<List<String>> differencesFrom(GraphStore truth) {
     followSchema();
     Map<NodeId, Node> heldNodes = nodes.values();
-    Map<EdgeListId, EdgeWindow> heldWindows = windows.values();
-    Map<EdgeListId, EdgePoints> heldPoints = points.values();
-    List<Future<List<String>>> checks = new ArrayList<>();
+    List<Supplier<Future<List<String>>>> checks = new ArrayList<>();
     if (!heldNodes.isEmpty()) {
-      checks.add(truth.getNodes(List.copyOf(heldNodes.keySet())).map(batch -> nodeDifferences(heldNodes, batch)));
+      checks.add(() -> truth.getNodes(List.copyOf(heldNodes.keySet())).map(batch -> nodeDifferences(heldNodes, batch)));
     }
-    heldWindows.forEach((key, window) -> checks.add(windowDifferences(truth, key, window)));
-    heldPoints.forEach((key, held) -> checks.add(pointDifferences(truth, key, held)));
-    return Future.join(new ArrayList<>(checks)).map(done -> {
-      List<String> differences = new ArrayList<>();
-      checks.forEach(check -> differences.addAll(check.result()));
-      return differences;
-    });
+    windows.values().forEach((key, window) -> checks.add(() -> windowDifferences(truth, key, window)));
+    // Every single edge held, present or absent, in batches of as many as one read takes.
+    Map<EdgeId, Edge> heldEdges = new HashMap<>();
+    points.values().forEach((key, held) -> held.edges().forEach((to, edge) ->
+        heldEdges.put(new EdgeId(key.from(), key.type(), to), edge)));
+    List<EdgeId> ids = List.copyOf(heldEdges.keySet());
+    for (int from = 0; from < ids.size(); from += MAX_EDGE_BATCH) {
+      List<EdgeId> batch = ids.subList(from, Math.min(ids.size(), from + MAX_EDGE_BATCH));
+      checks.add(() -> pointDifferences(truth, batch, heldEdges));
+    }
+    // One check at a time: a cache holding thousands of lists must not flood the pools.
+    List<String> differences = new ArrayList<>();
+    java.util.Iterator<Supplier<Future<List<String>>>> next = checks.iterator();
+    return Futures.repeat(() -> {
+      if (!next.hasNext()) {
+        return Future.succeededFuture(false);
+      }
+      return next.next().get().map(found -> {
+        differences.addAll(found);
+        return true;
+      });
+    }).map(done -> differences);
   }
 
   private static List<String> nodeDifferences(Map<NodeId, Node> held, NodeBatch stored) {
@@ -260,25 +275,22 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   /** A window equals what MySQL holds read to the window's size (in-place changes may shrink it). */
   private Future<List<String>> windowDifferences(GraphStore truth, EdgeListId key, EdgeWindow held) {
-    return truth.getEdgeListHead(key.from(), key.type(), held.edges().size()).map(EdgeWindow::of).map(stored ->
+    return truth.getEdgeListHead(key.from(), key.type(), held.edges().size())
+        .map(head -> EdgeWindow.of(head, held.depth())).map(stored ->
         held.equals(stored) ? List.<String>of() : List.of("edge window " + key + ": cached " + held + ", stored " + stored));
   }
 
   /** Every edge held, present or absent, equals what MySQL holds now (in-place changes move the version on). */
-  private static Future<List<String>> pointDifferences(GraphStore truth, EdgeListId key, EdgePoints held) {
-    if (held.edges().isEmpty()) {
-      return Future.succeededFuture(List.of());
-    }
-    List<EdgeId> ids = held.edges().keySet().stream().map(to -> new EdgeId(key.from(), key.type(), to)).toList();
+  private static Future<List<String>> pointDifferences(GraphStore truth, List<EdgeId> ids, Map<EdgeId, Edge> held) {
     return truth.getEdgesBatch(ids).map(stored -> {
-      Map<NodeId, Edge> found = new HashMap<>();
-      stored.edges().forEach(edge -> found.put(edge.to(), edge));
+      Map<EdgeId, Edge> found = new HashMap<>();
+      stored.edges().forEach(edge -> found.put(edge.id(), edge));
       List<String> differences = new ArrayList<>();
-      held.edges().forEach((to, edge) -> {
-        if (!java.util.Objects.equals(edge, found.get(to))) {
-          differences.add("edge " + key + " to " + to + ": cached " + edge + ", stored " + found.get(to));
+      for (EdgeId id : ids) {
+        if (!java.util.Objects.equals(held.get(id), found.get(id))) {
+          differences.add("edge " + id + ": cached " + held.get(id) + ", stored " + found.get(id));
         }
-      });
+      }
       return differences;
     });
   }
@@ -287,6 +299,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   /** A change committed through this process: the new node kept, an edge applied to its window in place. */
   private void committed(GraphChange change) {
+    // What is kept from here on carries the schema in force: follow it first, as reads do.
+    followSchema();
     if (change instanceof GraphChange.NodeChanged node) {
       if (node.deleted()) {
         nodes.writeAbsent(node.id());
@@ -294,7 +308,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
         nodes.write(node.id(), node.node());
       }
     } else if (change instanceof GraphChange.EdgeChanged edge) {
-      windows.update(edge.list(), window -> window.after(edge, settings.edgeWindow()).orElse(null));
+      windows.update(edge.list(), window -> window.after(edge, window.depth()).orElse(null));
       points.update(edge.list(), held -> held.after(edge).orElse(null), () -> EdgePoints.of(edge));
     } else if (change instanceof GraphChange.ListChange list) {
       windows.invalidate(list.list());
@@ -379,15 +393,20 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     }
   }
 
-  /** The definitions {@code after} changes or removes from {@code before}, and those it adds in their place. */
+  /**
+   * The definitions {@code after} changes, removes or adds, as they were and as they are: an added
+   * type may have been written (and its writes kept) under a version between the two.
+   */
   private static <T> List<T> changed(Map<String, T> before, Map<String, T> after) {
     List<T> changed = new ArrayList<>();
     before.forEach((name, type) -> {
       if (!type.equals(after.get(name))) {
         changed.add(type);
-        if (after.get(name) != null) {
-          changed.add(after.get(name));
-        }
+      }
+    });
+    after.forEach((name, type) -> {
+      if (!type.equals(before.get(name))) {
+        changed.add(type);
       }
     });
     return changed;
@@ -462,9 +481,13 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       return delegate.getEdges(from, type, query);
     }
     EdgeListId key = new EdgeListId(from, type);
-    return window(key).compose(window -> window.page(query)
-        .map(Future::succeededFuture)
-        .orElseGet(() -> delegate.getEdges(from, type, query)));
+    return window(key).compose(window -> window.page(query).map(Future::succeededFuture).orElseGet(() -> {
+      // Too deep for this window: read it deeper, once, if a window within the cap could answer.
+      int depth = window.depthToAnswer(query);
+      return depth == 0 ? delegate.getEdges(from, type, query) : read(key, depth).compose(deeper -> deeper.page(query)
+          .map(Future::succeededFuture)
+          .orElseGet(() -> delegate.getEdges(from, type, query)));
+    }));
   }
 
   /**
@@ -605,10 +628,15 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (slot instanceof Present<EdgeWindow> present) {
       return Future.succeededFuture(present.value());
     }
+    return read(key, settings.edgeWindow());
+  }
+
+  /** Reads the list's window to {@code depth} edges and keeps it; one read per list at a time. */
+  private Future<EdgeWindow> read(EdgeListId key, int depth) {
     return singleFlight(windowLoads, key, () -> {
       long begun = windows.begin();
-      return delegate.getEdgeListHead(key.from(), key.type(), settings.edgeWindow())
-          .map(EdgeWindow::of)
+      return delegate.getEdgeListHead(key.from(), key.type(), depth)
+          .map(head -> EdgeWindow.of(head, depth))
           .onSuccess(window -> windows.fill(key, begun, window));
     });
   }

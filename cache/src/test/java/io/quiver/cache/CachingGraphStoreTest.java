@@ -430,6 +430,30 @@ class CachingGraphStoreTest {
   }
 
   @Test
+  void aListPagedPastItsWindow_isReadDeeperOnce_andThenItsDeepPagesComeFromMemory() {
+    NodeId user = store.createNode("user", json("{\"name\": \"deep\"}"), null).await().id();
+    for (int i = 0; i < 250; i++) {
+      NodeId other = store.createNode("user", json("{\"name\": \"d\"}"), user).await().id();
+      store.addEdge(user, "follows", other, (long) i, null).await();
+    }
+    // Edges 100 to 149, then 150 to 189 after its cursor: all within a window read to 200.
+    EdgeQuery deepPage = new EdgeQuery(50, null, 100, Order.DESC, null, null);
+    assertThat(cached.getEdges(user, "follows", EdgeQuery.firstPage(10)).await().edges()).hasSize(10);
+
+    long queries = edgeReadQueries();
+    EdgePage first = cached.getEdges(user, "follows", deepPage).await();
+    assertThat(edgeReadQueries()).as("one deeper read of the window").isEqualTo(queries + 1);
+    queries = edgeReadQueries();
+    EdgePage again = cached.getEdges(user, "follows", deepPage).await();
+    EdgeQuery nextPage = new EdgeQuery(40, first.next(), 0, Order.DESC, null, null);
+    EdgePage next = cached.getEdges(user, "follows", nextPage).await();
+    assertThat(edgeReadQueries()).as("from memory").isEqualTo(queries);
+
+    assertThat(again).isEqualTo(first).isEqualTo(store.getEdges(user, "follows", deepPage).await());
+    assertThat(next).isEqualTo(store.getEdges(user, "follows", nextPage).await());
+  }
+
+  @Test
   void aWriteThroughOneServer_isReadThroughTheOtherWithin100Milliseconds() throws Exception {
     CachingGraphStore first = anotherServer(store, fixture);
     CachingGraphStore second = anotherServer(elsewhere.store, elsewhere);

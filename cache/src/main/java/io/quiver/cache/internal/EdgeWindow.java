@@ -31,17 +31,72 @@ import java.util.Set;
  * window updated in place is always what MySQL held at its version, the rule TAO follows when it
  * updates an association list on write rather than dropping it.
  *
+ * <h2>Sized by its readers</h2>
+ * A window starts at the configured depth ({@code cache.edgeWindow}). A page it cannot answer
+ * because the page lies deeper ({@link #depthToAnswer}) has the window read again deeper — at
+ * least twice as deep, at most {@link #MAX_DEPTH}, the API's page cap — so a list that readers
+ * page far into is kept as far as they read it, and the others stay small. The weight bound
+ * covers the deeper windows like the rest.
+ *
  * @param version how many committed changes the list had when this window was true
+ * @param depth how many edges the window was read to hold: its capacity as changes come
  */
-public record EdgeWindow(List<Edge> edges, long count, long version) {
+public record EdgeWindow(List<Edge> edges, long count, long version, int depth) {
+  /** The deepest a window is read: the API's page cap. */
+  public static final int MAX_DEPTH = EdgeQuery.MAX_LIMIT;
 
   public EdgeWindow {
     edges = List.copyOf(edges);
   }
 
-  /** What a store read of the list's head gave. */
-  public static EdgeWindow of(EdgeListHead head) {
-    return new EdgeWindow(head.edges(), head.count(), head.version());
+  /** A window as deep as it holds edges (for tests). */
+  public EdgeWindow(List<Edge> edges, long count, long version) {
+    this(edges, count, version, Math.max(1, edges.size()));
+  }
+
+  /** What a store read of the list's head to {@code depth} edges gave. */
+  public static EdgeWindow of(EdgeListHead head, int depth) {
+    return new EdgeWindow(head.edges(), head.count(), head.version(), depth);
+  }
+
+  /**
+   * How deep a window must be read to answer {@code query}, which this one could not answer
+   * ({@link #page} was empty); 0 when no window up to {@link #MAX_DEPTH} could. At least twice
+   * this window's depth, so a reader paging down a list rereads it a few times, not every page.
+   */
+  public int depthToAnswer(EdgeQuery query) {
+    if (complete()) {
+      return 0;
+    }
+    long needed;
+    if (query.order() == Order.ASC) {
+      // Oldest first needs the whole list.
+      needed = count + 1;
+    } else if (query.minSequence() != null || query.maxSequence() != null) {
+      needed = (long) depth * 2;
+    } else if (query.after() == null) {
+      needed = (long) query.offset() + query.limit() + 1;
+    } else {
+      int position = positionAfter(query.after());
+      needed = position < 0 ? (long) depth * 2 : (long) position + query.offset() + query.limit() + 1;
+    }
+    if (needed > MAX_DEPTH) {
+      return 0;
+    }
+    return (int) Math.min(MAX_DEPTH, Math.max(needed, (long) depth * 2));
+  }
+
+  /** The index of the first edge past {@code cursor} (newest first), or -1 when every edge held comes before it. */
+  private int positionAfter(Cursor cursor) {
+    for (int i = 0; i < edges.size(); i++) {
+      Edge edge = edges.get(i);
+      int compared = edge.sequence() != cursor.sequence() ? Long.compare(edge.sequence(), cursor.sequence())
+          : Long.compare(edge.to().value(), cursor.to());
+      if (compared < 0) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Whether the window holds the whole list: as many edges as the list's count. */

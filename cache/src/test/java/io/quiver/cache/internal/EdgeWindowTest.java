@@ -3,7 +3,10 @@ package io.quiver.cache.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeQuery;
+import io.quiver.store.Order;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
@@ -69,6 +72,27 @@ class EdgeWindowTest {
     assertThat(targets(after)).containsExactly(to(3), to(1));
     assertThat(after.count()).isEqualTo(2);
     assertThat(after.complete()).isTrue();
+  }
+
+  @Test
+  void aPagePastAPartialWindow_asksForOneAtLeastTwiceAsDeep_upToThePageCap() {
+    List<Edge> newest = new java.util.ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      newest.add(edge(1000 - i, 1000 - i));
+    }
+    EdgeWindow window = new EdgeWindow(newest, 5000, 1, 100);
+    Edge tenth = newest.get(9);
+
+    assertThat(window.page(new EdgeQuery(50, null, 60, Order.DESC, null, null))).isEmpty();
+    assertThat(window.depthToAnswer(new EdgeQuery(50, null, 60, Order.DESC, null, null))).isEqualTo(200);
+    assertThat(window.depthToAnswer(new EdgeQuery(50, null, 300, Order.DESC, null, null))).isEqualTo(351);
+    assertThat(window.depthToAnswer(new EdgeQuery(95, new Cursor(tenth.sequence(), tenth.to().value()), 0, Order.DESC,
+        null, null))).as("ten held before the cursor, 95 after it, one more").isEqualTo(200);
+    assertThat(window.depthToAnswer(new EdgeQuery(500, null, 600, Order.DESC, null, null))).as("past the cap").isZero();
+    assertThat(window.depthToAnswer(new EdgeQuery(10, null, 0, Order.ASC, null, null))).as("the whole list: too long")
+        .isZero();
+    assertThat(new EdgeWindow(newest, 150, 1, 100).depthToAnswer(new EdgeQuery(10, null, 0, Order.ASC, null, null)))
+        .as("the whole list").isEqualTo(200);
   }
 
   @Test
