@@ -1,6 +1,7 @@
 package io.quiver.cache;
 
 import com.github.benmanes.caffeine.cache.Ticker;
+import io.quiver.cache.internal.Doorkeeper;
 import io.quiver.cache.internal.EdgePoints;
 import io.quiver.cache.internal.EdgeWindow;
 import io.quiver.cache.internal.GuardedCache.Marker;
@@ -74,7 +75,9 @@ import org.slf4j.LoggerFactory;
  * source nodes. Per (from, edge type), what is known of the targets asked about — each edge,
  * active or archived, or that there is none — at one version of the list ({@link EdgePoints}),
  * filled by one lookup per shard for whatever a window or the points do not know
- * ({@link GraphStore#lookupEdges}), changed in place by this process's changes as windows are,
+ * ({@link GraphStore#lookupEdges}) — for edges asked about before lately; an edge asked about
+ * the first time is read plainly and not kept ({@link Doorkeeper}) — changed in place by this
+ * process's changes as windows are,
  * dropped with the window by another server's. So the second read of an edge far down a long
  * list, or of a list never paged, is answered from memory, and so is an edge just written.
  *
@@ -95,6 +98,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private final GuardedCache<NodeId, Node> nodes;
   private final GuardedCache<EdgeListId, EdgeWindow> windows;
   private final GuardedCache<EdgeListId, EdgePoints> points;
+  /** Which single edges were asked about lately: only those are kept ({@link Doorkeeper}). */
+  private final Doorkeeper asked = new Doorkeeper();
   private final Map<NodeId, Future<Node>> nodeLoads = new ConcurrentHashMap<>();
   private final Map<EdgeListId, Future<EdgeWindow>> windowLoads = new ConcurrentHashMap<>();
   private final SchemaSource schemas;
@@ -550,9 +555,22 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (unknown.isEmpty()) {
       return Future.succeededFuture(EdgeBatch.of(ids, found));
     }
+    List<EdgeId> kept = new ArrayList<>();
+    for (EdgeId id : unknown) {
+      if (asked.seenBefore(id)) {
+        kept.add(id);
+      }
+    }
+    if (kept.isEmpty()) {
+      // Lists not asked about lately: answered by the plain read, not kept (Doorkeeper).
+      return delegate.getEdgesBatch(unknown).map(read -> {
+        read.edges().forEach(edge -> found.put(edge.id(), edge));
+        return EdgeBatch.of(ids, found);
+      });
+    }
     long begun = points.begin();
     return delegate.lookupEdges(unknown).map(lookup -> {
-      remember(unknown, lookup, begun);
+      remember(kept, lookup, begun);
       found.putAll(lookup.found());
       return EdgeBatch.of(ids, found);
     });

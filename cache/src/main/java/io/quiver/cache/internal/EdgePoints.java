@@ -4,7 +4,8 @@ import io.quiver.store.Edge;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import java.util.Collection;
-import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -27,23 +28,36 @@ import java.util.Optional;
  * @param version the list's version at which every point is true
  */
 public record EdgePoints(Map<NodeId, Edge> edges, long version) {
-  /** The most targets kept of one list: a full multi-get's worth, and a little more. */
+  /**
+   * The most targets kept of one list: a full multi-get's worth, and a little more. Past it the
+   * oldest answers go, so a hot list asked about many targets keeps the newest.
+   */
   public static final int MAX_TARGETS = 512;
 
   public EdgePoints {
-    edges = java.util.Collections.unmodifiableMap(new HashMap<>(edges));
+    edges = java.util.Collections.unmodifiableMap(newestKept(new LinkedHashMap<>(edges)));
+  }
+
+  /** {@code edges} without its oldest targets past {@link #MAX_TARGETS}: a hot list keeps its newest answers. */
+  private static Map<NodeId, Edge> newestKept(LinkedHashMap<NodeId, Edge> edges) {
+    Iterator<NodeId> oldest = edges.keySet().iterator();
+    for (int over = edges.size() - MAX_TARGETS; over > 0; over--) {
+      oldest.next();
+      oldest.remove();
+    }
+    return edges;
   }
 
   /** What a store read of {@code asked} found at {@code version}: each target's edge, or none. */
   public static EdgePoints read(Collection<NodeId> asked, Map<NodeId, Edge> found, long version) {
-    Map<NodeId, Edge> edges = new HashMap<>();
+    Map<NodeId, Edge> edges = new LinkedHashMap<>();
     asked.forEach(to -> edges.put(to, found.get(to)));
     return new EdgePoints(edges, version);
   }
 
   /** What {@code change} alone says: its target's edge (or none) at the list's version after it. */
   public static EdgePoints of(GraphChange.EdgeChanged change) {
-    Map<NodeId, Edge> edges = new HashMap<>();
+    Map<NodeId, Edge> edges = new LinkedHashMap<>();
     edges.put(change.to(), change.edge());
     return new EdgePoints(edges, change.listVersion());
   }
@@ -52,16 +66,14 @@ public record EdgePoints(Map<NodeId, Edge> edges, long version) {
    * These points and {@code read}'s, when both are true at one version; otherwise the newer
    * alone (a read at an older version than these is refused by its stamp before it gets here,
    * except across a gap, where the newer is the truth). At most {@link #MAX_TARGETS}: past it,
-   * {@code read}'s alone.
+   * {@code read}'s and the newest of these (the oldest answers go first).
    */
   public EdgePoints plus(EdgePoints read) {
     if (read.version != version) {
       return read.version > version ? read : this;
     }
-    if (edges.size() + read.edges.size() > MAX_TARGETS) {
-      return read;
-    }
-    Map<NodeId, Edge> merged = new HashMap<>(edges);
+    LinkedHashMap<NodeId, Edge> merged = new LinkedHashMap<>(edges);
+    read.edges.keySet().forEach(merged::remove);
     merged.putAll(read.edges);
     return new EdgePoints(merged, version);
   }
@@ -84,9 +96,10 @@ public record EdgePoints(Map<NodeId, Edge> edges, long version) {
     if (change.listVersion() != version + 1) {
       return Optional.empty();
     }
-    Map<NodeId, Edge> next = new HashMap<>(edges);
+    LinkedHashMap<NodeId, Edge> next = new LinkedHashMap<>(edges);
+    next.remove(change.to());
     next.put(change.to(), change.edge());
-    return Optional.of(new EdgePoints(next.size() > MAX_TARGETS ? Map.of() : next, change.listVersion()));
+    return Optional.of(new EdgePoints(next, change.listVersion()));
   }
 
   /** An estimate of the bytes held, as {@link EdgeWindow#weight()} counts them. */

@@ -75,12 +75,20 @@ class EdgePointsTest {
   }
 
   @Test
-  void pointsPastTheBound_keepOnlyTheNewestRead() {
+  void pointsPastTheBound_dropTheOldestAnswers_keepingTheNewest() {
     List<NodeId> many = java.util.stream.LongStream.range(0, EdgePoints.MAX_TARGETS).mapToObj(EdgePointsTest::to)
         .toList();
     EdgePoints full = EdgePoints.read(many, Map.of(), 1);
-    EdgePoints one = EdgePoints.read(List.of(to(EdgePoints.MAX_TARGETS + 1)), Map.of(), 1);
+    NodeId newest = to(EdgePoints.MAX_TARGETS + 1);
 
-    assertThat(full.plus(one)).isEqualTo(one);
+    EdgePoints after = full.plus(EdgePoints.read(List.of(newest), Map.of(), 1));
+
+    assertThat(after.edges()).hasSize(EdgePoints.MAX_TARGETS);
+    assertThat(after.knows(newest)).isTrue();
+    assertThat(after.knows(to(0))).as("the oldest answer went").isFalse();
+    assertThat(after.knows(to(1))).isTrue();
+    EdgePoints changed = after.after(changed(7, edge(7, 1, EdgeState.ACTIVE), 2)).orElseThrow();
+    assertThat(changed.edges()).hasSize(EdgePoints.MAX_TARGETS);
+    assertThat(changed.knows(to(7))).isTrue();
   }
 }

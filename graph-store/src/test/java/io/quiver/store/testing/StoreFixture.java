@@ -6,6 +6,7 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
+import io.quiver.store.GraphStoreBuilder;
 import io.quiver.store.shard.ShardMapWatcher;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -27,15 +28,28 @@ public final class StoreFixture implements AutoCloseable {
 
   /** A backend draining outboxes with these settings. */
   public StoreFixture(ApplierSettings applier) throws Exception {
+    this(applier, true);
+  }
+
+  /**
+   * A second server's backend that drains no outbox: its writes' inverses are applied by the
+   * first's drainer, and so announced where that server's cache hears them. (A backend that drains
+   * must tell every cache of what it writes, as every Quiver process does through the invalidation
+   * channel; a bare one in a test would not.)
+   */
+  public static StoreFixture notDraining() throws Exception {
+    return new StoreFixture(TestBackend.applierSettings(), false);
+  }
+
+  private StoreFixture(ApplierSettings applier, boolean drains) throws Exception {
     watcher = new ShardMapWatcher(hosts.curator(), TestBackend.SHARD_MAP_PATH);
     watcher.start();
     watcher.awaitFirst(Duration.ofSeconds(10));
-    backend = GraphStore.builder(vertx)
+    GraphStoreBuilder builder = GraphStore.builder(vertx)
         .pools(hosts.poolSettings())
         .shardMaps(watcher)
-        .schemas(SchemaSource.fixed(hosts.schema()))
-        .drainOutboxes(hosts.curator(), applier)
-        .build();
+        .schemas(SchemaSource.fixed(hosts.schema()));
+    backend = (drains ? builder.drainOutboxes(hosts.curator(), applier) : builder).build();
     store = backend.store();
   }
 
