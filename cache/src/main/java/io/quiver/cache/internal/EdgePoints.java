@@ -3,7 +3,6 @@ package io.quiver.cache.internal;
 import io.quiver.store.Edge;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
-import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -46,13 +45,6 @@ public record EdgePoints(Map<NodeId, Edge> edges, long version) {
       oldest.remove();
     }
     return edges;
-  }
-
-  /** What a store read of {@code asked} found at {@code version}: each target's edge, or none. */
-  public static EdgePoints read(Collection<NodeId> asked, Map<NodeId, Edge> found, long version) {
-    Map<NodeId, Edge> edges = new LinkedHashMap<>();
-    asked.forEach(to -> edges.put(to, found.get(to)));
-    return new EdgePoints(edges, version);
   }
 
   /** What {@code change} alone says: its target's edge (or none) at the list's version after it. */

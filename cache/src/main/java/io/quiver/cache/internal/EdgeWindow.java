@@ -89,10 +89,7 @@ public record EdgeWindow(List<Edge> edges, long count, long version, int depth) 
   /** The index of the first edge past {@code cursor} (newest first), or -1 when every edge held comes before it. */
   private int positionAfter(Cursor cursor) {
     for (int i = 0; i < edges.size(); i++) {
-      Edge edge = edges.get(i);
-      int compared = edge.sequence() != cursor.sequence() ? Long.compare(edge.sequence(), cursor.sequence())
-          : Long.compare(edge.to().value(), cursor.to());
-      if (compared < 0) {
+      if (compare(edges.get(i), cursor) < 0) {
         return i;
       }
     }
@@ -189,11 +186,7 @@ public record EdgeWindow(List<Edge> edges, long count, long version, int depth) 
   /** Where {@code edge} goes among {@code newestFirst}: before the first edge it outranks. */
   private static int rankOf(List<Edge> newestFirst, Edge edge) {
     for (int i = 0; i < newestFirst.size(); i++) {
-      Edge other = newestFirst.get(i);
-      int compared = other.sequence() != edge.sequence()
-          ? Long.compare(edge.sequence(), other.sequence())
-          : Long.compare(edge.to().value(), other.to().value());
-      if (compared > 0) {
+      if (Edge.NEWEST_FIRST.compare(edge, newestFirst.get(i)) < 0) {
         return i;
       }
     }
@@ -260,9 +253,13 @@ public record EdgeWindow(List<Edge> edges, long count, long version, int depth) 
     if (after == null) {
       return true;
     }
-    int compared = edge.sequence() != after.sequence()
-        ? Long.compare(edge.sequence(), after.sequence())
-        : Long.compare(edge.to().value(), after.to());
+    int compared = compare(edge, after);
     return query.order() == Order.DESC ? compared < 0 : compared > 0;
+  }
+
+  /** Where {@code edge} stands against {@code cursor} in the list's (sequence, to) order: below is negative. */
+  private static int compare(Edge edge, Cursor cursor) {
+    return edge.sequence() != cursor.sequence() ? Long.compare(edge.sequence(), cursor.sequence())
+        : Long.compare(edge.to().value(), cursor.to());
   }
 }

@@ -138,11 +138,16 @@ public final class GuardedCache<K, V> {
   /** What the key holds, unless its group was cleared after it was stamped (then it is removed). */
   private Slot<V> current(K key) {
     Slot<V> slot = cache.getIfPresent(key);
-    if (slot != null && slot.stamp() <= groupFloor(key)) {
+    Slot<V> standing = standing(key, slot);
+    if (standing == null && slot != null) {
       cache.asMap().remove(key, slot);
-      return null;
     }
-    return slot;
+    return standing;
+  }
+
+  /** {@code slot}, or null when there is none or its group was cleared after it was stamped. */
+  private Slot<V> standing(K key, Slot<V> slot) {
+    return slot == null || slot.stamp() <= groupFloor(key) ? null : slot;
   }
 
   private long groupFloor(K key) {
@@ -172,7 +177,7 @@ public final class GuardedCache<K, V> {
       return;
     }
     cache.asMap().compute(key, (k, given) -> {
-      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
+      Slot<V> old = standing(key, given);
       if (old != null && old.stamp() > begun) {
         return old;
       }
@@ -182,21 +187,12 @@ public final class GuardedCache<K, V> {
     });
   }
 
-  /** A value read from the database by a read that began at {@code begun}. */
+  /**
+   * A value read from the database by a read that began at {@code begun}; it replaces a value held
+   * only where it is newer ({@code newer}: by version, where values carry one).
+   */
   public void fill(K key, long begun, V value) {
-    if (begun <= floor || begun <= groupFloor(key)) {
-      return;
-    }
-    cache.asMap().compute(key, (k, given) -> {
-      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
-      if (old != null && old.stamp() > begun) {
-        return old;
-      }
-      if (old instanceof Present<V> present && !newer.test(value, present.value())) {
-        return old;
-      }
-      return new Present<>(value, begun);
-    });
+    fill(key, begun, value, (held, read) -> newer.test(read, held) ? read : held);
   }
 
   /** The key was found absent by a read that began at {@code begun}. */
@@ -204,15 +200,17 @@ public final class GuardedCache<K, V> {
     if (begun <= floor || begun <= groupFloor(key)) {
       return;
     }
-    cache.asMap().compute(key, (k, old) -> old != null && old.stamp() > begun && old.stamp() > groupFloor(key) ? old
-        : new Marker<>(true, begun));
+    cache.asMap().compute(key, (k, given) -> {
+      Slot<V> old = standing(key, given);
+      return old != null && old.stamp() > begun ? old : new Marker<>(true, begun);
+    });
   }
 
   /** A value this process has just committed. */
   public void write(K key, V value) {
     long stamp = clock.incrementAndGet();
-    cache.asMap().compute(key, (k, old) -> old instanceof Present<V> present && present.stamp() > groupFloor(key)
-        && !newer.test(value, present.value()) ? old : new Present<>(value, stamp));
+    cache.asMap().compute(key, (k, given) -> standing(key, given) instanceof Present<V> present
+        && !newer.test(value, present.value()) ? present : new Present<>(value, stamp));
   }
 
   /** The key was removed by a commit of this process. */
@@ -226,12 +224,7 @@ public final class GuardedCache<K, V> {
    * nothing held, the key is invalidated: a fill that began before the change is refused.
    */
   public void update(K key, UnaryOperator<V> change) {
-    cache.asMap().compute(key, (k, given) -> {
-      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
-      long stamp = clock.incrementAndGet();
-      V changed = old instanceof Present<V> present ? change.apply(present.value()) : null;
-      return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
-    });
+    update(key, change, () -> null);
   }
 
   /**
@@ -242,7 +235,7 @@ public final class GuardedCache<K, V> {
    */
   public void update(K key, UnaryOperator<V> change, Supplier<V> created) {
     cache.asMap().compute(key, (k, given) -> {
-      Slot<V> old = given != null && given.stamp() <= groupFloor(key) ? null : given;
+      Slot<V> old = standing(key, given);
       long stamp = clock.incrementAndGet();
       V changed = old instanceof Present<V> present ? change.apply(present.value()) : old == null ? created.get() : null;
       return changed != null ? new Present<>(changed, stamp) : new Marker<>(false, stamp);
@@ -258,7 +251,7 @@ public final class GuardedCache<K, V> {
   public Map<K, V> values() {
     Map<K, V> values = new HashMap<>();
     cache.asMap().forEach((key, slot) -> {
-      if (slot instanceof Present<V> present && present.stamp() > groupFloor(key)) {
+      if (standing(key, slot) instanceof Present<V> present) {
         values.put(key, present.value());
       }
     });

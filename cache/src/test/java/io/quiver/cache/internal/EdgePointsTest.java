@@ -24,13 +24,20 @@ class EdgePointsTest {
     return new Edge(FROM, "follows", to(to), sequence, JsonNodeFactory.instance.objectNode(), Instant.EPOCH, state);
   }
 
+  /** What a store read of {@code asked} found at {@code version}: each target's edge, or none. */
+  private static EdgePoints read(List<NodeId> asked, Map<NodeId, Edge> found, long version) {
+    Map<NodeId, Edge> edges = new java.util.LinkedHashMap<>();
+    asked.forEach(to -> edges.put(to, found.get(to)));
+    return new EdgePoints(edges, version);
+  }
+
   private static GraphChange.EdgeChanged changed(long to, Edge edge, long version) {
     return new GraphChange.EdgeChanged(FROM, "follows", to(to), edge, version, 0);
   }
 
   @Test
   void aRead_knowsEveryTargetItAsked_foundOrNot() {
-    EdgePoints read = EdgePoints.read(List.of(to(1), to(2)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+    EdgePoints read = read(List.of(to(1), to(2)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
 
     assertThat(read.knows(to(1))).isTrue();
     assertThat(read.edgeTo(to(1))).contains(edge(1, 10, EdgeState.ACTIVE));
@@ -41,9 +48,9 @@ class EdgePointsTest {
 
   @Test
   void readsAtOneVersion_merge_andANewerReadReplacesAnOlderOne() {
-    EdgePoints first = EdgePoints.read(List.of(to(1)), Map.of(), 4);
-    EdgePoints second = EdgePoints.read(List.of(to(2)), Map.of(to(2), edge(2, 20, EdgeState.ACTIVE)), 4);
-    EdgePoints newer = EdgePoints.read(List.of(to(3)), Map.of(), 5);
+    EdgePoints first = read(List.of(to(1)), Map.of(), 4);
+    EdgePoints second = read(List.of(to(2)), Map.of(to(2), edge(2, 20, EdgeState.ACTIVE)), 4);
+    EdgePoints newer = read(List.of(to(3)), Map.of(), 5);
 
     assertThat(first.plus(second).edges().keySet()).containsExactlyInAnyOrder(to(1), to(2));
     assertThat(first.plus(newer)).isEqualTo(newer);
@@ -52,7 +59,7 @@ class EdgePointsTest {
 
   @Test
   void theNextChange_setsItsTargetToWhatTheWriteLeft_knownBeforeOrNot() {
-    EdgePoints points = EdgePoints.read(List.of(to(1)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+    EdgePoints points = read(List.of(to(1)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
     Edge archived = edge(1, 10, EdgeState.ARCHIVED);
     Edge added = edge(2, 20, EdgeState.ACTIVE);
 
@@ -68,7 +75,7 @@ class EdgePointsTest {
 
   @Test
   void aChangeAlreadyReflected_isIgnored_andOneAfterAGap_dropsThePoints() {
-    EdgePoints points = EdgePoints.read(List.of(to(1)), Map.of(), 4);
+    EdgePoints points = read(List.of(to(1)), Map.of(), 4);
 
     assertThat(points.after(changed(1, edge(1, 1, EdgeState.ACTIVE), 4))).contains(points);
     assertThat(points.after(changed(1, edge(1, 1, EdgeState.ACTIVE), 6))).isEmpty();
@@ -78,10 +85,10 @@ class EdgePointsTest {
   void pointsPastTheBound_dropTheOldestAnswers_keepingTheNewest() {
     List<NodeId> many = java.util.stream.LongStream.range(0, EdgePoints.MAX_TARGETS).mapToObj(EdgePointsTest::to)
         .toList();
-    EdgePoints full = EdgePoints.read(many, Map.of(), 1);
+    EdgePoints full = read(many, Map.of(), 1);
     NodeId newest = to(EdgePoints.MAX_TARGETS + 1);
 
-    EdgePoints after = full.plus(EdgePoints.read(List.of(newest), Map.of(), 1));
+    EdgePoints after = full.plus(read(List.of(newest), Map.of(), 1));
 
     assertThat(after.edges()).hasSize(EdgePoints.MAX_TARGETS);
     assertThat(after.knows(newest)).isTrue();

@@ -312,10 +312,7 @@ final class EdgeStore {
             Map<EdgeId, Edge> found = new HashMap<>();
             Map<EdgeListId, Long> versions = new HashMap<>();
             for (Future<EdgesTable.Lookup> read : reads) {
-              read.result().found().forEach((table, rows) -> rows.forEach(row -> {
-                Edge edge = table.edge(row.from(), row.to(), row.row());
-                found.put(edge.id(), edge);
-              }));
+              read.result().found().forEach(edge -> found.put(edge.id(), edge));
               versions.putAll(read.result().versions());
             }
             return new EdgeLookup(found, versions);
@@ -329,13 +326,12 @@ final class EdgeStore {
     }
     Schema schema = schemas.current();
     Map<Integer, ShardLookup> shards = new LinkedHashMap<>();
-    Map<Integer, Map<String, EdgesTable>> tables = new HashMap<>();
+    // One table object per type (a table names its shard per statement), so the per-shard maps group by it.
+    Map<String, EdgesTable> tables = new HashMap<>();
     for (EdgeId id : ids.stream().distinct().toList()) {
       Target target = resolve(schema, id.from(), id.type(), id.to(), Access.READ);
-      int shard = target.route().shard();
-      EdgesTable table = tables.computeIfAbsent(shard, s -> new HashMap<>())
-          .computeIfAbsent(id.type(), name -> target.table());
-      shards.computeIfAbsent(shard, s -> new ShardLookup(target.route(), new LinkedHashMap<>()))
+      EdgesTable table = tables.computeIfAbsent(id.type(), name -> target.table());
+      shards.computeIfAbsent(target.route().shard(), shard -> new ShardLookup(target.route(), new LinkedHashMap<>()))
           .byTable().computeIfAbsent(table, t -> new ArrayList<>())
           .add(new EdgesTable.Key(id.from().value(), id.to().value()));
     }

@@ -319,18 +319,15 @@ public final class EdgesTable implements ShardTable {
     return state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
   }
 
-  /** An edge found by {@link #lookupMany}. */
-  public record Found(NodeId from, NodeId to, EdgeRow row) {}
-
   /**
-   * What {@link #lookupMany} read on one shard: the live edges found among the keys asked for, by
-   * table, and (when asked) the version of every list asked about, absent lists at 0.
+   * What {@link #lookupMany} read on one shard: the live edges found among the keys asked for,
+   * and (when asked) the version of every list asked about, absent lists at 0.
    */
-  public record Lookup(Map<EdgesTable, List<Found>> found, Map<EdgeListId, Long> versions) {}
+  public record Lookup(List<Edge> found, Map<EdgeListId, Long> versions) {}
 
   /**
-   * The live rows (active or archived) of many keys in several edge tables of one shard, and
-   * with {@code withVersions} their lists' versions, in one statement and so from one snapshot:
+   * The live rows (active or archived) of many keys in several edge tables of one shard, as edges,
+   * and with {@code withVersions} their lists' versions, in one statement and so from one snapshot:
    * per table a join of the keys ({@link #KEYS}) on the primary key, the count rows' versions
    * likewise, all joined by {@code UNION ALL} (a count row travels with its edge type in
    * {@code to_id} and its version in {@code sequence}, marked {@code part = 0}).
@@ -357,8 +354,7 @@ public final class EdgesTable implements ShardTable {
       arguments.add(pairs(byTable.get(tables.get(i)).stream().map(key -> new long[] {key.from(), key.to()}).toList()));
     }
     return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
-      Map<EdgesTable, List<Found>> found = new LinkedHashMap<>();
-      tables.forEach(table -> found.put(table, new ArrayList<>()));
+      List<Edge> found = new ArrayList<>();
       Map<Integer, EdgesTable> byTypeId = new HashMap<>();
       tables.forEach(table -> byTypeId.put(table.type.id(), table));
       Map<EdgeListId, Long> versions = new HashMap<>();
@@ -373,7 +369,7 @@ public final class EdgesTable implements ShardTable {
           EdgesTable table = byTypeId.get(row.getLong("to_id").intValue());
           versions.put(new EdgeListId(from, table.type.name()), row.getLong("sequence"));
         } else {
-          found.get(tables.get(part - 1)).add(new Found(from, new NodeId(row.getLong("to_id")), row(row)));
+          found.add(tables.get(part - 1).edge(from, new NodeId(row.getLong("to_id")), row(row)));
         }
       }
       return new Lookup(found, versions);
