@@ -283,4 +283,30 @@ class UniqueLookupTest {
     assertThat(lookup(type, "username", "dave").status()).isEqualTo(200);
     assertThat(lookup(type, "username", "a%20b").id()).isEqualTo(spaced);
   }
+
+  @Test
+  void aBulkImportOfThousandsOfNodesOfATypeWithUniqueFields_createsThemAll_claimingTheValuesOfThoseThatHoldOne()
+      throws Exception {
+    String type = defineType("{\"username\": {\"type\": \"string\", \"unique\": true}}");
+    StringBuilder ndjson = new StringBuilder();
+    int nodes = 3_000;
+    for (int i = 0; i < nodes; i++) {
+      String data = i % 30 == 0 ? "{\"username\": \"member" + i + "\"}" : "{\"n\": " + i + "}";
+      ndjson.append("{\"node\": {\"ref\": \"m").append(i).append("\", \"type\": \"").append(type)
+          .append("\", \"data\": ").append(data).append("}}\n");
+    }
+
+    Answer imported = api.send(POST, "/v1/bulk?name=many" + System.nanoTime(), Buffer.buffer(ndjson.toString()),
+        Map.of("Content-Type", "application/x-ndjson"));
+
+    String[] lines = imported.text().trim().split("\n");
+    JsonNode report = MAPPER.readTree(lines[lines.length - 1]).get("report");
+    assertThat(report).as(imported.text().substring(0, Math.min(500, imported.text().length()))).isNotNull();
+    assertThat(report.get("nodesCreated").asLong()).as("every node, none refused for want of a connection: " + lines[lines.length - 1])
+        .isEqualTo(nodes);
+    assertThat(report.get("refusedCount").asLong()).isZero();
+    assertThat(lookup(type, "username", "member0").status()).isEqualTo(200);
+    assertThat(lookup(type, "username", "member2970").status()).isEqualTo(200);
+    assertThat(lookup(type, "username", "member1").status()).as("a node without a value claimed none").isEqualTo(404);
+  }
 }

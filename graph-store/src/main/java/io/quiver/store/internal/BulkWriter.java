@@ -156,6 +156,12 @@ final class BulkWriter implements BulkImport {
       this.lines = lines;
     }
 
+    /** Nodes created, by reference: counted, and their IDs kept for the answer. */
+    void created(Map<String, NodeId> byRef) {
+      nodesCreated += byRef.size();
+      nodes.putAll(byRef);
+    }
+
     void refuse(BulkLine line, GraphException why) {
       refused.add(new BulkReport.Refused(line.line(), why.code(), why.getMessage()));
     }
@@ -262,8 +268,8 @@ final class BulkWriter implements BulkImport {
         NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith(), node.line());
         NodeStore.Creation creation = nodes.planCreation(schema, node.type(), node.data(), colocateWith);
         int shard = creation.route().shard();
-        byShard.computeIfAbsent(creation.table().type().uniqueFields().isEmpty() ? shard : -1 - shard,
-                group -> new ArrayList<>())
+        boolean claims = !UniqueClaims.change(creation.table().type(), null, creation.data()).isEmpty();
+        byShard.computeIfAbsent(claims ? -1 - shard : shard, group -> new ArrayList<>())
             .add(new Planned(node, creation));
       } catch (GraphException refused) {
         definedAt.remove(node.ref());
@@ -271,32 +277,55 @@ final class BulkWriter implements BulkImport {
       }
     }
     List<Future<Map<String, NodeId>>> shards = new ArrayList<>();
-    byShard.values().forEach(group -> {
-      if (group.get(0).creation().table().type().uniqueFields().isEmpty()) {
-        shards.add(insertNodes(group));
-        return;
+    List<Planned> claiming = new ArrayList<>();
+    byShard.forEach((group, planned) -> {
+      if (group >= 0) {
+        shards.add(insertNodes(planned));
+      } else {
+        claiming.addAll(planned);
       }
-      // A node with unique values claims them in a transaction of its own, so one held value refuses its line only.
-      group.forEach(plan -> shards.add(insertNodes(List.of(plan)).recover(failure -> {
-        if (failure instanceof GraphException held && held.code() == GraphException.Code.UNIQUE_VIOLATION) {
-          definedAt.remove(plan.line().ref());
-          batch.refuse(plan.line(), held);
-          return Future.succeededFuture(Map.of());
-        }
-        return Future.failedFuture(failure);
-      })));
     });
-    return Future.all(shards).compose(all -> {
-      shards.forEach(shard -> {
-        batch.nodesCreated += shard.result().size();
-        batch.nodes.putAll(shard.result());
-      });
-      return waiting.isEmpty() ? Future.succeededFuture() : createNodes(schema, batch, waiting);
-    });
+    return Future.all(shards)
+        .compose(written -> claimingOneByOne(batch, claiming))
+        .compose(claimed -> {
+          shards.forEach(shard -> batch.created(shard.result()));
+          batch.created(claimed);
+          return waiting.isEmpty() ? Future.succeededFuture() : createNodes(schema, batch, waiting);
+        });
   }
+
 
   /** What a shard's node transaction created: the nodes, and each one's reference. */
   private record Created(List<Node> nodes, Map<String, NodeId> byRef) {}
+
+  /**
+   * A batch's nodes that hold unique values, once its other nodes are written: each claims its
+   * values in a transaction of its own, so one held value refuses its line only, and one after
+   * another. A claim holds its node's connection while it takes another on the value's shard, so
+   * thousands at once overflowed the pools' wait queues, and a few per shard beside the batch's
+   * transactions could take every connection of a host and wait for one more: either failed the
+   * whole import as "unavailable", the nodes without a value with it.
+   */
+  private Future<Map<String, NodeId>> claimingOneByOne(Batch batch, List<Planned> planned) {
+    Map<String, NodeId> created = new LinkedHashMap<>();
+    Future<Void> chain = Future.succeededFuture();
+    for (Planned plan : planned) {
+      chain = chain.compose(previous -> insertNodes(List.of(plan))
+          .recover(failure -> {
+            if (failure instanceof GraphException held && held.code() == GraphException.Code.UNIQUE_VIOLATION) {
+              definedAt.remove(plan.line().ref());
+              batch.refuse(plan.line(), held);
+              return Future.succeededFuture(Map.of());
+            }
+            return Future.failedFuture(failure);
+          })
+          .map(one -> {
+            created.putAll(one);
+            return null;
+          }));
+    }
+    return chain.map(created);
+  }
 
   /** One shard's nodes and their references, in one transaction; answers the nodes created, by reference. */
   private Future<Map<String, NodeId>> insertNodes(List<Planned> planned) {
