@@ -4,17 +4,35 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A load generator's JVM: the same {@code java} and class path as this one, so that what the
- * generator costs is measured apart from what it measures. The hot path's and the workload's
- * generators both start here.
+ * A JVM of the benchmark's own: the same {@code java} and class path as this one. Load generators
+ * start here, so that what they cost is measured apart from what they measure (the hot path's and
+ * the workload's); so does every server the workload measures, each in a JVM of its own as it
+ * would be deployed, its CPU read from the operating system.
  */
 public final class ChildJvm {
   private ChildJvm() {}
 
   /** The command that runs {@code main} with {@code arguments}, small heap and serial collector. */
   public static ProcessBuilder of(String heap, Class<?> main, String... arguments) {
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-        "-Xmx" + heap, "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), main.getName()));
+    return command(List.of("-Xmx" + heap, "-XX:+UseSerialGC"), main, arguments);
+  }
+
+  /**
+   * The command that runs a server's {@code main}: the JVM's default collector, as a server is
+   * deployed, with {@code heap} at most and the JVM {@code options} given.
+   */
+  public static ProcessBuilder server(String heap, List<String> options, Class<?> main, String... arguments) {
+    List<String> all = new ArrayList<>(List.of("-Xmx" + heap));
+    all.addAll(options);
+    return command(all, main, arguments);
+  }
+
+  private static ProcessBuilder command(List<String> options, Class<?> main, String... arguments) {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.addAll(options);
+    command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
     command.addAll(List.of(arguments));
     return new ProcessBuilder(command);
   }

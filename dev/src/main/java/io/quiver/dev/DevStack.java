@@ -59,6 +59,8 @@ public final class DevStack implements AutoCloseable {
   private final List<EmbeddedMariaDb> hosts;
   private final Schema schema;
   private final String adminToken = newAdminToken();
+  /** The shard map this start published (or found current). */
+  private ShardMap shardMap;
 
   private DevStack(DataDirectory directory, EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts, Schema schema) {
     this.directory = directory;
@@ -150,6 +152,11 @@ public final class DevStack implements AutoCloseable {
     return schema;
   }
 
+  /** The shard map as this start left it in ZooKeeper: today's host addresses. */
+  public ShardMap shardMap() {
+    return shardMap;
+  }
+
   /** Where {@link #writeToolsConfig} writes, in the data directory. */
   public static final String TOOLS_CONFIG = "quiver-dev.json";
 
@@ -190,6 +197,7 @@ public final class DevStack implements AutoCloseable {
       curator.blockUntilConnected();
       ShardMapStore store = new ShardMapStore(curator, ShardMapStore.DEFAULT_PATH);
       ShardMap map = currentMap(store.read());
+      shardMap = map;
       store.read().filter(map::equals).ifPresentOrElse(
           unchanged -> log.info("shard map version {} is current", unchanged.version()),
           () -> publish(store, map));

@@ -54,6 +54,11 @@ final class Generator implements AutoCloseable {
         answer.has("recording") ? Recording.fromJson(answer.get("recording")) : null);
   }
 
+  /** The generator's process: its JVM's compiler and CPU can be read from outside. */
+  ProcessHandle handle() {
+    return process.toHandle();
+  }
+
   Bounds bounds(String target, int capacity) throws IOException {
     ObjectNode command = MAPPER.createObjectNode();
     command.put("bounds", target);

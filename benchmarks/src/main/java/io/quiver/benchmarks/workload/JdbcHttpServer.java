@@ -17,18 +17,23 @@ import io.vertx.core.http.HttpServerRequest;
  * {@code jdbc-http}: what a team would deploy without Quiver — a thin Vert.x HTTP service, one
  * server per event loop like Quiver's, answering the same paths with hand-written SQL over JDBC
  * on a worker pool ({@link JdbcTarget} with both directions and rendering on): JSON answers, every
- * edge written in both directions, counts kept; no validation, no cache, no outbox. The generator
- * calls it exactly as it calls Quiver ({@link HttpTarget}).
+ * edge written in both directions, counts kept; no validation, no cache, no outbox. With a Redis
+ * port it is {@code lookaside}: the same service with a look-aside cache in front of its SQL
+ * ({@link LookasideCache}). The generator calls either exactly as it calls Quiver ({@link HttpTarget}).
  */
 final class JdbcHttpServer implements AutoCloseable {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   private final Vertx server = Vertx.vertx();
   private final JdbcTarget sql;
+  private final LookasideCache cache;
 
-  JdbcHttpServer(int port, ShardMap map, Schema schema, int connections) {
+  /** @param redisPort the look-aside cache's Redis; null for none ({@code jdbc-http}) */
+  JdbcHttpServer(int port, ShardMap map, Schema schema, int connections, Integer redisPort) {
     // The generator's HTTP client notes the edges and nodes it learns from the answers.
     this.sql = new JdbcTarget(map, schema, null, connections, true);
+    this.cache = redisPort == null ? null : new LookasideCache(server, sql, redisPort,
+        Math.max(8, Math.min(32, connections)));
     int cores = Runtime.getRuntime().availableProcessors();
     server.deployVerticle(() -> new VerticleBase() {
       @Override
@@ -48,7 +53,7 @@ final class JdbcHttpServer implements AutoCloseable {
       request.response().setStatusCode(400).end("{\"error\": \"bad request\"}");
       return;
     }
-    sql.answer(call).onComplete(done -> {
+    (cache == null ? sql.answer(call) : cache.answer(call)).onComplete(done -> {
       JdbcTarget.Answer answer = done.succeeded() ? done.result() : new JdbcTarget.Answer(500, null);
       request.response().setStatusCode(answer.status()).putHeader("Content-Type", "application/json");
       if (answer.body() == null) {
@@ -115,6 +120,9 @@ final class JdbcHttpServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (cache != null) {
+      cache.close();
+    }
     sql.close();
     server.close().await();
   }

@@ -50,8 +50,8 @@ final class Report {
    * CPU time per operation over a measured phase, in milliseconds, of each party apart.
    *
    * @param database every MariaDB process
-   * @param servers the benchmark's JVM: every server (Quiver's, {@code jdbc-http}, bare Vert.x), one
-   *     of them under load and the others idle
+   * @param servers the target's own server JVM, with its Redis for {@code lookaside}; 0 for the
+   *     in-process {@code jdbc}
    * @param generator the load generator's JVM ({@link GeneratorProcess}), the in-process
    *     {@code jdbc} target's SQL included
    * @param generatorShare the generator's share of the machine's CPU over the phase (1.0: every core)
@@ -68,7 +68,8 @@ final class Report {
   record Disk(double pageReads, double fsyncs) {}
 
   /** The columns' order, whatever order the runs took. */
-  private static final List<String> COLUMNS = List.of("quiver", "quiver-nocache", "jdbc-http", "jdbc", "bare-vertx");
+  private static final List<String> COLUMNS = List.of("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc",
+      "bare-vertx");
 
   /** One target's runs at one concurrency: the median run, the medians and the spread. */
   private record Column(String target, List<Measured> runs) {
@@ -153,7 +154,7 @@ final class Report {
               / Math.max(1, quiver.median().recording().all().getValueAtPercentile(99))));
       if (level.stream().allMatch(c -> c.median().cpu() != null)) {
         row(out, "MariaDB CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().database()));
-        row(out, "servers' JVM CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().servers()));
+        row(out, "server CPU ms/op (its JVM, + Redis)", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().servers()));
         row(out, "generator CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().generator()));
         row(out, "generator's share of the CPU", level, c -> String.format(Locale.ROOT, "%.0f %%",
             c.median().cpu().generatorShare() * 100));

@@ -2,80 +2,111 @@ package io.quiver.benchmarks.workload;
 
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.benchmarks.CpuTime;
+import io.quiver.benchmarks.JitActivity;
 import io.quiver.cache.CacheFigures;
 import io.quiver.cache.CacheSettings;
-import io.quiver.cache.CachingGraphStore;
+import io.quiver.client.ImportReport;
+import io.quiver.client.QuiverClient;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
-import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapJson;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.Random;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * The end-to-end benchmark on one machine: starts the embedded stack, a Quiver server with its
- * cache and one without, a thin HTTP service over hand-written JDBC and a bare Vert.x endpoint,
- * loads a power-law graph (the primer), then for every concurrency level runs the chosen mix
- * against each target — those four, and hand-written JDBC in the generator's process — each after
- * a warm-up.
+ * The end-to-end benchmark on one machine, as a skeptical database engineer would set it up: the
+ * primer loads a power-law graph once, through Quiver; then each data set is a copy of it on its
+ * own embedded stack (ZooKeeper and two MariaDB hosts), so that no target writes behind another's
+ * cache — {@code quiver} on one, {@code lookaside} (the same service as {@code jdbc-http} with a
+ * look-aside cache in Redis) on another, and the uncached targets ({@code quiver-nocache},
+ * {@code jdbc-http}, and hand-written JDBC in the generator's process) sharing the third. Every
+ * server runs in a JVM of its own ({@link ServerProcess}); Quiver as its command line starts it,
+ * access log on. Each cache holds the same bytes: with {@code --cache-fraction}, that fraction of
+ * the data as Quiver's cache weighs it, and Redis's {@code maxmemory} that much above its empty
+ * size. Then for every concurrency level it runs the chosen mix against each target, each after a
+ * warm-up, in a new shuffled order each run.
  *
  * <p>The load generator runs in a JVM of its own ({@link Generator}, {@link GeneratorProcess}):
  * on two cores it shares the CPU with what it measures, so its cost is kept low (two event loops,
  * the serial collector) and measured apart — the report gives, per target, the CPU per operation
- * of MariaDB, of this JVM (the servers) and of the generator, and the generator's share of the
- * machine. After each Quiver phase it checks that the requests the generator counted equal those
+ * of MariaDB, of the target's own server (with Redis for {@code lookaside}) and of the generator,
+ * the generator's share of the machine, and what the target's JIT compiler still did while it was
+ * measured. After each Quiver phase it checks that the requests the generator counted equal those
  * the server counted in its own {@code /metrics}, waits for the outboxes to drain (the sustained
  * rate counts the drain), prints the report and writes it as JSON.
  *
  * <p>{@code ./bench workload --quick}
  */
 public final class Workload {
-  private static final Pattern REQUEST_COUNT =
-      Pattern.compile("^quiver_requests_seconds_count\\{operation=\"(\\w+)\",status=\"\\d+\"} ([0-9.E]+)$");
   /**
-   * Every target's clients share the two hosts, as no deployment would: the JDBC baselines alone
-   * hold a connection per caller and host, each caching about fifty server-side statements (one per
+   * The uncached targets' clients share their data set's two hosts: the JDBC baselines alone hold a
+   * connection per caller and host, each caching about fifty server-side statements (one per
    * statement shape and shard), so at 128 callers the two of them kept about 13,000 prepared
-   * statements per host, and with Quiver's own MariaDB's default cap (16,382) refused more
-   * (error 1461) and the LinkBench run failed. The cap is raised for the benchmark's hosts only.
+   * statements per host, and with Quiver's own MariaDB's default cap (16,382) refused more (error
+   * 1461) and the LinkBench run failed. The cap is raised for the benchmark's hosts only.
    */
   static final String PREPARED_STATEMENTS_PER_HOST = "--max-prepared-stmt-count=131072";
 
   private Workload() {}
 
   public static void main(String[] args) throws Exception {
-    WorkloadOptions options;
+    List<WorkloadOptions> sizes;
     try {
-      options = WorkloadOptions.parse(args);
+      sizes = WorkloadOptions.parseAll(args);
     } catch (RuntimeException e) {
       System.err.println(e.getMessage());
       System.exit(2);
       return;
     }
-    Report report = run(options);
-    System.out.println(report.table());
-    System.out.println("report written to " + options.output().toAbsolutePath());
+    for (WorkloadOptions options : sizes) {
+      Report report = run(options);
+      System.out.printf("%n%d users%n", options.nodes());
+      System.out.println(report.table());
+      System.out.println("report written to " + options.output().toAbsolutePath());
+    }
     System.exit(0);
   }
+
+  /** What every data set starts from: the primer's graph, and the bytes each target's cache may hold. */
+  private record Primed(Graph graph, CacheBudget budget, long dataBytes) {}
+
+  /**
+   * The bytes a cache may hold: Quiver's node cache, and its edge cache (windows and single edges,
+   * half each); Redis gets their sum.
+   */
+  record CacheBudget(long nodeBytes, long edgeBytes, String said) {
+    static CacheBudget defaults() {
+      CacheSettings defaults = CacheSettings.defaults();
+      return new CacheBudget(defaults.nodeMaxBytes(), defaults.edgeMaxBytes(), "Quiver's defaults (whole data fits)");
+    }
+
+    long totalBytes() {
+      return nodeBytes + edgeBytes;
+    }
+  }
+
+  /** One measured server and what the report reads from it; {@code server} is null for the in-process {@code jdbc}. */
+  private record Served(GeneratorSetup.TargetSpec spec, ServerProcess server, DevStack data, boolean quiver,
+      RedisCacheServer redis) {}
 
   /** Runs the whole benchmark and writes its report; answers the report. */
   static Report run(WorkloadOptions options) throws Exception {
@@ -87,93 +118,140 @@ public final class Workload {
     if (options.bufferPoolMb() != null) {
       hostOptions.add("--innodb-buffer-pool-size=" + options.bufferPoolMb() + "M");
     }
-    try (DevStack stack = DevStack.start(data, DevStack.MIN_HOSTS, hostOptions)) {
-      QuiverConfig cached = stack.config(Ports.free());
-      QuiverConfig uncached = new QuiverConfig(new QuiverConfig.Http(Ports.free(), cached.http().bodyLimitBytes()),
-          cached.zooKeeper(), cached.mysql(), cached.outbox(), cached.cache().disabled(), null, cached.adminToken());
-      QuiverServer bounded = null;
-      try (QuiverServer quiver = QuiverServer.start(cached, stack.schema());
-          QuiverServer quiverNoCache = QuiverServer.start(uncached, null)) {
-        Graph graph = load(vertx, quiver.port(), options.nodes());
-        awaitOutboxesDrained(quiver, quiverNoCache);
-        System.out.println("primer: every inverse edge written");
-        int maxConcurrency = Collections.max(options.concurrency());
-        ShardMap map = quiver.backend().shardMap();
-        int jdbcHttpPort = Ports.free();
-        int barePort = Ports.free();
-        try (JdbcHttpServer jdbcHttp = new JdbcHttpServer(jdbcHttpPort, map, stack.schema(), maxConcurrency);
-            BareServer bare = new BareServer(barePort)) {
-          List<GeneratorSetup.TargetSpec> targets = new ArrayList<>(List.of(
-              GeneratorSetup.TargetSpec.api("quiver", quiver.port()),
-              GeneratorSetup.TargetSpec.api("quiver-nocache", quiverNoCache.port()),
-              GeneratorSetup.TargetSpec.api("jdbc-http", jdbcHttpPort),
-              new GeneratorSetup.TargetSpec("jdbc", "jdbc", 0, false),
-              new GeneratorSetup.TargetSpec("bare-vertx", "bare", barePort, false)));
-          Map<String, QuiverServer> servers = new HashMap<>(Map.of("quiver", quiver, "quiver-nocache", quiverNoCache));
-          if (options.cacheFraction() != null) {
-            bounded = QuiverServer.start(boundedCache(vertx, quiver, cached, graph, options.cacheFraction()), null);
-            String name = "quiver-" + Math.round(options.cacheFraction() * 100) + "pct";
-            targets.add(new GeneratorSetup.TargetSpec(name, "api", bounded.port(), true));
-            servers.put(name, bounded);
-          }
-          GeneratorSetup setup = new GeneratorSetup(options.mix().label(), graph.nodes, graph.knownEdges(), targets,
-              ShardMapJson.write(map), maxConcurrency);
-          WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
-          Random shuffle = new Random(SHUFFLE_SEED);
-          try (Generator generator = new Generator(setup, data)) {
-            for (int round = 1; round <= options.runs(); round++) {
-              // One run keeps the listed order; several shuffle it, so no target always goes first (cold JIT) or last.
-              List<GeneratorSetup.TargetSpec> order = new ArrayList<>(targets);
-              if (options.runs() > 1) {
-                Collections.shuffle(order, shuffle);
-              }
-              System.out.printf("run %d of %d: %s%n", round, options.runs(),
-                  order.stream().map(GeneratorSetup.TargetSpec::name).toList());
-              for (int concurrency : options.concurrency()) {
-                for (GeneratorSetup.TargetSpec target : order) {
-                  run(generator, target, concurrency, round, options, report, metrics, map,
-                      servers.get(target.name()), servers.values());
-                }
-              }
-            }
-            report.note(HostStatus.preparedStatements(map));
-          }
-        }
-        report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees; whole run %.0f s on %d"
-                + " cores; the load generator runs in a JVM of its own, and it, every server and both MariaDB hosts"
-                + " share this machine; access logging is off%s.",
-            options.mix().label(), options.nodes(), (System.nanoTime() - started) / 1e9,
-            Runtime.getRuntime().availableProcessors(), options.bufferPoolMb() == null ? ""
-                : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB, data "
-                    + HostStatus.dataBytes(quiver.backend().shardMap()) / (1 << 20) + " MiB"));
-        report.write(options.output(), options);
-      } finally {
-        if (bounded != null) {
-          bounded.close();
-        }
+    List<AutoCloseable> running = new ArrayList<>();
+    try {
+      Primed primed = prime(vertx, data.resolve("primed"), hostOptions, options);
+      Graph graph = primed.graph();
+      int maxConcurrency = Collections.max(options.concurrency());
+      Map<String, DevStack> sets = dataSets(running, data, List.of("quiver", "uncached", "lookaside"), hostOptions);
+      delete(data.resolve("primed"));
+      DevStack quiverData = sets.get("quiver");
+      DevStack uncachedData = sets.get("uncached");
+      DevStack lookasideData = sets.get("lookaside");
+      Path logback = productLogging(data);
+      CacheBudget budget = primed.budget();
+      boolean traced = options.cacheFraction() != null;
+      List<Served> served = new ArrayList<>();
+      served.add(new Served(new GeneratorSetup.TargetSpec("quiver", "api", Ports.free(), traced),
+          null, quiverData, true, null));
+      served.add(new Served(GeneratorSetup.TargetSpec.api("quiver-nocache", Ports.free()), null, uncachedData, true,
+          null));
+      RedisCacheServer redis = remember(running, new RedisCacheServer(vertx, budget.totalBytes()));
+      served.add(new Served(GeneratorSetup.TargetSpec.api("lookaside", Ports.free()), null, lookasideData, false,
+          redis));
+      served.add(new Served(GeneratorSetup.TargetSpec.api("jdbc-http", Ports.free()), null, uncachedData, false, null));
+      served.add(new Served(new GeneratorSetup.TargetSpec("jdbc", "jdbc", 0, false), null, uncachedData, false, null));
+      served.add(new Served(new GeneratorSetup.TargetSpec("bare-vertx", "bare", Ports.free(), false), null, null, false,
+          null));
+      List<Served> targets = new ArrayList<>();
+      for (Served target : served) {
+        targets.add(new Served(target.spec(), start(running, data, target, budget, logback, maxConcurrency),
+            target.data(), target.quiver(), target.redis()));
       }
+      report.note(String.format(Locale.ROOT, "caches: %s — Quiver %d bytes of nodes and %d of edges; Redis"
+              + " maxmemory %d bytes (the same %d above its empty size)", budget.said(), budget.nodeBytes(),
+          budget.edgeBytes(), redis.maxMemoryBytes(), budget.totalBytes()));
+      GeneratorSetup setup = new GeneratorSetup(options.mix().label(), graph.nodes, graph.knownEdges(),
+          targets.stream().map(Served::spec).toList(), ShardMapJson.write(uncachedData.shardMap()), maxConcurrency);
+      WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
+      List<Served> quivers = targets.stream().filter(Served::quiver).toList();
+      Random shuffle = new Random(SHUFFLE_SEED);
+      try (Generator generator = new Generator(setup, data)) {
+        for (int round = 1; round <= options.runs(); round++) {
+          // Several runs shuffle the order, so no target always goes first or last.
+          List<Served> order = new ArrayList<>(targets);
+          if (options.runs() > 1) {
+            Collections.shuffle(order, shuffle);
+          }
+          System.out.printf("run %d of %d: %s%n", round, options.runs(),
+              order.stream().map(target -> target.spec().name()).toList());
+          for (int concurrency : options.concurrency()) {
+            for (Served target : order) {
+              run(generator, target, concurrency, round, options, report, metrics, quivers);
+            }
+          }
+        }
+        report.note(HostStatus.preparedStatements(uncachedData.shardMap()));
+      }
+      report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees (%d MiB of data on"
+              + " each data set's hosts), copied to three data sets (quiver; lookaside; quiver-nocache, jdbc-http and"
+              + " jdbc); whole run %.0f s on %d cores; the load generator and every server run in JVMs of their own"
+              + " (servers' heaps %s), and they, Redis and all six MariaDB hosts share this machine; Quiver's access"
+              + " log is on, as shipped%s.",
+          options.mix().label(), options.nodes(), primed.dataBytes() >> 20, (System.nanoTime() - started) / 1e9,
+          Runtime.getRuntime().availableProcessors(), ServerProcess.HEAP, options.bufferPoolMb() == null ? ""
+              : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB"));
+      report.write(options.output(), options);
     } finally {
+      for (int i = running.size() - 1; i >= 0; i--) {
+        running.get(i).close();
+      }
       vertx.close().await();
+      // Four stacks' databases take gigabytes at --full sizes: a run leaves its report, not its data.
+      delete(data);
     }
     return report;
   }
 
+  private static void delete(Path directory) throws java.io.IOException {
+    if (!Files.exists(directory)) {
+      return;
+    }
+    try (var files = Files.walk(directory)) {
+      for (Path file : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+        Files.deleteIfExists(file);
+      }
+    }
+  }
+
+  private static <T extends AutoCloseable> T remember(List<AutoCloseable> running, T part) {
+    running.add(part);
+    return part;
+  }
+
   /**
-   * The configuration of a server whose caches hold {@code fraction} of the data: every node and
-   * edge list read once through the cached server, its caches' bytes per entry scaled to the whole
-   * graph, and that fraction of it.
+   * The primer, on a stack of its own that is then stopped: a Quiver server loads the graph and
+   * waits for every inverse edge; with {@code --cache-fraction} every node and list is read once
+   * through it to weigh the whole data as its caches weigh it. No measured target sees any of this.
    */
-  private static QuiverConfig boundedCache(Vertx vertx, QuiverServer quiver, QuiverConfig cached, Graph graph,
-      double fraction) {
+  private static Primed prime(Vertx vertx, Path directory, List<String> hostOptions, WorkloadOptions options)
+      throws Exception {
+    try (DevStack stack = DevStack.start(directory, DevStack.MIN_HOSTS, hostOptions);
+        QuiverServer primer = QuiverServer.start(stack.config(Ports.free()), stack.schema())) {
+      Graph graph = load(directory, primer.port(), options.nodes());
+      awaitDrained(primer);
+      System.out.println("primer: every inverse edge written");
+      CacheBudget budget = options.cacheFraction() == null ? CacheBudget.defaults()
+          : weigh(vertx, primer, graph, options.cacheFraction());
+      return new Primed(graph, budget, HostStatus.dataBytes(stack.shardMap()));
+    }
+  }
+
+  /** Waits for the primer's outboxes to empty. */
+  private static void awaitDrained(QuiverServer primer) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (primer.backend().telemetry().outboxStats().await().values().stream().anyMatch(s -> s.pending() > 0)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("primer: outboxes not drained after 5 minutes");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /**
+   * The budget of caches that hold {@code fraction} of the data: every node and edge list read once
+   * through the primer, its caches' bytes per entry scaled to the whole graph, and that fraction.
+   */
+  private static CacheBudget weigh(Vertx vertx, QuiverServer primer, Graph graph, double fraction) {
     WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
-        .setDefaultPort(quiver.port()));
+        .setDefaultPort(primer.port()));
     for (long node : graph.nodes) {
       client.get("/v1/nodes/" + node).send().await();
       client.get("/v1/nodes/" + node + "/edges/follows?limit=50").send().await();
     }
     client.close();
     long[] bytes = new long[2];
-    for (CacheFigures figures : quiver.cache().orElseThrow().figures()) {
+    for (CacheFigures figures : primer.cache().orElseThrow().figures()) {
       long whole = figures.entries() == 0 ? 0 : figures.weightBytes() * graph.nodes.size() / figures.entries();
       if (figures.cache().equals("nodes")) {
         bytes[0] = Math.max(1, Math.round(whole * fraction));
@@ -182,94 +260,222 @@ public final class Workload {
         bytes[1] = Math.max(2, Math.round(whole * fraction) * 2);
       }
     }
-    CacheSettings full = cached.cache();
-    CacheSettings bounded = new CacheSettings(true, bytes[0], full.edgeWindow(), bytes[1], full.valueTtl(),
-        full.peersPath(), full.advertiseHost(), full.staleBound());
-    System.out.printf("a server whose caches hold %.0f %% of the data: %d bytes of nodes, %d bytes of edge lists%n",
-        fraction * 100, bytes[0], bytes[1]);
-    return new QuiverConfig(new QuiverConfig.Http(Ports.free(), cached.http().bodyLimitBytes()), cached.zooKeeper(),
-        cached.mysql(), cached.outbox(), bounded, null, cached.adminToken());
+    return new CacheBudget(bytes[0], bytes[1], String.format(Locale.ROOT, "%.0f %% of the data", fraction * 100));
+  }
+
+  /** Copies of the primed data, each on a stack of its own, started side by side. */
+  private static Map<String, DevStack> dataSets(List<AutoCloseable> running, Path data, List<String> names,
+      List<String> hostOptions) throws Exception {
+    Path primed = data.resolve("primed");
+    Map<String, java.util.concurrent.CompletableFuture<DevStack>> starting = new java.util.LinkedHashMap<>();
+    for (String name : names) {
+      Path copy = data.resolve(name);
+      try (var files = Files.walk(primed)) {
+        for (Path file : (Iterable<Path>) files::iterator) {
+          Path target = copy.resolve(primed.relativize(file).toString());
+          if (Files.isDirectory(file)) {
+            Files.createDirectories(target);
+          } else if (!file.getFileName().toString().endsWith(".lock")) {
+            Files.copy(file, target);
+          }
+        }
+      }
+      starting.put(name, java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return DevStack.start(copy, DevStack.MIN_HOSTS, hostOptions);
+        } catch (Exception e) {
+          throw new java.util.concurrent.CompletionException(e);
+        }
+      }));
+    }
+    Map<String, DevStack> sets = new HashMap<>();
+    Exception failed = null;
+    for (var entry : starting.entrySet()) {
+      try {
+        sets.put(entry.getKey(), remember(running, entry.getValue().join()));
+      } catch (java.util.concurrent.CompletionException e) {
+        failed = failed == null ? new IllegalStateException("a data set did not start", e.getCause()) : failed;
+      }
+    }
+    if (failed != null) {
+      throw failed;
+    }
+    return sets;
+  }
+
+  /** Quiver's own logging configuration, as its jar ships it (the access log on), for its servers here. */
+  private static Path productLogging(Path data) throws java.io.IOException {
+    var resources = Workload.class.getClassLoader().getResources("logback.xml");
+    while (resources.hasMoreElements()) {
+      java.net.URL url = resources.nextElement();
+      if (url.toString().contains("graph-api")) {
+        Path file = data.resolve("quiver-logback.xml");
+        try (var in = url.openStream()) {
+          Files.copy(in, file);
+        }
+        return file;
+      }
+    }
+    throw new IllegalStateException("Quiver's logback.xml is not on the class path");
+  }
+
+  /** Starts a target's server in a JVM of its own; none for the in-process {@code jdbc}. */
+  private static ServerProcess start(List<AutoCloseable> running, Path data, Served target, CacheBudget budget,
+      Path logback, int connections) throws Exception {
+    String name = target.spec().name();
+    int port = target.spec().port();
+    Path log = data.resolve(name + ".log");
+    if (target.quiver()) {
+      QuiverConfig config = target.data().config(port);
+      ObjectNode json = JsonNodeFactory.instance.objectNode();
+      json.putObject("http").put("port", port);
+      json.putObject("zooKeeper").put("connect", config.zooKeeper().connect());
+      json.putObject("mysql").put("user", config.mysql().user()).put("password", config.mysql().password());
+      json.putObject("cache").put("enabled", name.equals("quiver")).put("nodeMaxBytes", budget.nodeBytes())
+          .put("edgeMaxBytes", budget.edgeBytes());
+      json.putObject("admin").put("token", config.adminToken());
+      Path file = data.resolve(name + ".json");
+      Files.writeString(file, json.toPrettyString());
+      return remember(running, ServerProcess.quiver(name, file, port, log, logback));
+    }
+    return switch (target.spec().kind()) {
+      case "jdbc" -> null;
+      case "bare" -> remember(running, ServerProcess.baseline(name, port, log, "bare", Integer.toString(port)));
+      default -> {
+        Path map = data.resolve(name + "-shard-map.json");
+        Files.write(map, ShardMapJson.toBytes(target.data().shardMap()));
+        List<String> arguments = new ArrayList<>(List.of(target.redis() == null ? "jdbc-http" : "lookaside",
+            Integer.toString(port), map.toString(), Integer.toString(connections)));
+        if (target.redis() != null) {
+          arguments.add(Integer.toString(target.redis().port()));
+        }
+        yield remember(running, ServerProcess.baseline(name, port, log, arguments.toArray(new String[0])));
+      }
+    };
   }
 
   /** Seeds the shuffles, so that a run's target orders can be repeated. */
   private static final long SHUFFLE_SEED = 20261122;
 
-  private static void run(Generator generator, GeneratorSetup.TargetSpec target, int concurrency, int round,
-      WorkloadOptions options, Report report, WebClient metrics, ShardMap map, QuiverServer server,
-      Collection<QuiverServer> drainers) throws Exception {
-    System.out.printf("%s, %d callers: warming up %d s, measuring %d s%n", target.name(), concurrency,
-        options.warmup().toSeconds(), options.measure().toSeconds());
-    generator.phase(target.name(), concurrency, options.rate(), options.warmup(), false);
-    awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
-    Integer serverPort = server == null ? null : server.port();
-    Map<String, Double> before = serverPort == null ? Map.of() : requestCounts(metrics, serverPort);
-    List<CacheFigures> cacheBefore = server == null ? List.of() : server.cache().map(CachingGraphStore::figures)
-        .orElse(List.of());
-    HostStatus.InnoDbIo ioBefore = HostStatus.innoDbIo(map);
+  private static void run(Generator generator, Served target, int concurrency, int round, WorkloadOptions options,
+      Report report, WebClient metrics, List<Served> quivers) throws Exception {
+    String name = target.spec().name();
+    ServerProcess server = target.server();
+    String warmedUp = warmUp(generator, target, concurrency, options);
+    awaitOutboxesDrained(metrics, quivers);
+    ServerMetrics before = target.quiver() ? scrape(metrics, target.spec().port()) : null;
+    RedisCacheServer.Stats redisBefore = target.redis() == null ? null : target.redis().stats();
+    Optional<JitActivity> jitBefore = JitActivity.of(compiling(generator, target));
+    ShardMap map = target.data() == null ? null : target.data().shardMap();
+    HostStatus.InnoDbIo ioBefore = map == null ? null : HostStatus.innoDbIo(map);
     double databaseCpu = CpuTime.mariaDbProcesses();
-    double processCpu = CpuTime.thisProcess();
-    Generator.Phase phase = generator.phase(target.name(), concurrency, options.rate(), options.measure(), true);
+    double serverCpu = serverCpu(target);
+    Generator.Phase phase = generator.phase(name, concurrency, options.rate(), options.measure(), true);
     Recording recording = phase.recording();
     double seconds = phase.seconds();
     long measured = Math.max(1, recording.all().getTotalCount());
     Report.Cpu cpu = new Report.Cpu((CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured,
-        (CpuTime.thisProcess() - processCpu) * 1000 / measured, phase.cpuSeconds() * 1000 / measured,
+        (serverCpu(target) - serverCpu) * 1000 / measured, phase.cpuSeconds() * 1000 / measured,
         phase.cpuSeconds() / (seconds * Runtime.getRuntime().availableProcessors()));
-    Report.Disk disk = HostStatus.innoDbIo(map).perOperation(ioBefore, measured);
+    Optional<JitActivity> jit = jitBefore.flatMap(earlier -> JitActivity.of(compiling(generator, target))
+        .map(now -> now.since(earlier)));
+    Report.Disk disk = map == null ? new Report.Disk(0, 0) : HostStatus.innoDbIo(map).perOperation(ioBefore, measured);
     String run = options.runs() > 1 ? ", run " + round : "";
-    report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the servers' JVM"
-        + " %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); InnoDB per operation: %.3f pages read"
-        + " from disk, %.3f fsyncs", target.name(), concurrency, run, cpu.database(), cpu.servers(), cpu.generator(),
-        cpu.generatorShare() * 100, disk.pageReads(), disk.fsyncs()));
-    if (server == null) {
-      report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, null, cpu, disk));
+    report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the server's own"
+            + " JVM%s %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); InnoDB per operation: %.3f"
+            + " pages read from disk, %.3f fsyncs; %s%s", name, concurrency, run, cpu.database(),
+        target.redis() == null ? "" : " and Redis", cpu.servers(), cpu.generator(), cpu.generatorShare() * 100,
+        disk.pageReads(), disk.fsyncs(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
+            "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse("")));
+    if (redisBefore != null) {
+      report.note(String.format(Locale.ROOT, "%s, %d callers%s: %s.", name, concurrency, run,
+          target.redis().stats().since(redisBefore)));
+    }
+    if (!target.quiver()) {
+      report.add(new Report.Measured(name, concurrency, round, seconds, recording, null, cpu, disk));
       return;
     }
-    List<CacheFigures> cacheAfter = server.cache().map(CachingGraphStore::figures).orElse(List.of());
-    report.note(compareCounts(target.name(), concurrency, recording, before, requestCounts(metrics, serverPort)));
-    double drainSeconds = awaitOutboxesDrained(drainers.toArray(new QuiverServer[0]));
+    ServerMetrics after = scrape(metrics, target.spec().port());
+    report.note(compareCounts(name, concurrency, recording, before.requests(), after.requests()));
+    double drainSeconds = awaitOutboxesDrained(metrics, quivers);
     long operations = recording.all().getTotalCount();
     double sustained = operations / (seconds + drainSeconds);
-    report.add(new Report.Measured(target.name(), concurrency, round, seconds, recording, sustained, cpu, disk));
+    report.add(new Report.Measured(name, concurrency, round, seconds, recording, sustained, cpu, disk));
     StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
         "%s, %d callers%s: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
-            + " and the drain)", target.name(), concurrency, run, drainSeconds, sustained));
-    for (int i = 0; i < cacheAfter.size(); i++) {
-      CacheFigures after = cacheAfter.get(i);
-      CacheFigures earlier = cacheBefore.get(i);
-      long hits = after.hits() - earlier.hits();
-      long lookups = hits + after.misses() - earlier.misses();
-      note.append(String.format(Locale.ROOT, "; %s hit ratio %.3f (%d lookups)", after.cache(),
-          lookups == 0 ? 0.0 : (double) hits / lookups, lookups));
-      if (target.traced() && after.cache().equals("nodes")) {
-        int capacity = (int) Math.max(1, after.entries());
-        Generator.Bounds bounds = generator.bounds(target.name(), capacity);
-        note.append(String.format(Locale.ROOT, "; for this trace at %d entries: the best fixed cache (its %d most"
-            + " read nodes pinned, the optimum without knowing the future) %.3f, Belady's MIN (knowing it) %.3f, over %d"
-            + " traced node reads", capacity, capacity, bounds.pinned(), bounds.best(), bounds.lookups()));
-      }
+            + " and the drain)", name, concurrency, run, drainSeconds, sustained));
+    for (String cache : new java.util.TreeSet<>(after.caches().keySet())) {
+      note.append("; ").append(after.hitRatioSince(before, cache));
+    }
+    if (target.spec().traced() && after.caches().containsKey("nodes")) {
+      int capacity = (int) Math.max(1, after.caches().get("nodes").entries());
+      Generator.Bounds bounds = generator.bounds(name, capacity);
+      note.append(String.format(Locale.ROOT, "; for this trace at %d entries: the best fixed cache (its %d most"
+          + " read nodes pinned, the optimum without knowing the future) %.3f, Belady's MIN (knowing it) %.3f, over %d"
+          + " traced node reads", capacity, capacity, bounds.pinned(), bounds.best(), bounds.lookups()));
     }
     report.note(note.append('.').toString());
   }
 
+  /** A warm-up step's length, and the most methods a step may compile for the JIT to count as settled. */
+  private static final Duration WARMUP_STEP = Duration.ofSeconds(5);
+  private static final int SETTLED_METHODS = 20;
+
   /**
-   * Waits until no outbox holds an entry, and answers how long that took: measurement starts with
-   * empty outboxes, so no target pays for another's inverse edges, and a phase's sustained rate
-   * counts the drain of what it wrote.
+   * The warm-up: at least {@code --warmup}, then 5 s steps until the JVM doing the target's work
+   * (its server; the generator for {@code jdbc}) compiles fewer than {@value #SETTLED_METHODS}
+   * methods in a step, up to {@code --warmup-max}. Answers what it did, for the report.
    */
-  private static double awaitOutboxesDrained(QuiverServer... servers) throws InterruptedException {
+  private static String warmUp(Generator generator, Served target, int concurrency, WorkloadOptions options)
+      throws Exception {
+    String name = target.spec().name();
+    System.out.printf("%s, %d callers: warming up at least %d s, measuring %d s%n", name, concurrency,
+        options.warmup().toSeconds(), options.measure().toSeconds());
+    generator.phase(name, concurrency, options.rate(), options.warmup(), false);
+    Duration spent = options.warmup();
+    ProcessHandle jvm = compiling(generator, target);
+    Optional<JitActivity> last = JitActivity.of(jvm);
+    while (last.isPresent() && spent.plus(WARMUP_STEP).compareTo(options.warmupMax()) <= 0) {
+      generator.phase(name, concurrency, options.rate(), WARMUP_STEP, false);
+      spent = spent.plus(WARMUP_STEP);
+      Optional<JitActivity> now = JitActivity.of(jvm);
+      long compiled = now.isEmpty() ? 0 : now.get().since(last.get()).compiled();
+      last = now;
+      if (compiled < SETTLED_METHODS) {
+        return String.format(Locale.ROOT, "warmed up %d s, until its JIT compiled %d methods in %d s",
+            spent.toSeconds(), compiled, WARMUP_STEP.toSeconds());
+      }
+    }
+    return last.isEmpty() ? "warmed up " + spent.toSeconds() + " s (no jstat: the JIT not watched)"
+        : "warmed up " + spent.toSeconds() + " s, the most allowed, its JIT still compiling";
+  }
+
+  /** The JVM whose compiler a target's work keeps busy: its server's, or the generator's for {@code jdbc}. */
+  private static ProcessHandle compiling(Generator generator, Served target) {
+    return target.server() == null ? generator.handle() : target.server().handle();
+  }
+
+  /** The CPU seconds of the target's own server so far, with its Redis for {@code lookaside}. */
+  private static double serverCpu(Served target) {
+    return (target.server() == null ? 0 : target.server().cpuSeconds())
+        + (target.redis() == null ? 0 : CpuTime.redisProcesses());
+  }
+
+  private static ServerMetrics scrape(WebClient metrics, int port) {
+    return ServerMetrics.parse(metrics.request(HttpMethod.GET, port, "127.0.0.1", "/metrics").send().await()
+        .bodyAsString());
+  }
+
+  /**
+   * Waits until no Quiver server's outbox holds an entry, and answers how long that took:
+   * measurement starts with empty outboxes, so no target pays for another's inverse edges, and a
+   * phase's sustained rate counts the drain of what it wrote.
+   */
+  private static double awaitOutboxesDrained(WebClient metrics, List<Served> quivers) throws InterruptedException {
     long started = System.nanoTime();
     long deadline = started + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
-      long pending = 0;
-      int hosts = 0;
-      for (QuiverServer server : servers) {
-        for (var stats : server.backend().telemetry().outboxStats().await().values()) {
-          pending += stats.pending();
-          hosts++;
-        }
-      }
-      if (hosts >= 2 && pending == 0) {
+      if (quivers.stream().allMatch(quiver -> scrape(metrics, quiver.spec().port()).drained(DevStack.MIN_HOSTS))) {
         return (System.nanoTime() - started) / 1e9;
       }
       Thread.sleep(50);
@@ -297,69 +503,58 @@ public final class Workload {
         : String.format("%s, %d callers: COUNTS DIFFER: %s", target, concurrency, differences);
   }
 
-  private static Map<String, Double> requestCounts(WebClient metrics, int port) {
-    String text = metrics.request(HttpMethod.GET, port, "127.0.0.1", "/metrics").send().await().bodyAsString();
-    Map<String, Double> counts = new HashMap<>();
-    for (String line : text.split("\n")) {
-      Matcher matcher = REQUEST_COUNT.matcher(line.trim());
-      if (matcher.matches()) {
-        counts.merge(matcher.group(1), Double.parseDouble(matcher.group(2)), Double::sum);
-      }
-    }
-    return counts;
-  }
-
   /**
    * The primer: {@code nodes} users, then for each an out-degree drawn from a Pareto distribution
-   * (mostly a few, sometimes hundreds) of {@code follows} edges to Zipf-chosen users.
+   * (mostly a few, sometimes hundreds) of {@code follows} edges to Zipf-chosen users — loaded by
+   * one bulk import ({@code POST /v1/bulk}, inverses and counts kept as single writes keep them),
+   * the shape drawn over the users' ranks before their IDs exist. An import that refuses a line
+   * stops the run rather than measure a graph it did not load.
    */
-  /** The primer's answer, if it is the one expected: a primer that fails a write stops the run rather than measure a graph it did not load. */
-  private static io.vertx.ext.web.client.HttpResponse<Buffer> primed(io.vertx.ext.web.client.HttpResponse<Buffer> response,
-      int expected) {
-    if (response.statusCode() != expected) {
-      throw new IllegalStateException("primer: expected " + expected + ", got " + response.statusCode() + ": "
-          + response.bodyAsString());
+  private static Graph load(Path directory, int port, int nodes) throws java.io.IOException {
+    System.out.printf("primer: importing %d users and their edges%n", nodes);
+    List<Long> ranks = new ArrayList<>();
+    for (long user = 0; user < nodes; user++) {
+      ranks.add(user);
     }
-    return response;
-  }
-
-  private static Graph load(Vertx vertx, int port, int nodes) {
-    System.out.printf("primer: loading %d users and their edges%n", nodes);
-    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port),
-        new io.vertx.core.http.PoolOptions().setHttp1MaxSize(32));
-    List<Long> ids = Collections.synchronizedList(new ArrayList<>());
-    for (int done = 0; done < nodes; done += 32) {
-      List<Future<?>> batch = new ArrayList<>();
-      for (int i = done; i < Math.min(nodes, done + 32); i++) {
-        batch.add(client.request(HttpMethod.POST, "/v1/nodes/user")
-            .sendBuffer(Buffer.buffer("{\"data\": {\"name\": \"user" + i + "\"}}"))
-            .map(response -> primed(response, 201))
-            .onSuccess(response -> ids.add(Long.parseLong(response.bodyAsJsonObject().getString("id")))));
-      }
-      Future.all(batch).await();
-    }
-    List<Long> ranked = new ArrayList<>(ids);
-    Collections.shuffle(ranked, new java.util.Random(1));
-    Graph graph = new Graph(ranked, Graph.READ_SHAPE, Graph.WRITE_SHAPE);
+    Collections.shuffle(ranks, new Random(1));
+    Graph shape = new Graph(ranks, Graph.READ_SHAPE, Graph.WRITE_SHAPE);
     SplittableRandom random = new SplittableRandom(11);
     List<long[]> edges = new ArrayList<>();
-    for (long from : ranked) {
+    for (long from : ranks) {
       int degree = (int) Math.min(200, Math.floor(2 / Math.pow(1 - random.nextDouble(), 1 / 1.5)));
       for (int i = 0; i < degree; i++) {
-        edges.add(new long[] {from, graph.writeNode(random)});
+        edges.add(new long[] {from, shape.writeNode(random)});
       }
     }
-    for (int done = 0; done < edges.size(); done += 64) {
-      List<Future<?>> batch = new ArrayList<>();
-      for (long[] edge : edges.subList(done, Math.min(edges.size(), done + 64))) {
-        batch.add(client.request(HttpMethod.PUT, "/v1/nodes/" + edge[0] + "/edges/follows/" + edge[1]).send()
-            .map(response -> primed(response, 200))
-            .onSuccess(response -> graph.edge(edge[0], edge[1])));
+    Path file = directory.resolve("primer.ndjson");
+    try (var out = Files.newBufferedWriter(file)) {
+      for (int user = 0; user < nodes; user++) {
+        out.write("{\"node\": {\"ref\": \"u" + user + "\", \"type\": \"user\", \"data\": {\"name\": \"user" + user
+            + "\"}}}\n");
       }
-      Future.all(batch).await();
+      for (long[] edge : edges) {
+        out.write("{\"edge\": {\"from\": \"u" + edge[0] + "\", \"type\": \"follows\", \"to\": \"u" + edge[1]
+            + "\"}}\n");
+      }
     }
-    client.close();
-    System.out.printf("primer: %d users, %d edges%n", ids.size(), edges.size());
+    ImportReport report;
+    try (QuiverClient quiver = QuiverClient.create(URI.create("http://127.0.0.1:" + port), Duration.ofMinutes(10))) {
+      report = quiver.bulkImport("primer", file, progress -> { });
+    }
+    if (report.refusedCount() > 0 || report.nodes().size() != nodes) {
+      throw new IllegalStateException("primer: the import refused " + report.refusedCount() + " lines, first "
+          + report.refused().stream().limit(3).toList());
+    }
+    long[] ids = new long[nodes];
+    for (int user = 0; user < nodes; user++) {
+      ids[user] = report.nodes().get("u" + user);
+    }
+    Graph graph = new Graph(ranks.stream().map(user -> ids[(int) (long) user]).toList(), Graph.READ_SHAPE,
+        Graph.WRITE_SHAPE);
+    for (long[] edge : edges) {
+      graph.edge(ids[(int) edge[0]], ids[(int) edge[1]]);
+    }
+    System.out.printf("primer: %d users, %d edges%n", nodes, edges.size());
     return graph;
   }
 }

@@ -6,19 +6,24 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What to run. {@code --quick} (the default) finishes in under three minutes on two cores;
- * {@code --full} is larger and longer; every figure can be set on its own.
+ * What to run. The default runs every target three times in shuffled orders at {@code --quick}'s
+ * sizes; {@code --quick} runs once, for a look rather than a figure; {@code --full} is larger and
+ * longer, with the caches at a tenth of the data, at 20,000 and then 100,000 users; every figure
+ * can be set on its own.
  */
 record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
-    Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb) {
+    Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb, Duration warmupMax) {
 
-  /** One run of each target, in the order listed. */
+  /** One run of each target, in the order listed, each warm-up exactly {@code warmup}. */
   WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate, Mix mix,
       Path output) {
-    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null, null);
+    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null, null, warmup);
   }
 
   WorkloadOptions {
+    if (warmupMax.compareTo(warmup) < 0) {
+      throw new IllegalArgumentException("--warmup-max must be at least --warmup");
+    }
     if (runs < 1) {
       throw new IllegalArgumentException("--runs must be at least 1, got " + runs);
     }
@@ -31,56 +36,70 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
   }
 
   static final String USAGE = """
-      ./bench workload [--quick | --full] [--nodes N] [--warmup SECONDS] [--duration SECONDS]
+      ./bench workload [--quick | --full] [--nodes N[,N…]] [--warmup SECONDS] [--warmup-max SECONDS]
+                       [--duration SECONDS]
                        [--concurrency 8,32,128] [--rate OPS_PER_SECOND]
                        [--mix linkbench|tao|points|points-batch|writes]
                        [--runs N] [--cache-fraction F] [--buffer-pool-mb M] [--out FILE]
-        --quick        1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, one run (the default)
-        --full         20,000 nodes, 15 s warm-up, 30 s per measurement, a ladder of 8, 32, 128 callers, 3 runs
+        (default)      1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, 3 runs
+        --quick        the same, one run: a look, not a figure
+        --full         20,000 then 100,000 nodes (a report each), 15 s warm-up, 30 s per measurement, a ladder
+                       of 8, 32, 128 callers, 3 runs, the caches at a tenth of the data
+        --nodes        users in the graph; a list runs the whole benchmark once per size, a report each
+        --warmup       each warm-up's least length; it goes on in 5 s steps until the server's JIT compiler
+                       compiles fewer than 20 methods in a step (read with jstat), up to --warmup-max
+                       (default 120 s; 30 s with --quick)
         --runs         run every target this many times, each run in a new shuffled order; the tables give
-                       each figure's median and spread
+                       each figure's median and spread (default 3)
         --concurrency  closed-loop callers; a list runs a concurrency ladder
         --rate         an open loop at this many operations a second instead of a closed loop
         --mix          LinkBench's mix (the default), TAO's read mix, TAO's reads with edge reads mostly single
                        edges (points; points-batch asks for them ten at a time, across sources), or edge writes only
-        --cache-fraction  also a Quiver server whose caches hold this fraction of the data (0.1: a tenth),
-                       its node hit ratio beside the best possible for the trace it saw (Belady's MIN)
+        --cache-fraction  Quiver's caches and Redis (lookaside) hold this fraction of the data (0.1: a tenth;
+                       0.1 with --full); Quiver's node hit ratio is given beside the best possible for the
+                       trace it saw (Belady's MIN). Without it, both hold Quiver's defaults (all of it)
         --buffer-pool-mb  each MariaDB host's InnoDB buffer pool, in MiB: 5 with --full makes the data larger
                        than the databases' memory (the default is MariaDB's, 128 MiB)
         --out          the JSON report (default benchmarks/target/workload-report.json)
       """;
 
+  /** The options of one run: the first size of {@link #parseAll}. */
   static WorkloadOptions parse(String[] args) {
-    int nodes = 1000;
+    return parseAll(args).get(0);
+  }
+
+  /** One set of options per graph size asked for, each writing its own report when there are several. */
+  static List<WorkloadOptions> parseAll(String[] args) {
+    List<Integer> nodes = List.of(1000);
     Duration warmup = Duration.ofSeconds(3);
     Duration measure = Duration.ofSeconds(8);
     List<Integer> concurrency = List.of(16);
     Integer rate = null;
     Mix mix = Mix.LINKBENCH;
     Path output = Path.of("benchmarks/target/workload-report.json");
-    int runs = 1;
+    int runs = 3;
+    Duration warmupMax = Duration.ofSeconds(120);
     Double cacheFraction = null;
     Integer bufferPoolMb = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--quick" -> { }
+        case "--quick" -> {
+          runs = 1;
+          warmupMax = Duration.ofSeconds(30);
+        }
         case "--full" -> {
-          nodes = 20_000;
+          nodes = List.of(20_000, 100_000);
           warmup = Duration.ofSeconds(15);
           measure = Duration.ofSeconds(30);
           concurrency = List.of(8, 32, 128);
           runs = 3;
+          cacheFraction = 0.1;
         }
-        case "--nodes" -> nodes = Integer.parseInt(args[++i]);
+        case "--nodes" -> nodes = integers(args[++i]);
         case "--warmup" -> warmup = Duration.ofSeconds(Long.parseLong(args[++i]));
+        case "--warmup-max" -> warmupMax = Duration.ofSeconds(Long.parseLong(args[++i]));
         case "--duration" -> measure = Duration.ofSeconds(Long.parseLong(args[++i]));
-        case "--concurrency" -> {
-          List<Integer> ladder = new ArrayList<>();
-          for (String step : args[++i].split(",")) {
-            ladder.add(Integer.parseInt(step.trim()));
-          }
-          concurrency = ladder;
-        }
+        case "--concurrency" -> concurrency = integers(args[++i]);
         case "--rate" -> rate = Integer.parseInt(args[++i]);
         case "--mix" -> mix = Mix.of(args[++i]);
         case "--out" -> output = Path.of(args[++i]);
@@ -90,7 +109,21 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
       }
     }
-    return new WorkloadOptions(nodes, warmup, measure, concurrency, rate, mix, output, runs, cacheFraction,
-        bufferPoolMb);
+    List<WorkloadOptions> all = new ArrayList<>();
+    for (int size : nodes) {
+      Path written = nodes.size() == 1 ? output
+          : output.resolveSibling(output.getFileName().toString().replaceFirst("(\\.json)?$", "-" + size + ".json"));
+      all.add(new WorkloadOptions(size, warmup, measure, concurrency, rate, mix, written, runs, cacheFraction,
+          bufferPoolMb, warmupMax.compareTo(warmup) < 0 ? warmup : warmupMax));
+    }
+    return all;
+  }
+
+  private static List<Integer> integers(String list) {
+    List<Integer> values = new ArrayList<>();
+    for (String value : list.split(",")) {
+      values.add(Integer.parseInt(value.trim()));
+    }
+    return values;
   }
 }

@@ -10,13 +10,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The end-to-end benchmark, tiny: it runs, drives all five targets from a load generator in a JVM
- * of its own, agrees with the servers' own counts, and writes its report. It claims no speed: figures come only from {@code ./bench}.
+ * The end-to-end benchmark, tiny: it runs, drives all six targets — each server in a JVM of its own,
+ * on its own copy of the data where it caches — from a load generator in a JVM of its own, agrees
+ * with the servers' own counts, and writes its report. It claims no speed: figures come only from
+ * {@code ./bench}.
  */
 class WorkloadSmokeTest {
 
   @Test
-  void aTinyRun_measuresAllFiveTargets_countsAgreeWithTheServers_andWritesItsReport() throws Exception {
+  void aTinyRun_measuresAllSixTargets_eachServerInItsOwnJvm_countsAgreeWithTheServers_andWritesItsReport()
+      throws Exception {
     Path output = Path.of("target", "workload-smoke.json");
     WorkloadOptions options = new WorkloadOptions(150, Duration.ofSeconds(1), Duration.ofSeconds(2), List.of(4), null,
         Mix.LINKBENCH, output);
@@ -24,24 +27,30 @@ class WorkloadSmokeTest {
     Report report = Workload.run(options);
 
     assertThat(report.results()).extracting(Report.Measured::target)
-        .containsExactly("quiver", "quiver-nocache", "jdbc-http", "jdbc", "bare-vertx");
+        .containsExactly("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc", "bare-vertx");
     assertThat(report.results()).allSatisfy(run -> assertThat(run.opsPerSecond()).isPositive());
     assertThat(report.notes()).filteredOn(note -> note.contains("counts")).hasSize(2)
         .allSatisfy(note -> assertThat(note).contains("equal the server's /metrics"));
     JsonNode written = new ObjectMapper().readTree(output.toFile());
-    assertThat(written.get("runs")).hasSize(5);
+    assertThat(written.get("runs")).hasSize(6);
     assertThat(report.notes()).as("the cached server's hit ratios and sustained rate")
         .anyMatch(note -> note.startsWith("quiver, 4 callers: outboxes drained") && note.contains("sustained")
             && note.contains("edge_windows hit ratio"));
-    assertThat(report.notes()).as("CPU per operation, for every target").filteredOn(note -> note.contains("CPU per"))
-        .hasSize(5);
+    assertThat(report.notes()).as("CPU per operation, and how long each warmed up, for every target")
+        .filteredOn(note -> note.contains("CPU per")).hasSize(6)
+        .allSatisfy(note -> assertThat(note).contains("warmed up"));
     assertThat(report.results()).as("the load generator ran in a JVM of its own, its CPU measured apart")
         .allSatisfy(run -> {
           assertThat(run.cpu().generator()).isPositive();
           assertThat(run.cpu().generatorShare()).isPositive().isLessThanOrEqualTo(1.0);
         });
-    assertThat(report.results()).filteredOn(run -> run.target().equals("quiver"))
-        .allSatisfy(run -> assertThat(run.cpu().servers()).as("the server's JVM did the serving").isPositive());
+    assertThat(report.results()).filteredOn(run -> !run.target().equals("jdbc"))
+        .allSatisfy(run -> assertThat(run.cpu().servers()).as("each server's own JVM did its serving").isPositive());
+    assertThat(report.results()).filteredOn(run -> run.target().equals("jdbc"))
+        .allSatisfy(run -> assertThat(run.cpu().servers()).as("jdbc runs in the generator: no server").isZero());
+    assertThat(report.notes()).as("the look-aside cache was asked, and sized as Quiver's")
+        .anyMatch(note -> note.startsWith("lookaside, 4 callers: Redis hit ratio"))
+        .anyMatch(note -> note.startsWith("caches: Quiver's defaults") && note.contains("Redis maxmemory"));
     assertThat(written.get("runs")).allSatisfy(run -> assertThat(run.get("generatorCpuShare").asDouble()).isPositive());
     assertThat(report.notes()).as("the hosts' prepared statements, under a cap raised for the shared hosts")
         .anyMatch(note -> note.startsWith("prepared statements held on the hosts") && note.contains(" of 131,072"));

@@ -71,6 +71,8 @@ public final class QuiverMetrics {
           .tags(tags).register(registry);
       io.micrometer.core.instrument.Gauge.builder("quiver.cache.weight", caching, c -> figuresOf(c, name).weightBytes())
           .baseUnit("bytes").tags(tags).register(registry);
+      io.micrometer.core.instrument.Gauge.builder("quiver.cache.entries", caching, c -> figuresOf(c, name).entries())
+          .tags(tags).register(registry);
     }
     FunctionCounter.builder("quiver.cache.invalidations.sent", caching, c -> c.figures().get(0).invalidationsSent())
         .register(registry);
