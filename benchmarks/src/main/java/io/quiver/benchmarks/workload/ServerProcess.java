@@ -24,12 +24,14 @@ final class ServerProcess implements AutoCloseable {
   private final String name;
   private final Process process;
   private final int port;
+  private final Path log;
 
+  /** Starts the JVM; {@link #awaitListening} waits for it to serve, so that several start side by side. */
   private ServerProcess(String name, ProcessBuilder command, int port, Path log) throws IOException {
     this.name = name;
     this.port = port;
+    this.log = log;
     this.process = command.redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    awaitListening(log);
   }
 
   /**
@@ -63,7 +65,8 @@ final class ServerProcess implements AutoCloseable {
     return CpuTime.of(handle());
   }
 
-  private void awaitListening(Path log) throws IOException {
+  /** Waits until it accepts connections on its port; fails if it ends or takes longer than two minutes. */
+  ServerProcess awaitListening() throws IOException {
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
@@ -71,7 +74,7 @@ final class ServerProcess implements AutoCloseable {
       }
       try (Socket socket = new Socket()) {
         socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-        return;
+        return this;
       } catch (IOException notYet) {
         sleep();
       }

