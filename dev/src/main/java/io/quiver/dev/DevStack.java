@@ -166,15 +166,23 @@ public final class DevStack implements AutoCloseable {
    * admin token. Rewritten at every start (the ports change); answers the file.
    */
   public Path writeToolsConfig(int httpPort) throws IOException {
-    QuiverConfig config = config(httpPort);
+    Path file = directory.path().resolve(TOOLS_CONFIG);
+    Files.writeString(file, configFile(httpPort).toPrettyString() + "\n");
+    return file;
+  }
+
+  /**
+   * This run's configuration as a file for {@code quiver serve --config} holds it ({@link
+   * QuiverConfig#parse}): the HTTP port, ZooKeeper's address of this start, the MySQL account and
+   * the admin token; every other setting left to its default, for a caller to add.
+   */
+  public ObjectNode configFile(int httpPort) {
     ObjectNode json = JsonNodeFactory.instance.objectNode();
     json.putObject("http").put("port", httpPort);
-    json.putObject("zooKeeper").put("connect", config.zooKeeper().connect());
+    json.putObject("zooKeeper").put("connect", zooKeeper.connectString());
     json.putObject("mysql").put("user", USER).put("password", PASSWORD);
     json.putObject("admin").put("token", adminToken);
-    Path file = directory.path().resolve(TOOLS_CONFIG);
-    Files.writeString(file, json.toPrettyString() + "\n");
-    return file;
+    return json;
   }
 
   /** The configuration of a server over this stack. */

@@ -10,10 +10,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
+import org.apache.commons.io.FileUtils;
 
 /**
  * One MariaDB server process. With a data directory its data survives restarts; without one it
@@ -275,21 +275,13 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       if (configuration.isDeletingTemporaryBaseAndDataDirsOnShutdown()) {
         for (java.io.File dir : new java.io.File[] {configuration.getBaseDir(), configuration.getDataDir(),
             configuration.getTmpDir()}) {
-          deleteQuietly(dir.toPath());
+          // Temporary files left behind at exit are the system's to clean.
+          FileUtils.deleteQuietly(dir);
         }
       }
     }
 
-    private static void deleteQuietly(Path dir) {
-      if (!Files.exists(dir)) {
-        return;
-      }
-      try (Stream<Path> all = Files.walk(dir)) {
-        all.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-      } catch (IOException | UncheckedIOException ignored) {
-        // Temporary files left behind at exit are the system's to clean.
-      }
-    }
+
   }
 
   private static void stopQuietly(DB db) {

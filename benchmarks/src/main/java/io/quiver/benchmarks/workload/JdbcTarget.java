@@ -24,6 +24,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -84,13 +85,29 @@ final class JdbcTarget implements Target {
 
   /** Runs the call on a worker thread; a database failure is a 503. */
   Future<Answer> answer(Call call) {
-    return Future.fromCompletionStage(CompletableFuture.supplyAsync(() -> {
+    return Future.fromCompletionStage(on(workers, () -> run(call))).recover(failure -> failure.getCause()
+        instanceof SQLException
+        ? Future.succeededFuture(new Answer(503, "{\"error\": \"unavailable\"}".getBytes(StandardCharsets.UTF_8)))
+        : Future.failedFuture(failure));
+  }
+
+  /** Work on JDBC, which may throw. */
+  private interface SqlWork<T> {
+    T run() throws SQLException;
+  }
+
+  /**
+   * {@code work} on one of {@code threads}; its {@link SQLException} fails the future as the cause
+   * of a {@link CompletionException}.
+   */
+  private static <T> CompletableFuture<T> on(ExecutorService threads, SqlWork<T> work) {
+    return CompletableFuture.supplyAsync(() -> {
       try {
-        return run(call);
+        return work.run();
       } catch (SQLException e) {
-        return new Answer(503, "{\"error\": \"unavailable\"}".getBytes(StandardCharsets.UTF_8));
+        throw new CompletionException(e);
       }
-    }, workers));
+    }, threads);
   }
 
   private Answer run(Call call) throws SQLException {
@@ -175,31 +192,20 @@ final class JdbcTarget implements Target {
     return status;
   }
 
-  /** One copy's write, on the calling thread's connections. */
-  private interface CopyWrite {
-    int run() throws SQLException;
-  }
-
   /**
    * The forward copy's write, and with {@link #bothDirections} the inverse copy's at the same time
    * on another thread (its own connections, its own transaction): the answer waits for both, as a
    * service that promises both copies would, but not for one after the other.
    */
-  private int bothCopies(CopyWrite forward, CopyWrite inverse) throws SQLException {
+  private int bothCopies(SqlWork<Integer> forward, SqlWork<Integer> inverse) throws SQLException {
     if (!bothDirections) {
       return forward.run();
     }
-    CompletableFuture<Integer> other = CompletableFuture.supplyAsync(() -> {
-      try {
-        return inverse.run();
-      } catch (SQLException e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    }, inverseWorkers);
+    CompletableFuture<Integer> other = on(inverseWorkers, inverse);
     int status = forward.run();
     try {
       other.join();
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getCause());
     }
     return status;
@@ -395,13 +401,7 @@ final class JdbcTarget implements Target {
 
   /** The sources' edges to {@code to}, each rendered alone, on a worker thread: what a look-aside cache fills its misses with. */
   Future<Map<Long, byte[]>> edgesTo(java.util.List<Long> sources, long to) {
-    return Future.fromCompletionStage(CompletableFuture.supplyAsync(() -> {
-      try {
-        return readEdgesTo(sources, to, true);
-      } catch (SQLException e) {
-        throw new java.util.concurrent.CompletionException(e);
-      }
-    }, workers));
+    return Future.fromCompletionStage(on(workers, () -> readEdgesTo(sources, to, true)));
   }
 
   /** Each source's active edge to {@code to}, by source, rendered when asked (empty bytes otherwise); one statement per shard. */

@@ -7,11 +7,11 @@ import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
-import io.vertx.redis.client.Response;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * {@code lookaside}: what a competent team puts in front of {@code jdbc-http} for a read-heavy
@@ -54,10 +54,10 @@ final class LookasideCache {
     long from = call.from();
     return switch (call.operation()) {
       case GET_NODE -> read(call, Request.cmd(Command.GET).arg(node(from)),
-          value -> Request.cmd(Command.SET).arg(node(from)).arg(value).arg("EX").arg(TTL_SECONDS), null);
+          value -> List.of(Request.cmd(Command.SET).arg(node(from)).arg(value).arg("EX").arg(TTL_SECONDS)));
       case GET_EDGES -> readField(call, list(from), "page");
       case COUNT_EDGES -> readField(call, list(from), "count");
-      case GET_EDGE, POINT_READ -> readField(call, list(from), "t" + call.to());
+      case GET_EDGE, POINT_READ -> readField(call, list(from), point(call.to()));
       case BATCH_READ -> batch(call);
       case ADD_NODE -> sql.answer(call);
       case UPDATE_NODE, DELETE_NODE -> sql.answer(call).compose(answer -> invalidate(answer, node(from)));
@@ -74,30 +74,34 @@ final class LookasideCache {
     return "l:" + from;
   }
 
+  /** A single edge's field in its list's hash. */
+  private static String point(long to) {
+    return "t" + to;
+  }
+
   private Future<JdbcTarget.Answer> readField(Call call, String key, String field) {
-    return read(call, Request.cmd(Command.HGET).arg(key).arg(field),
-        value -> Request.cmd(Command.HSET).arg(key).arg(field).arg(value),
+    return read(call, Request.cmd(Command.HGET).arg(key).arg(field), value -> fillField(key, field, value));
+  }
+
+  /** What fills one field of a list's hash: the value, and the hash's life renewed, sent together. */
+  private static List<Request> fillField(String key, String field, Buffer value) {
+    return List.of(Request.cmd(Command.HSET).arg(key).arg(field).arg(value),
         Request.cmd(Command.EXPIRE).arg(key).arg(TTL_SECONDS));
   }
 
   /**
-   * The look-aside read: the cached answer, or MySQL's, filled in the background (and {@code
-   * expire} sent with it in one round trip) when it is an answer worth keeping.
+   * The look-aside read: the cached answer, or MySQL's, filled in the background in one round trip
+   * when it is an answer worth keeping.
    */
-  private Future<JdbcTarget.Answer> read(Call call, Request get, java.util.function.Function<Buffer, Request> fill,
-      Request expire) {
+  private Future<JdbcTarget.Answer> read(Call call, Request get,
+      java.util.function.Function<Buffer, List<Request>> fill) {
     return redis.send(get).compose(cached -> {
       if (cached != null) {
         return Future.succeededFuture(decode(cached.toBuffer()));
       }
       return sql.answer(call).onSuccess(answer -> {
         if (answer.status() == 200 || answer.status() == 404) {
-          List<Request> requests = new ArrayList<>(2);
-          requests.add(fill.apply(encode(answer.status() == 200, answer.body())));
-          if (expire != null) {
-            requests.add(expire);
-          }
-          redis.batch(requests);
+          redis.batch(fill.apply(encode(answer.status() == 200, answer.body())));
         }
       });
     });
@@ -107,44 +111,38 @@ final class LookasideCache {
   private Future<JdbcTarget.Answer> batch(Call call) {
     List<Request> gets = new ArrayList<>(call.sources().size());
     for (long source : call.sources()) {
-      gets.add(Request.cmd(Command.HGET).arg(list(source)).arg("t" + call.to()));
+      gets.add(Request.cmd(Command.HGET).arg(list(source)).arg(point(call.to())));
     }
     return redis.batch(gets).compose(cached -> {
-      Map<Long, byte[]> found = new LinkedHashMap<>();
+      // Each source's edge in request order, null where there is none; the misses are filled below.
+      Map<Long, byte[]> edges = new LinkedHashMap<>();
       List<Long> missing = new ArrayList<>();
       for (int i = 0; i < cached.size(); i++) {
-        Response value = cached.get(i);
         long source = call.sources().get(i);
-        if (value == null) {
+        JdbcTarget.Answer answer = cached.get(i) == null ? null : decode(cached.get(i).toBuffer());
+        edges.put(source, answer == null || answer.status() != 200 ? null : answer.body());
+        if (answer == null) {
           missing.add(source);
-        } else {
-          JdbcTarget.Answer answer = decode(value.toBuffer());
-          if (answer.status() == 200) {
-            found.put(source, answer.body());
-          }
         }
       }
       if (missing.isEmpty()) {
-        return Future.succeededFuture(new JdbcTarget.Answer(200, JdbcTarget.edgesObject(found.values())));
+        return Future.succeededFuture(edgesAnswer(edges));
       }
       return sql.edgesTo(missing, call.to()).map(read -> {
         List<Request> fills = new ArrayList<>(missing.size() * 2);
         for (long source : missing) {
           byte[] edge = read.get(source);
-          fills.add(Request.cmd(Command.HSET).arg(list(source)).arg("t" + call.to()).arg(encode(edge != null, edge)));
-          fills.add(Request.cmd(Command.EXPIRE).arg(list(source)).arg(TTL_SECONDS));
+          fills.addAll(fillField(list(source), point(call.to()), encode(edge != null, edge)));
+          edges.put(source, edge);
         }
         redis.batch(fills);
-        Map<Long, byte[]> all = new LinkedHashMap<>();
-        for (long source : call.sources()) {
-          byte[] edge = found.containsKey(source) ? found.get(source) : read.get(source);
-          if (edge != null) {
-            all.put(source, edge);
-          }
-        }
-        return new JdbcTarget.Answer(200, JdbcTarget.edgesObject(all.values()));
+        return edgesAnswer(edges);
       });
     });
+  }
+
+  private static JdbcTarget.Answer edgesAnswer(Map<Long, byte[]> edges) {
+    return new JdbcTarget.Answer(200, JdbcTarget.edgesObject(edges.values().stream().filter(Objects::nonNull).toList()));
   }
 
   /** After a write that succeeded, deletes the keys it made stale; answers once they are gone. */

@@ -13,7 +13,7 @@ record ServerMetrics(Map<String, Double> requests, Map<String, CacheCount> cache
     int outboxHosts) {
 
   /** One cache's counters at the scrape. */
-  record CacheCount(double hits, double misses, double entries, double weightBytes) {}
+  record CacheCount(double hits, double misses, double entries) {}
 
   private static final Pattern SAMPLE = Pattern.compile("^(\\w+)(?:\\{([^}]*)})? ([-0-9.E+]+|NaN)$");
   private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
@@ -35,7 +35,6 @@ record ServerMetrics(Map<String, Double> requests, Map<String, CacheCount> cache
         case "quiver_cache_hits_total" -> cache(caches, labels)[0] = value;
         case "quiver_cache_misses_total" -> cache(caches, labels)[1] = value;
         case "quiver_cache_entries" -> cache(caches, labels)[2] = value;
-        case "quiver_cache_weight_bytes" -> cache(caches, labels)[3] = value;
         case "quiver_outbox_pending" -> {
           pending += value;
           hosts++;
@@ -44,12 +43,12 @@ record ServerMetrics(Map<String, Double> requests, Map<String, CacheCount> cache
       }
     }
     Map<String, CacheCount> counts = new HashMap<>();
-    caches.forEach((name, figures) -> counts.put(name, new CacheCount(figures[0], figures[1], figures[2], figures[3])));
+    caches.forEach((name, figures) -> counts.put(name, new CacheCount(figures[0], figures[1], figures[2])));
     return new ServerMetrics(requests, counts, pending, hosts);
   }
 
   private static double[] cache(Map<String, double[]> caches, Map<String, String> labels) {
-    return caches.computeIfAbsent(labels.get("cache"), name -> new double[4]);
+    return caches.computeIfAbsent(labels.get("cache"), name -> new double[3]);
   }
 
   private static Map<String, String> labels(String text) {
@@ -71,7 +70,7 @@ record ServerMetrics(Map<String, Double> requests, Map<String, CacheCount> cache
   /** A cache's hit ratio between an earlier scrape and this one, with its lookups. */
   String hitRatioSince(ServerMetrics earlier, String cache) {
     CacheCount now = caches.get(cache);
-    CacheCount then = earlier.caches.getOrDefault(cache, new CacheCount(0, 0, 0, 0));
+    CacheCount then = earlier.caches.getOrDefault(cache, new CacheCount(0, 0, 0));
     double hits = now.hits() - then.hits();
     double lookups = hits + now.misses() - then.misses();
     return String.format(java.util.Locale.ROOT, "%s hit ratio %.3f (%.0f lookups)", cache,

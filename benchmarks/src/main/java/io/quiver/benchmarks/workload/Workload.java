@@ -1,9 +1,7 @@
 package io.quiver.benchmarks.workload;
 
-import io.quiver.api.config.QuiverConfig;
-import io.quiver.api.server.QuiverServer;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.api.server.QuiverServer;
 import io.quiver.benchmarks.CpuTime;
 import io.quiver.benchmarks.JitActivity;
 import io.quiver.cache.CacheFigures;
@@ -24,13 +22,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Random;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.SplittableRandom;
+import org.apache.commons.io.FileUtils;
 
 /**
  * The end-to-end benchmark on one machine, as a skeptical database engineer would set it up: the
@@ -119,12 +118,13 @@ public final class Workload {
       hostOptions.add("--innodb-buffer-pool-size=" + options.bufferPoolMb() + "M");
     }
     List<AutoCloseable> running = new ArrayList<>();
+    WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
     try {
-      Primed primed = prime(vertx, data.resolve("primed"), hostOptions, options);
+      Primed primed = prime(metrics, data.resolve("primed"), hostOptions, options);
       Graph graph = primed.graph();
       int maxConcurrency = Collections.max(options.concurrency());
       Map<String, DevStack> sets = dataSets(running, data, List.of("quiver", "uncached", "lookaside"), hostOptions);
-      delete(data.resolve("primed"));
+      FileUtils.deleteDirectory(data.resolve("primed").toFile());
       DevStack quiverData = sets.get("quiver");
       DevStack uncachedData = sets.get("uncached");
       DevStack lookasideData = sets.get("lookaside");
@@ -158,8 +158,7 @@ public final class Workload {
           budget.edgeBytes(), redis.maxMemoryBytes(), budget.totalBytes()));
       GeneratorSetup setup = new GeneratorSetup(options.mix().label(), graph.nodes, graph.knownEdges(),
           targets.stream().map(Served::spec).toList(), ShardMapJson.write(uncachedData.shardMap()), maxConcurrency);
-      WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
-      List<Served> quivers = targets.stream().filter(Served::quiver).toList();
+      List<Integer> quivers = targets.stream().filter(Served::quiver).map(target -> target.spec().port()).toList();
       Random shuffle = new Random(SHUFFLE_SEED);
       try (Generator generator = new Generator(setup, data)) {
         for (int round = 1; round <= options.runs(); round++) {
@@ -193,21 +192,11 @@ public final class Workload {
       }
       vertx.close().await();
       // Four stacks' databases take gigabytes at --full sizes: a run leaves its report, not its data.
-      delete(data);
+      FileUtils.deleteDirectory(data.toFile());
     }
     return report;
   }
 
-  private static void delete(Path directory) throws java.io.IOException {
-    if (!Files.exists(directory)) {
-      return;
-    }
-    try (var files = Files.walk(directory)) {
-      for (Path file : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(file);
-      }
-    }
-  }
 
   private static <T extends AutoCloseable> T remember(List<AutoCloseable> running, T part) {
     running.add(part);
@@ -219,27 +208,16 @@ public final class Workload {
    * waits for every inverse edge; with {@code --cache-fraction} every node and list is read once
    * through it to weigh the whole data as its caches weigh it. No measured target sees any of this.
    */
-  private static Primed prime(Vertx vertx, Path directory, List<String> hostOptions, WorkloadOptions options)
-      throws Exception {
+  private static Primed prime(WebClient metrics, Path directory, List<String> hostOptions,
+      WorkloadOptions options) throws Exception {
     try (DevStack stack = DevStack.start(directory, DevStack.MIN_HOSTS, hostOptions);
         QuiverServer primer = QuiverServer.start(stack.config(Ports.free()), stack.schema())) {
       Graph graph = load(directory, primer.port(), options.nodes());
-      awaitDrained(primer);
+      awaitOutboxesDrained(metrics, List.of(primer.port()));
       System.out.println("primer: every inverse edge written");
       CacheBudget budget = options.cacheFraction() == null ? CacheBudget.defaults()
-          : weigh(vertx, primer, graph, options.cacheFraction());
+          : weigh(metrics, primer, graph, options.cacheFraction());
       return new Primed(graph, budget, HostStatus.dataBytes(stack.shardMap()));
-    }
-  }
-
-  /** Waits for the primer's outboxes to empty. */
-  private static void awaitDrained(QuiverServer primer) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-    while (primer.backend().telemetry().outboxStats().await().values().stream().anyMatch(s -> s.pending() > 0)) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("primer: outboxes not drained after 5 minutes");
-      }
-      Thread.sleep(100);
     }
   }
 
@@ -247,14 +225,11 @@ public final class Workload {
    * The budget of caches that hold {@code fraction} of the data: every node and edge list read once
    * through the primer, its caches' bytes per entry scaled to the whole graph, and that fraction.
    */
-  private static CacheBudget weigh(Vertx vertx, QuiverServer primer, Graph graph, double fraction) {
-    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
-        .setDefaultPort(primer.port()));
+  private static CacheBudget weigh(WebClient http, QuiverServer primer, Graph graph, double fraction) {
     for (long node : graph.nodes) {
-      client.get("/v1/nodes/" + node).send().await();
-      client.get("/v1/nodes/" + node + "/edges/follows?limit=50").send().await();
+      http.get(primer.port(), "127.0.0.1", "/v1/nodes/" + node).send().await();
+      http.get(primer.port(), "127.0.0.1", "/v1/nodes/" + node + "/edges/follows?limit=50").send().await();
     }
-    client.close();
     long[] bytes = new long[2];
     for (CacheFigures figures : primer.cache().orElseThrow().figures()) {
       long whole = figures.entries() == 0 ? 0 : figures.weightBytes() * graph.nodes.size() / figures.entries();
@@ -279,16 +254,8 @@ public final class Workload {
     Map<String, DevStack> sets = new HashMap<>();
     for (String name : names) {
       Path copy = data.resolve(name);
-      try (var files = Files.walk(primed)) {
-        for (Path file : (Iterable<Path>) files::iterator) {
-          Path target = copy.resolve(primed.relativize(file).toString());
-          if (Files.isDirectory(file)) {
-            Files.createDirectories(target);
-          } else if (!file.getFileName().toString().endsWith(".lock")) {
-            Files.copy(file, target);
-          }
-        }
-      }
+      // Not the lock file: the copy's stack takes its own.
+      FileUtils.copyDirectory(primed.toFile(), copy.toFile(), file -> !file.getName().endsWith(".lock"));
       sets.put(name, remember(running, DevStack.start(copy, DevStack.MIN_HOSTS, hostOptions)));
     }
     return sets;
@@ -317,14 +284,9 @@ public final class Workload {
     int port = target.spec().port();
     Path log = data.resolve(name + ".log");
     if (target.quiver()) {
-      QuiverConfig config = target.data().config(port);
-      ObjectNode json = JsonNodeFactory.instance.objectNode();
-      json.putObject("http").put("port", port);
-      json.putObject("zooKeeper").put("connect", config.zooKeeper().connect());
-      json.putObject("mysql").put("user", config.mysql().user()).put("password", config.mysql().password());
+      ObjectNode json = target.data().configFile(port);
       json.putObject("cache").put("enabled", name.equals("quiver")).put("nodeMaxBytes", budget.nodeBytes())
           .put("edgeMaxBytes", budget.edgeBytes());
-      json.putObject("admin").put("token", config.adminToken());
       Path file = data.resolve(name + ".json");
       Files.writeString(file, json.toPrettyString());
       return remember(running, ServerProcess.quiver(name, file, port, log, logback));
@@ -349,9 +311,8 @@ public final class Workload {
   private static final long SHUFFLE_SEED = 20261122;
 
   private static void run(Generator generator, Served target, int concurrency, int round, WorkloadOptions options,
-      Report report, WebClient metrics, List<Served> quivers) throws Exception {
+      Report report, WebClient metrics, List<Integer> quivers) throws Exception {
     String name = target.spec().name();
-    ServerProcess server = target.server();
     String warmedUp = warmUp(generator, target, concurrency, options);
     awaitOutboxesDrained(metrics, quivers);
     ServerMetrics before = target.quiver() ? scrape(metrics, target.spec().port()) : null;
@@ -458,20 +419,21 @@ public final class Workload {
   }
 
   /**
-   * Waits until no Quiver server's outbox holds an entry, and answers how long that took:
-   * measurement starts with empty outboxes, so no target pays for another's inverse edges, and a
-   * phase's sustained rate counts the drain of what it wrote.
+   * Waits until no outbox of the Quiver servers on {@code ports} holds an entry, as their {@code
+   * /metrics} say, and answers how long that took: the primer's inverse edges are all written
+   * before its data is copied, measurement starts with empty outboxes, so no target pays for
+   * another's inverse edges, and a phase's sustained rate counts the drain of what it wrote.
    */
-  private static double awaitOutboxesDrained(WebClient metrics, List<Served> quivers) throws InterruptedException {
+  private static double awaitOutboxesDrained(WebClient metrics, List<Integer> ports) throws InterruptedException {
     long started = System.nanoTime();
     long deadline = started + Duration.ofMinutes(2).toNanos();
     while (System.nanoTime() < deadline) {
-      if (quivers.stream().allMatch(quiver -> scrape(metrics, quiver.spec().port()).drained(DevStack.MIN_HOSTS))) {
+      if (ports.stream().allMatch(port -> scrape(metrics, port).drained(DevStack.MIN_HOSTS))) {
         return (System.nanoTime() - started) / 1e9;
       }
       Thread.sleep(50);
     }
-    System.out.println("outboxes not drained after 2 minutes; measuring anyway");
+    System.out.println("outboxes not drained after 2 minutes; going on anyway");
     return (System.nanoTime() - started) / 1e9;
   }
 

@@ -63,11 +63,6 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         --out          the JSON report (default benchmarks/target/workload-report.json)
       """;
 
-  /** The options of one run: the first size of {@link #parseAll}. */
-  static WorkloadOptions parse(String[] args) {
-    return parseAll(args).get(0);
-  }
-
   /** One set of options per graph size asked for, each writing its own report when there are several. */
   static List<WorkloadOptions> parseAll(String[] args) {
     List<Integer> nodes = List.of(1000);

@@ -244,6 +244,7 @@ final class BulkWriter implements BulkImport {
 
   private Future<Void> createNodes(Schema schema, Batch batch, List<BulkLine> lines) {
     Map<Integer, List<Planned>> byShard = new LinkedHashMap<>();
+    List<Planned> claiming = new ArrayList<>();
     List<BulkLine> waiting = new ArrayList<>();
     for (BulkLine line : lines) {
       if (!(line instanceof BulkLine.NodeLine node)) {
@@ -267,24 +268,18 @@ final class BulkWriter implements BulkImport {
       try {
         NodeId colocateWith = node.colocateWith() == null ? null : resolve(node.colocateWith(), node.line());
         NodeStore.Creation creation = nodes.planCreation(schema, node.type(), node.data(), colocateWith);
-        int shard = creation.route().shard();
-        boolean claims = !UniqueClaims.change(creation.table().type(), null, creation.data()).isEmpty();
-        byShard.computeIfAbsent(claims ? -1 - shard : shard, group -> new ArrayList<>())
-            .add(new Planned(node, creation));
+        Planned plan = new Planned(node, creation);
+        if (UniqueClaims.change(creation.table().type(), null, creation.data()).isEmpty()) {
+          byShard.computeIfAbsent(creation.route().shard(), shard -> new ArrayList<>()).add(plan);
+        } else {
+          claiming.add(plan);
+        }
       } catch (GraphException refused) {
         definedAt.remove(node.ref());
         batch.refuse(line, refused);
       }
     }
-    List<Future<Map<String, NodeId>>> shards = new ArrayList<>();
-    List<Planned> claiming = new ArrayList<>();
-    byShard.forEach((group, planned) -> {
-      if (group >= 0) {
-        shards.add(insertNodes(planned));
-      } else {
-        claiming.addAll(planned);
-      }
-    });
+    List<Future<Map<String, NodeId>>> shards = byShard.values().stream().map(this::insertNodes).toList();
     return Future.all(shards)
         .compose(written -> claimingOneByOne(batch, claiming))
         .compose(claimed -> {
@@ -293,7 +288,6 @@ final class BulkWriter implements BulkImport {
           return waiting.isEmpty() ? Future.succeededFuture() : createNodes(schema, batch, waiting);
         });
   }
-
 
   /** What a shard's node transaction created: the nodes, and each one's reference. */
   private record Created(List<Node> nodes, Map<String, NodeId> byRef) {}
