@@ -6,13 +6,25 @@ import io.quiver.client.ImportReport;
 import io.quiver.client.QuiverClient;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
+import io.quiver.schema.EdgeType;
+import io.quiver.store.NodeId;
+import io.quiver.store.TableNames;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,7 +38,8 @@ import java.util.Set;
  * server with its cache). The users are imported first; a warm-up import of edges follows, then
  * the measured one; then the single calls. The report gives both rates, their ratio, and the CPU
  * each side took: this JVM runs the server and the client (which only streams a file and reads
- * the progress), the MariaDB processes the hosts.
+ * the progress), the MariaDB processes the hosts. Beside them, as the floor: the same rows written
+ * as plain multi-row INSERTs over JDBC, which keep no counts and no outbox.
  *
  * <p>{@code ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N]}
  */
@@ -74,6 +87,9 @@ public final class BulkImportBenchmark {
         }
       }, edges);
 
+      List<long[]> plainPairs = pairs(ids, edges, random, taken);
+      Measured plain = measure(() -> plainInserts(stack, plainPairs), edges);
+
       List<long[]> pairs = pairs(ids, single, random, taken);
       Measured oneByOne = measure(() -> {
         for (long[] pair : pairs) {
@@ -88,8 +104,11 @@ public final class BulkImportBenchmark {
           bulk.databaseMs(), bulk.jvmMs());
       System.out.printf(Locale.ROOT, "%-34s %12.0f %14.3f %14.3f%n", "one call per edge, " + single + " edges",
           oneByOne.perSecond(), oneByOne.databaseMs(), oneByOne.jvmMs());
-      System.out.printf(Locale.ROOT, "bulk / one call per edge: %.1f×; %d cores shared by the server, the client and both"
-          + " MariaDB hosts%n", bulk.perSecond() / oneByOne.perSecond(), Runtime.getRuntime().availableProcessors());
+      System.out.printf(Locale.ROOT, "%-34s %12.0f %14.3f %14.3f%n", "plain inserts, " + edges + " edges",
+          plain.perSecond(), plain.databaseMs(), plain.jvmMs());
+      System.out.printf(Locale.ROOT, "bulk / one call per edge: %.1f×; bulk's time ÷ plain inserts': %.2f×; %d cores"
+          + " shared by the server, the client and both MariaDB hosts%n", bulk.perSecond() / oneByOne.perSecond(),
+          plain.perSecond() / bulk.perSecond(), Runtime.getRuntime().availableProcessors());
     }
     System.exit(0);
   }
@@ -109,6 +128,67 @@ public final class BulkImportBenchmark {
     double seconds = (System.nanoTime() - started) / 1e9;
     return new Measured(edges / seconds, (CpuTime.mariaDbProcesses() - database) * 1000 / edges,
         (CpuTime.thisProcess() - jvm) * 1000 / edges);
+  }
+
+  /** Rows per plain multi-row INSERT: the bulk import's batch. */
+  private static final int PLAIN_BATCH = 1024;
+
+  /**
+   * What a hand-written loader does that wants both directions: the same rows the import writes —
+   * each edge and its inverse — as multi-row INSERTs of {@value #PLAIN_BATCH} rows over JDBC, one
+   * autocommitted statement per table and shard at a time, and nothing else: no counts, no outbox,
+   * no checks that the nodes exist, no HTTP.
+   */
+  private static void plainInserts(DevStack stack, List<long[]> pairs) throws SQLException {
+    ShardMap map = stack.shardMap();
+    EdgeType follows = stack.schema().edgeType("follows").orElseThrow();
+    EdgeType followedBy = stack.schema().edgeType("followed_by").orElseThrow();
+    Map<String, List<long[]>> rows = new TreeMap<>();
+    for (long[] pair : pairs) {
+      int forward = new NodeId(pair[0]).shard();
+      int inverse = new NodeId(pair[1]).shard();
+      rows.computeIfAbsent(forward + " " + TableNames.edges(forward, follows), key -> new ArrayList<>())
+          .add(new long[] {pair[0], pair[1]});
+      rows.computeIfAbsent(inverse + " " + TableNames.edges(inverse, followedBy), key -> new ArrayList<>())
+          .add(new long[] {pair[1], pair[0]});
+    }
+    Map<String, Connection> connections = new HashMap<>();
+    try {
+      long now = System.currentTimeMillis() * 1000;
+      for (Map.Entry<String, List<long[]>> table : rows.entrySet()) {
+        String[] shardAndName = table.getKey().split(" ", 2);
+        Host host = map.hosts().get(map.rangeOf(Integer.parseInt(shardAndName[0])).orElseThrow().host());
+        Connection connection = connections.get(host.name());
+        if (connection == null) {
+          connection = DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/?useServerPrepStmts=true",
+              "root", "");
+          connections.put(host.name(), connection);
+        }
+        List<long[]> all = table.getValue();
+        for (int start = 0; start < all.size(); start += PLAIN_BATCH) {
+          List<long[]> batch = all.subList(start, Math.min(all.size(), start + PLAIN_BATCH));
+          StringBuilder sql = new StringBuilder("INSERT INTO ").append(shardAndName[1])
+              .append(" (from_id, to_id, sequence, state, data, updated_us) VALUES ");
+          for (int i = 0; i < batch.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, 1, NULL, ?)");
+          }
+          try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
+            int at = 1;
+            for (long[] row : batch) {
+              insert.setLong(at++, row[0]);
+              insert.setLong(at++, row[1]);
+              insert.setLong(at++, now);
+              insert.setLong(at++, now);
+            }
+            insert.executeUpdate();
+          }
+        }
+      }
+    } finally {
+      for (Connection connection : connections.values()) {
+        connection.close();
+      }
+    }
   }
 
   private static List<String> userLines(int users) {
