@@ -114,7 +114,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     config.addArg("--gtid-domain-id=" + chosen);
     config.addArg("--binlog-expire-logs-seconds=" + Duration.ofDays(2).toSeconds());
     // A certificate made once, not at every start ("Starting in a third of a second").
-    MariaDbCertificate.shared(MariaDbBinaries.root())
+    MariaDbCertificate.shared()
         .ifPresent(certificate -> certificate.serverOptions().forEach(config::addArg));
     serverOptions.forEach(config::addArg);
     // Warnings, but not the note MariaDB writes for every client that closes without COM_QUIT

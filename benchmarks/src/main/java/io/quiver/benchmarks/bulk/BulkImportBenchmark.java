@@ -24,7 +24,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -130,6 +130,9 @@ public final class BulkImportBenchmark {
         (CpuTime.thisProcess() - jvm) * 1000 / edges);
   }
 
+  /** One edge table of one shard. */
+  private record Table(int shard, EdgeType type) {}
+
   /** Rows per plain multi-row INSERT: the bulk import's batch. */
   private static final int PLAIN_BATCH = 1024;
 
@@ -143,21 +146,18 @@ public final class BulkImportBenchmark {
     ShardMap map = stack.shardMap();
     EdgeType follows = stack.schema().edgeType("follows").orElseThrow();
     EdgeType followedBy = stack.schema().edgeType("followed_by").orElseThrow();
-    Map<String, List<long[]>> rows = new TreeMap<>();
+    Map<Table, List<long[]>> rows = new LinkedHashMap<>();
     for (long[] pair : pairs) {
-      int forward = new NodeId(pair[0]).shard();
-      int inverse = new NodeId(pair[1]).shard();
-      rows.computeIfAbsent(forward + " " + TableNames.edges(forward, follows), key -> new ArrayList<>())
+      rows.computeIfAbsent(new Table(new NodeId(pair[0]).shard(), follows), key -> new ArrayList<>())
           .add(new long[] {pair[0], pair[1]});
-      rows.computeIfAbsent(inverse + " " + TableNames.edges(inverse, followedBy), key -> new ArrayList<>())
+      rows.computeIfAbsent(new Table(new NodeId(pair[1]).shard(), followedBy), key -> new ArrayList<>())
           .add(new long[] {pair[1], pair[0]});
     }
     Map<String, Connection> connections = new HashMap<>();
     try {
       long now = System.currentTimeMillis() * 1000;
-      for (Map.Entry<String, List<long[]>> table : rows.entrySet()) {
-        String[] shardAndName = table.getKey().split(" ", 2);
-        Host host = map.hosts().get(map.rangeOf(Integer.parseInt(shardAndName[0])).orElseThrow().host());
+      for (Map.Entry<Table, List<long[]>> table : rows.entrySet()) {
+        Host host = map.hosts().get(map.rangeOf(table.getKey().shard()).orElseThrow().host());
         Connection connection = connections.get(host.name());
         if (connection == null) {
           connection = DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/?useServerPrepStmts=true",
@@ -167,7 +167,8 @@ public final class BulkImportBenchmark {
         List<long[]> all = table.getValue();
         for (int start = 0; start < all.size(); start += PLAIN_BATCH) {
           List<long[]> batch = all.subList(start, Math.min(all.size(), start + PLAIN_BATCH));
-          StringBuilder sql = new StringBuilder("INSERT INTO ").append(shardAndName[1])
+          StringBuilder sql = new StringBuilder("INSERT INTO ")
+              .append(TableNames.edges(table.getKey().shard(), table.getKey().type()))
               .append(" (from_id, to_id, sequence, state, data, updated_us) VALUES ");
           for (int i = 0; i < batch.size(); i++) {
             sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, 1, NULL, ?)");
