@@ -33,6 +33,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -75,11 +76,14 @@ import org.slf4j.LoggerFactory;
  * source nodes. Per (from, edge type), what is known of the targets asked about — each edge,
  * active or archived, or that there is none — at one version of the list ({@link EdgePoints}),
  * filled by one lookup per shard for whatever a window or the points do not know
- * ({@link GraphStore#lookupEdges}) — for edges asked about before lately; an edge asked about
- * the first time is read plainly and not kept ({@link Doorkeeper}) — changed in place by this
- * process's changes as windows are,
- * dropped with the window by another server's. So the second read of an edge far down a long
- * list, or of a list never paged, is answered from memory, and so is an edge just written.
+ * ({@link GraphStore#lookupEdges}) — for lists asked about before lately; a list asked about
+ * the first time is read plainly and nothing is kept ({@link Doorkeeper}) — changed in place by
+ * this process's changes as windows are, dropped with the window by another server's. A list of
+ * at most {@link #WHOLE_LIST} live edges is read whole by that lookup, so its points know every
+ * target, present or absent: the "does A follow B?" read of a random pair is answered from
+ * memory whenever A's list is held, which is what lets single edges hit as often as nodes. So
+ * the second read of an edge far down a long list, or of a list never paged, is answered from
+ * memory, and so is an edge just written.
  *
  * <h2>When invalidations may have failed</h2>
  * A peer's invalidation lost (a number still missing after a short grace for reordering), a
@@ -98,7 +102,13 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private final GuardedCache<NodeId, Node> nodes;
   private final GuardedCache<EdgeListId, EdgeWindow> windows;
   private final GuardedCache<EdgeListId, EdgePoints> points;
-  /** Which single edges were asked about lately: only those are kept ({@link Doorkeeper}). */
+  /**
+   * The most live edges of a list read whole when single edges of it are filled
+   * ({@link EdgePoints#whole()}): a social graph's lists are mostly far shorter, and reading a
+   * few dozen rows of one index range costs MariaDB little more than reading one.
+   */
+  static final int WHOLE_LIST = 32;
+  /** Which lists' single edges were asked about lately: only those are kept ({@link Doorkeeper}). */
   private final Doorkeeper asked = new Doorkeeper();
   private final Map<NodeId, Future<Node>> nodeLoads = new ConcurrentHashMap<>();
   private final Map<EdgeListId, Future<EdgeWindow>> windowLoads = new ConcurrentHashMap<>();
@@ -242,10 +252,15 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       checks.add(() -> truth.getNodes(List.copyOf(heldNodes.keySet())).map(batch -> nodeDifferences(heldNodes, batch)));
     }
     windows.values().forEach((key, window) -> checks.add(() -> windowDifferences(truth, key, window)));
-    // Every single edge held, present or absent, in batches of as many as one read takes.
+    // Every single edge held, present or absent, in batches of as many as one read takes; and
+    // every list held whole, read whole again.
     Map<EdgeId, Edge> heldEdges = new HashMap<>();
-    points.values().forEach((key, held) -> held.edges().forEach((to, edge) ->
-        heldEdges.put(new EdgeId(key.from(), key.type(), to), edge)));
+    points.values().forEach((key, held) -> {
+      held.edges().forEach((to, edge) -> heldEdges.put(new EdgeId(key.from(), key.type(), to), edge));
+      if (held.whole()) {
+        checks.add(() -> wholeDifferences(truth, key, held));
+      }
+    });
     List<EdgeId> ids = List.copyOf(heldEdges.keySet());
     for (int from = 0; from < ids.size(); from += MAX_EDGE_BATCH) {
       List<EdgeId> batch = ids.subList(from, Math.min(ids.size(), from + MAX_EDGE_BATCH));
@@ -283,6 +298,20 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     return truth.getEdgeListHead(key.from(), key.type(), held.edges().size())
         .map(head -> EdgeWindow.of(head, held.depth())).map(stored ->
         held.equals(stored) ? List.<String>of() : List.of("edge window " + key + ": cached " + held + ", stored " + stored));
+  }
+
+  /** A list held whole holds every live edge MySQL holds of it now, active and archived, and no other. */
+  private static Future<List<String>> wholeDifferences(GraphStore truth, EdgeListId key, EdgePoints held) {
+    Future<EdgePage> active = truth.getEdges(key.from(), key.type(), EdgeQuery.firstPage(EdgeQuery.MAX_LIMIT));
+    Future<EdgePage> archived = truth.getEdges(key.from(), key.type(),
+        EdgeQuery.firstPage(EdgeQuery.MAX_LIMIT).in(EdgeState.ARCHIVED));
+    return Future.all(active, archived).map(both -> {
+      Map<NodeId, Edge> stored = new HashMap<>();
+      active.result().edges().forEach(edge -> stored.put(edge.to(), edge));
+      archived.result().edges().forEach(edge -> stored.put(edge.to(), edge));
+      return stored.equals(held.edges()) ? List.<String>of()
+          : List.of("whole edge list " + key + ": cached " + held + ", stored " + stored.values());
+    });
   }
 
   /** Every edge held, present or absent, equals what MySQL holds now (in-place changes move the version on). */
@@ -509,6 +538,14 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       points.counted(true, 1);
       return single(id, known.get().edge());
     }
+    boolean listAsked = answerable(from) && asked.seenBefore(id.list());
+    if (!listAsked) {
+      // A list not asked about lately: the plain read, as an uncached server sends it; nothing
+      // kept, the pair remembered as asked.
+      asked.seenBefore(id);
+      points.counted(false, 1);
+      return delegate.getEdge(from, type, to);
+    }
     return batch(List.of(id)).compose(batch -> single(id, batch.edges().isEmpty() ? null : batch.edges().get(0)));
   }
 
@@ -566,22 +603,27 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (unknown.isEmpty()) {
       return Future.succeededFuture(EdgeBatch.of(ids, found));
     }
-    List<EdgeId> kept = new ArrayList<>();
+    // Kept: a list asked about lately, if the lookup reads it whole; else the pairs asked about lately.
+    Set<EdgeListId> listsAsked = new HashSet<>();
+    List<EdgeId> pairsAsked = new ArrayList<>();
     for (EdgeId id : unknown) {
+      if (asked.seenBefore(id.list())) {
+        listsAsked.add(id.list());
+      }
       if (asked.seenBefore(id)) {
-        kept.add(id);
+        pairsAsked.add(id);
       }
     }
-    if (kept.isEmpty()) {
-      // Edges not asked about lately: answered by the plain read, not kept (Doorkeeper).
+    if (listsAsked.isEmpty() && pairsAsked.isEmpty()) {
+      // Nothing asked about lately: answered by the plain read, not kept (Doorkeeper).
       return delegate.getEdgesBatch(unknown).map(read -> {
         read.edges().forEach(edge -> found.put(edge.id(), edge));
         return EdgeBatch.of(ids, found);
       });
     }
     long begun = points.begin();
-    return delegate.lookupEdges(unknown).map(lookup -> {
-      remember(kept, lookup, begun);
+    return delegate.lookupEdges(unknown, WHOLE_LIST).map(lookup -> {
+      remember(lookup, listsAsked, pairsAsked, begun);
       found.putAll(lookup.found());
       return EdgeBatch.of(ids, found);
     });
@@ -605,15 +647,33 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     return Optional.empty();
   }
 
-  /** Keeps what a lookup that began at {@code begun} read: per list, each target asked about, found or not. */
-  private void remember(List<EdgeId> asked, EdgeLookup lookup, long begun) {
+  /**
+   * Keeps what a lookup that began at {@code begun} read: each list asked about lately that it
+   * read whole, whole; of the others, each pair asked about lately, found or not.
+   */
+  private void remember(EdgeLookup lookup, Set<EdgeListId> listsAsked, List<EdgeId> pairsAsked, long begun) {
     Map<EdgeListId, Map<NodeId, Edge>> read = new HashMap<>();
-    for (EdgeId id : asked) {
-      // Null where the lookup found none: known absent.
-      read.computeIfAbsent(id.list(), list -> new java.util.LinkedHashMap<>()).put(id.to(), lookup.found().get(id));
+    for (EdgeListId list : lookup.whole()) {
+      if (listsAsked.contains(list)) {
+        read.put(list, new java.util.LinkedHashMap<>());
+      }
     }
-    read.forEach((list, edges) ->
-        points.fill(list, begun, new EdgePoints(edges, lookup.versions().get(list)), EdgePoints::plus));
+    lookup.found().forEach((id, edge) -> {
+      if (lookup.whole().contains(id.list()) && read.containsKey(id.list())) {
+        read.get(id.list()).put(id.to(), edge);
+      }
+    });
+    for (EdgeId id : pairsAsked) {
+      if (!lookup.whole().contains(id.list())) {
+        // Null where the lookup found none: known absent.
+        read.computeIfAbsent(id.list(), list -> new java.util.LinkedHashMap<>()).put(id.to(), lookup.found().get(id));
+      }
+    }
+    read.forEach((list, edges) -> {
+      long version = lookup.versions().get(list);
+      EdgePoints held = lookup.whole().contains(list) ? EdgePoints.whole(edges, version) : new EdgePoints(edges, version);
+      points.fill(list, begun, held, EdgePoints::plus);
+    });
   }
 
   /** From the window when it is the whole list (set operations then read it from memory); else from MySQL. */

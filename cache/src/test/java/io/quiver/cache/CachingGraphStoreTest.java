@@ -18,6 +18,7 @@ import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
 import io.quiver.store.GraphStore;
+import io.quiver.store.EdgeState;
 import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
@@ -259,11 +260,14 @@ class CachingGraphStoreTest {
 
     long queries = edgeReadQueries();
     Edge edge = cached.getEdge(board, "board_has_pins", linked).await();
+    assertThat(edgeReadQueries()).as("a list asked about the first time: read plainly, nothing kept")
+        .isEqualTo(queries + 1);
     assertThat(failure(cached.getEdge(board, "board_has_pins", unlinked))).isEqualTo(GraphException.Code.NOT_FOUND);
-    assertThat(edgeReadQueries()).as("asked the first time: read plainly, not kept").isEqualTo(queries + 2);
+    assertThat(edgeReadQueries()).as("asked again: read with the list's version (whole: it is short), and kept")
+        .isEqualTo(queries + 2);
     assertThat(cached.getEdge(board, "board_has_pins", linked).await()).isEqualTo(edge);
     assertThat(failure(cached.getEdge(board, "board_has_pins", unlinked))).isEqualTo(GraphException.Code.NOT_FOUND);
-    assertThat(edgeReadQueries()).as("asked again: read with the list's version, and kept").isEqualTo(queries + 4);
+    assertThat(edgeReadQueries()).as("both known now").isEqualTo(queries + 2);
 
     queries = edgeReadQueries();
     assertThat(cached.getEdge(board, "board_has_pins", linked).await()).isEqualTo(edge);
@@ -276,10 +280,54 @@ class CachingGraphStoreTest {
     assertThat(edgeReadQueries()).as("answered from memory, the write applied in place").isEqualTo(queries);
 
     CacheFigures after = pointFigures(cached);
-    assertThat(after.hits() - before.hits()).isEqualTo(6);
-    assertThat(after.misses() - before.misses()).isEqualTo(4);
+    assertThat(after.hits() - before.hits()).isEqualTo(8);
+    assertThat(after.misses() - before.misses()).isEqualTo(2);
     assertThat(cached.getEdge(board, "board_has_pins", unlinked).await())
         .isEqualTo(store.getEdge(board, "board_has_pins", unlinked).await());
+  }
+
+  @Test
+  void aShortListsSingleEdges_areReadWhole_andAnswerAnyTarget_activeArchivedOrAbsent_fromMemory() {
+    NodeId board = store.createNode("board", json("{\"title\": \"whole\"}"), null).await().id();
+    List<NodeId> pins = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      pins.add(store.createNode("pin", json("{\"link\": \"w\"}"), board).await().id());
+    }
+    // Written through another server's backend: nothing is held of the list yet.
+    elsewhere.store.addEdge(board, "board_has_pins", pins.get(0), 1L, null).await();
+    elsewhere.store.addEdge(board, "board_has_pins", pins.get(1), 2L, json("{\"note\": \"kept\"}")).await();
+    elsewhere.store.addEdge(board, "board_has_pins", pins.get(2), 3L, null).await();
+    elsewhere.store.archiveEdge(board, "board_has_pins", pins.get(2), InverseWait.APPLIED).await();
+    // Asked about twice: the second time its points are filled, and the list is short, so whole.
+    cached.getEdge(board, "board_has_pins", pins.get(0)).await();
+    cached.getEdge(board, "board_has_pins", pins.get(0)).await();
+
+    Edge stored = store.getEdge(board, "board_has_pins", pins.get(1)).await();
+    long queries = edgeReadQueries();
+    assertThat(cached.getEdge(board, "board_has_pins", pins.get(1)).await()).isEqualTo(stored);
+    assertThat(cached.getEdge(board, "board_has_pins", pins.get(2)).await().state()).isEqualTo(EdgeState.ARCHIVED);
+    assertThat(failure(cached.getEdge(board, "board_has_pins", pins.get(3)))).isEqualTo(GraphException.Code.NOT_FOUND);
+    assertThat(cached.getEdgesTo(board, "board_has_pins", List.of(pins.get(4), pins.get(2), pins.get(1)),
+        java.util.EnumSet.allOf(EdgeState.class)).await()).extracting(Edge::to).containsExactly(pins.get(2), pins.get(1));
+    assertThat(edgeReadQueries() - queries).as("edges never asked about, present or not: from memory").isZero();
+  }
+
+  @Test
+  void aListTooLongToReadWhole_keepsOnlyTheTargetsAskedAbout() {
+    NodeId board = store.createNode("board", json("{\"title\": \"long\"}"), null).await().id();
+    List<NodeId> pins = new ArrayList<>();
+    for (int i = 0; i <= CachingGraphStore.WHOLE_LIST; i++) {
+      pins.add(store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id());
+      elsewhere.store.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
+    }
+    cached.getEdge(board, "board_has_pins", pins.get(0)).await();
+    cached.getEdge(board, "board_has_pins", pins.get(0)).await();
+
+    long queries = edgeReadQueries();
+    assertThat(cached.getEdge(board, "board_has_pins", pins.get(0)).await().to()).isEqualTo(pins.get(0));
+    assertThat(edgeReadQueries()).as("the target asked about: kept").isEqualTo(queries);
+    assertThat(cached.getEdge(board, "board_has_pins", pins.get(7)).await().to()).isEqualTo(pins.get(7));
+    assertThat(edgeReadQueries()).as("another: from MySQL").isEqualTo(queries + 1);
   }
 
   @Test

@@ -46,8 +46,8 @@ final class HeldReads extends ForwardingGraphStore {
   }
 
   @Override
-  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids) {
-    return held(delegate.lookupEdges(ids));
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo) {
+    return held(delegate.lookupEdges(ids, wholeUpTo));
   }
 
   private <T> Future<T> held(Future<T> read) {

@@ -103,8 +103,8 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids) {
-    return delegate.lookupEdges(ids);
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo) {
+    return delegate.lookupEdges(ids, wholeUpTo);
   }
 
   @Override

@@ -152,9 +152,12 @@ public interface GraphStore {
 
   /**
    * The edges named, as {@link #getEdgesBatch} reads them, with the version of each of their
-   * lists from the same statement: what a cache keeps of single edges ({@link EdgeLookup}).
+   * lists from the same statement: what a cache keeps of single edges ({@link EdgeLookup}). When
+   * every ID names one list and that list has at most {@code wholeUpTo} live edges (active or
+   * archived), all of them are read too, in the same statement, and the lookup says the list was
+   * read whole ({@link EdgeLookup#whole()}); 0 reads only the edges named.
    */
-  Future<EdgeLookup> lookupEdges(List<EdgeId> ids);
+  Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo);
 
   Future<Long> countEdges(NodeId from, String type);
 

@@ -98,4 +98,56 @@ class EdgePointsTest {
     assertThat(changed.edges()).hasSize(EdgePoints.MAX_TARGETS);
     assertThat(changed.knows(to(7))).isTrue();
   }
+
+  @Test
+  void wholePoints_knowEveryTarget_andATargetNotHeldHasNoEdge() {
+    EdgePoints whole = EdgePoints.whole(Map.of(to(1), edge(1, 10, EdgeState.ACTIVE), to(2), edge(2, 5, EdgeState.ARCHIVED)), 4);
+
+    assertThat(whole.whole()).isTrue();
+    assertThat(whole.knows(to(9))).isTrue();
+    assertThat(whole.edgeTo(to(9))).isEmpty();
+    assertThat(whole.edgeTo(to(2))).contains(edge(2, 5, EdgeState.ARCHIVED));
+  }
+
+  @Test
+  void wholePoints_stayWholeThroughChanges_aRemovalLeavingNothingHeld() {
+    EdgePoints whole = EdgePoints.whole(Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+    Edge added = edge(2, 20, EdgeState.ACTIVE);
+
+    EdgePoints after = whole.after(changed(2, added, 5)).orElseThrow().after(changed(1, null, 6)).orElseThrow();
+
+    assertThat(after.whole()).isTrue();
+    assertThat(after.edges()).containsOnlyKeys(to(2));
+    assertThat(after.knows(to(1))).isTrue();
+    assertThat(after.edgeTo(to(1))).isEmpty();
+    assertThat(after.edgeTo(to(2))).contains(added);
+  }
+
+  @Test
+  void aReadOfSomeTargets_mergedIntoWholePointsAtItsVersion_leavesThemWhole_andAnOlderWholeReadGivesWayToANewerRead() {
+    EdgePoints whole = EdgePoints.whole(Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+    EdgePoints some = read(List.of(to(1), to(3)), Map.of(to(1), edge(1, 10, EdgeState.ACTIVE)), 4);
+
+    assertThat(some.plus(whole).whole()).isTrue();
+    assertThat(whole.plus(some).whole()).isTrue();
+    assertThat(whole.plus(some).edges()).as("no absent target held: not held means absent").containsOnlyKeys(to(1));
+    assertThat(whole.plus(read(List.of(to(3)), Map.of(), 5)).whole()).isFalse();
+  }
+
+  @Test
+  void wholePointsGrownPastTheBound_areWholeNoLonger() {
+    Map<NodeId, Edge> many = new java.util.LinkedHashMap<>();
+    for (long i = 0; i < EdgePoints.MAX_TARGETS; i++) {
+      many.put(to(i), edge(i, i, EdgeState.ACTIVE));
+    }
+    EdgePoints whole = EdgePoints.whole(many, 1);
+
+    EdgePoints grown = whole.after(changed(EdgePoints.MAX_TARGETS, edge(EdgePoints.MAX_TARGETS, 9, EdgeState.ACTIVE), 2))
+        .orElseThrow();
+
+    assertThat(whole.whole()).isTrue();
+    assertThat(grown.whole()).isFalse();
+    assertThat(grown.knows(to(0))).as("the oldest went, and is not known absent").isFalse();
+    assertThat(grown.knows(to(EdgePoints.MAX_TARGETS))).isTrue();
+  }
 }

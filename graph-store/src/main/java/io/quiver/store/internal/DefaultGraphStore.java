@@ -143,12 +143,12 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids) {
-    return edges.lookup(ids, false).map(lookup -> EdgeBatch.of(ids, lookup.found()));
+    return edges.lookup(ids, false, 0).map(lookup -> EdgeBatch.of(ids, lookup.found()));
   }
 
   @Override
-  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids) {
-    return edges.lookup(ids, true);
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo) {
+    return edges.lookup(ids, true, wholeUpTo);
   }
 
   @Override

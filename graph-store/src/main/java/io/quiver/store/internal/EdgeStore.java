@@ -260,14 +260,17 @@ final class EdgeStore {
 
   Future<Edge> get(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planRead(from, typeName, to))
-        .compose(target -> client.read(target.route(),
-                sql -> target.table().getLive(sql, target.route(), from.value(), to.value()))
-            .map(row -> {
-              if (row == null) {
-                throw GraphException.notFound("no " + typeName + " edge from " + from + " to " + to);
-              }
-              return target.table().edge(from, to, row);
-            }));
+        .compose(target -> {
+          readQueries.increment();
+          return client.read(target.route(),
+                  sql -> target.table().getLive(sql, target.route(), from.value(), to.value()))
+              .map(row -> {
+                if (row == null) {
+                  throw GraphException.notFound("no " + typeName + " edge from " + from + " to " + to);
+                }
+                return target.table().edge(from, to, row);
+              });
+        });
   }
 
   /** The edges in {@code states} from a node to any of {@code tos}, newest first ({@link EdgesTable#liveTo}). */
@@ -297,27 +300,57 @@ final class EdgeStore {
 
   /**
    * Single edges from any lists, each checked as a getEdge's ends are, and with
-   * {@code withVersions} their lists' versions: one statement per shard ({@link EdgesTable#lookupMany}).
+   * {@code withVersions} their lists' versions: one statement per shard ({@link EdgesTable#lookupMany}),
+   * or, when every ID names one list, one plain statement ({@link EdgesTable#lookupList}) that
+   * also reads the list whole when it has at most {@code wholeUpTo} live edges.
    */
-  Future<EdgeLookup> lookup(List<EdgeId> ids, boolean withVersions) {
+  Future<EdgeLookup> lookup(List<EdgeId> ids, boolean withVersions, int wholeUpTo) {
     return Futures.attempt(() -> planLookup(ids))
-        .compose(shards -> {
-          List<Future<EdgesTable.Lookup>> reads = new ArrayList<>();
-          for (ShardLookup shard : shards) {
-            readQueries.increment();
-            reads.add(client.read(shard.route(),
-                sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions)));
-          }
-          return Future.all(reads).map(done -> {
-            Map<EdgeId, Edge> found = new HashMap<>();
-            Map<EdgeListId, Long> versions = new HashMap<>();
-            for (Future<EdgesTable.Lookup> read : reads) {
-              read.result().found().forEach(edge -> found.put(edge.id(), edge));
-              versions.putAll(read.result().versions());
-            }
-            return new EdgeLookup(found, versions);
-          });
+        .compose(shards -> withVersions && oneList(shards)
+            ? lookupList(shards.get(0), wholeUpTo)
+            : lookupMany(shards, withVersions));
+  }
+
+  /** Whether the lookup names one list: one shard, one table, one source. */
+  private static boolean oneList(List<ShardLookup> shards) {
+    if (shards.size() != 1 || shards.get(0).byTable().size() != 1) {
+      return false;
+    }
+    List<EdgesTable.Key> keys = shards.get(0).byTable().values().iterator().next();
+    return keys.stream().map(EdgesTable.Key::from).distinct().count() == 1;
+  }
+
+  private Future<EdgeLookup> lookupList(ShardLookup shard, int wholeUpTo) {
+    Map.Entry<EdgesTable, List<EdgesTable.Key>> only = shard.byTable().entrySet().iterator().next();
+    EdgesTable table = only.getKey();
+    long from = only.getValue().get(0).from();
+    List<Long> tos = only.getValue().stream().map(EdgesTable.Key::to).toList();
+    readQueries.increment();
+    return client.read(shard.route(), sql -> table.lookupList(sql, shard.route(), from, tos, wholeUpTo))
+        .map(read -> {
+          EdgeListId list = new EdgeListId(new NodeId(from), table.type().name());
+          Map<EdgeId, Edge> found = new HashMap<>();
+          read.found().forEach(edge -> found.put(edge.id(), edge));
+          return new EdgeLookup(found, Map.of(list, read.version()), read.whole() ? Set.of(list) : Set.of());
         });
+  }
+
+  private Future<EdgeLookup> lookupMany(List<ShardLookup> shards, boolean withVersions) {
+    List<Future<EdgesTable.Lookup>> reads = new ArrayList<>();
+    for (ShardLookup shard : shards) {
+      readQueries.increment();
+      reads.add(client.read(shard.route(),
+          sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions)));
+    }
+    return Future.all(reads).map(done -> {
+      Map<EdgeId, Edge> found = new HashMap<>();
+      Map<EdgeListId, Long> versions = new HashMap<>();
+      for (Future<EdgesTable.Lookup> read : reads) {
+        read.result().found().forEach(edge -> found.put(edge.id(), edge));
+        versions.putAll(read.result().versions());
+      }
+      return new EdgeLookup(found, versions, Set.of());
+    });
   }
 
   private List<ShardLookup> planLookup(List<EdgeId> ids) {

@@ -377,6 +377,67 @@ public final class EdgesTable implements ShardTable {
   }
 
   /**
+   * What {@link #lookupList} read of one list: the live edges found (those asked for, and the
+   * whole list's when it was read whole), its version, and whether {@code found} is every live
+   * edge the list has.
+   */
+  public record ListLookup(List<Edge> found, long version, boolean whole) {}
+
+  /**
+   * The live rows of {@code tos} in one list, with the list's version, and — when the list has at
+   * most {@code wholeUpTo} live edges, active or archived — every live row of it: one statement,
+   * one snapshot, primary-key and index lookups only (no {@code JSON_TABLE}: one list is the
+   * common case, a single edge read, and this is the cheapest statement that answers it). The
+   * whole list is read only when its count row allows it, and then at most one row past
+   * {@code wholeUpTo} (archived edges are not counted), so a long list costs its count row and
+   * the keys asked for. A list without a count row counts as empty (it has never been written;
+   * the rows read say whether it is).
+   */
+  public Future<ListLookup> lookupList(SqlClient client, ShardRoute route, long from, List<Long> tos, int wholeUpTo) {
+    List<Object> arguments = new ArrayList<>();
+    StringBuilder sql = new StringBuilder("(SELECT 0 AS part, c.count AS to_id, c.version AS sequence, NULL AS state,"
+        + " NULL AS data, NULL AS updated_us FROM ").append(CountsTable.INSTANCE.on(route.shard()))
+        .append(" c WHERE c.from_id = ? AND c.edge_type = ?)");
+    arguments.add(from);
+    arguments.add(type.id());
+    sql.append(" UNION ALL (SELECT 1, to_id, ").append(ROW).append(" FROM ").append(on(route.shard()))
+        .append(" WHERE from_id = ? AND to_id IN (");
+    arguments.add(from);
+    sql.append(InLists.pad(tos, arguments)).append(") AND state <> ").append(EdgeRow.DELETED).append(')');
+    if (wholeUpTo > 0) {
+      sql.append(" UNION ALL (SELECT 2, to_id, ").append(ROW).append(" FROM ").append(on(route.shard()))
+          .append(" WHERE from_id = ? AND state IN (").append(EdgeRow.ACTIVE).append(", ").append(EdgeRow.ARCHIVED)
+          .append(") AND COALESCE((SELECT c.count FROM ").append(CountsTable.INSTANCE.on(route.shard()))
+          .append(" c WHERE c.from_id = ? AND c.edge_type = ?), 0) <= ? LIMIT ?)");
+      arguments.add(from);
+      arguments.add(from);
+      arguments.add(type.id());
+      arguments.add(wholeUpTo);
+      arguments.add(wholeUpTo + 1);
+    }
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+      long count = 0;
+      long version = 0;
+      int listed = 0;
+      Map<NodeId, Edge> found = new LinkedHashMap<>();
+      NodeId source = new NodeId(from);
+      for (Row row : rows) {
+        int part = row.getInteger("part");
+        if (part == 0) {
+          count = row.getLong("to_id");
+          version = row.getLong("sequence");
+        } else {
+          NodeId to = new NodeId(row.getLong("to_id"));
+          listed += part == 2 ? 1 : 0;
+          found.putIfAbsent(to, edge(source, to, row(row)));
+        }
+      }
+      boolean whole = wholeUpTo > 0 && count <= wholeUpTo && listed <= wholeUpTo;
+      return new ListLookup(List.copyOf(found.values()), version, whole);
+    });
+  }
+
+  /**
    * One page of the active (or, as the query asks, archived) edges from a node, by (sequence, to)
    * in the query's order: one range scan of {@code by_sequence}. One row more than the page is read, to know whether another follows.
    */
