@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * without a query of its own. The next answer marks the host up again.
  *
  * <p>A host is presumed up until its first probe says otherwise: a server starting beside a host
- * that is down learns it within {@code downAfter}, and a request meanwhile fails as it would have.
+ * that is down learns it within twice {@code downAfter}, and a request meanwhile fails as it would
+ * have. The first probe gets the longer deadline because it also opens its connection (TCP, TLS,
+ * login, the session's settings), which on a machine busy starting a server and its databases
+ * took longer than a second and marked both healthy hosts down for an instant.
  *
  * <h2>Degraded: a host whose commits stall</h2>
  * A MariaDB whose disk is full answers {@code SELECT 1} and every read, but its COMMITs wait for
@@ -173,6 +176,8 @@ public final class HostHealth {
     private final Pool pool;
     /** When the probe in flight was sent; -1 when none is. */
     private long sentAt = -1;
+    /** Whether a probe was ever answered: until then a probe also opens its connection. */
+    private boolean answeredOnce;
     /** Why the host is down; null while it answers. */
     private String down;
     /** When the binary log was last checked, and whether a check is in flight. */
@@ -199,7 +204,7 @@ public final class HostHealth {
         checkBinlog();
       }
       if (sentAt >= 0) {
-        if (now - sentAt >= settings.downAfter().toMillis()) {
+        if (now - sentAt >= settings.downAfter().toMillis() * (answeredOnce ? 1 : 2)) {
           markDown("it has not answered a probe for " + (now - sentAt) + " ms");
         }
         return;
@@ -214,6 +219,7 @@ public final class HostHealth {
           return;
         }
         sentAt = -1;
+        answeredOnce |= failure == null;
         if (failure != null) {
           markDown("its probe failed: " + failure.getMessage());
         } else if (down != null) {
