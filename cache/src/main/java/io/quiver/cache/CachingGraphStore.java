@@ -603,11 +603,13 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (unknown.isEmpty()) {
       return Future.succeededFuture(EdgeBatch.of(ids, found));
     }
-    // Kept: a list asked about lately, if the lookup reads it whole; else the pairs asked about lately.
+    // Kept: a list asked about lately, if the lookup reads it whole (it names that list alone);
+    // else the pairs asked about lately.
+    boolean oneList = unknown.stream().map(EdgeId::list).distinct().count() == 1;
     Set<EdgeListId> listsAsked = new HashSet<>();
     List<EdgeId> pairsAsked = new ArrayList<>();
     for (EdgeId id : unknown) {
-      if (asked.seenBefore(id.list())) {
+      if (asked.seenBefore(id.list()) && oneList) {
         listsAsked.add(id.list());
       }
       if (asked.seenBefore(id)) {
