@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The module boundaries, checked on the sources and POMs of the whole repository: each module's
  * packages under its own root, graph-store's internals and the SQL client used by graph-store
- * alone, every table's DDL in its table class, and no production module built with the embedded
- * servers.
+ * alone, the cache's internals by the cache alone (and its JMH micro-benchmarks), every table's
+ * DDL in its table class, and no production module built with the embedded servers.
  */
 class LayoutTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -73,6 +73,21 @@ class LayoutTest {
       }
       if (source.text().contains("io.quiver.store.internal") || source.text().contains("io.vertx.sqlclient")
           || source.text().contains("io.vertx.mysqlclient")) {
+        offenders.add(ROOT.relativize(source.path()).toString());
+      }
+    }
+    assertThat(offenders).isEmpty();
+  }
+
+  @Test
+  void noClassOutsideTheCacheModule_importsItsInternals_butTheMicroBenchmarksOfThem() {
+    List<String> offenders = new ArrayList<>();
+    for (Source source : sources()) {
+      boolean microBenchmark = source.module().equals("benchmarks") && source.path().toString().contains("/jmh/");
+      if (source.module().equals("cache") || microBenchmark || source.path().endsWith("LayoutTest.java")) {
+        continue;
+      }
+      if (source.text().contains("io.quiver.cache.internal")) {
         offenders.add(ROOT.relativize(source.path()).toString());
       }
     }

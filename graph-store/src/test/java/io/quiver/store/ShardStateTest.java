@@ -3,6 +3,7 @@ package io.quiver.store;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import io.quiver.core.GraphException.Code;
 import io.quiver.core.GraphException;
 import io.quiver.store.shard.ShardMap;
@@ -39,10 +40,8 @@ class ShardStateTest {
     ShardMap current = maps.read().orElseThrow();
     ShardMap next = current.withState(shard, state).withVersion(current.version() + 1);
     maps.publish(next);
-    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-    while (fixture.backend.shardMap().version() < next.version() && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+    Await.until("the store follows the map", Duration.ofSeconds(2),
+        () -> fixture.backend.shardMap().version() >= next.version());
     assertThat(fixture.backend.shardMap().version()).as("the store follows the map").isEqualTo(next.version());
   }
 

@@ -1,7 +1,6 @@
 package io.quiver.schema;
 
 import java.util.ArrayList;
-import java.util.ConcurrentModificationException;
 import java.util.List;
 import io.quiver.core.GraphException;
 import java.util.LinkedHashMap;
@@ -278,8 +277,8 @@ public final class SchemaRegistry {
         store.publish(proposed);
         log.info("schema version {} published", proposed.version());
         return proposed;
-      } catch (ConcurrentModificationException raced) {
-        if (attempt >= MAX_ATTEMPTS) {
+      } catch (GraphException raced) {
+        if (raced.code() != GraphException.Code.VERSION_CONFLICT || attempt >= MAX_ATTEMPTS) {
           throw raced;
         }
       }

@@ -83,10 +83,6 @@ public record UniqueIndex(int shards, State state) {
     return state == State.ACTIVE;
   }
 
-  public UniqueIndex withShards(int count) {
-    return new UniqueIndex(count, state);
-  }
-
   public UniqueIndex withState(State next) {
     return new UniqueIndex(shards, next);
   }

@@ -2,6 +2,7 @@ package io.quiver.cache.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import io.quiver.store.NodeId;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
@@ -169,10 +170,6 @@ class CachePeersTest {
   }
 
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(5);
-    }
+    Await.until(what, Duration.ofSeconds(10), condition::getAsBoolean);
   }
 }

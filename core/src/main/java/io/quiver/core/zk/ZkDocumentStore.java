@@ -1,6 +1,6 @@
 package io.quiver.core.zk;
 
-import java.util.ConcurrentModificationException;
+import io.quiver.core.GraphException;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
@@ -40,7 +40,8 @@ public class ZkDocumentStore<T> {
    * Publishes a document whose version is one more than the stored one's (any version when
    * nothing is stored yet).
    *
-   * @throws ConcurrentModificationException when the stored document is not the one expected
+   * @throws GraphException {@link GraphException.Code#VERSION_CONFLICT} when the stored document is
+   *     not the one expected (another publisher got there first)
    */
   public void publish(T document) throws Exception {
     Stat stat = new Stat();
@@ -54,13 +55,14 @@ public class ZkDocumentStore<T> {
     long storedVersion = codec.version(codec.parse(stored));
     long version = codec.version(document);
     if (version != storedVersion + 1) {
-      throw new ConcurrentModificationException(
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
           path + ": version " + version + " does not follow the stored version " + storedVersion);
     }
     try {
       client.setData().withVersion(stat.getVersion()).forPath(path, codec.toBytes(document));
     } catch (KeeperException.BadVersionException raced) {
-      throw new ConcurrentModificationException(path + " changed while version " + version + " was published");
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
+          path + " changed while version " + version + " was published");
     }
   }
 
@@ -68,7 +70,7 @@ public class ZkDocumentStore<T> {
     try {
       client.create().creatingParentsIfNeeded().forPath(path, codec.toBytes(document));
     } catch (KeeperException.NodeExistsException raced) {
-      throw new ConcurrentModificationException(
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
           path + " was created while version " + codec.version(document) + " was published");
     }
   }

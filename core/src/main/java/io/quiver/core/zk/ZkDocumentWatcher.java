@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * stale document delivered late is ignored. Readers get the current version with one volatile
  * read, so the request path never waits on ZooKeeper.
  */
-public class ZkDocumentWatcher<T> implements AutoCloseable {
+public class ZkDocumentWatcher<T> implements DocumentSource<T>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ZkDocumentWatcher.class);
 
   private enum State { LATENT, STARTED, CLOSED }

@@ -26,7 +26,10 @@ public final class ApiErrors {
 
   private ApiErrors() {}
 
-  /** The failure handler of every route. */
+  /**
+   * The failure handler of every route. A body the HTTP codec could not decode never gets here:
+   * {@link CodecRefusals} answers it in the connection's pipeline.
+   */
   public static void handle(RoutingContext ctx) {
     Throwable failure = ctx.failure();
     if (failure instanceof GraphException graph) {
@@ -38,18 +41,10 @@ public final class ApiErrors {
     } else if (failure instanceof io.vertx.core.http.HttpClosedException) {
       // The client closed its connection before the answer: nobody to answer, and no server fault.
       log.debug("{} {}: the client closed its connection", ctx.request().method(), ctx.request().path());
-    } else if (isMalformedHttp(failure)) {
-      write(ctx, 400, "invalid_request", "the request body is not valid HTTP/1.1 (a malformed chunk)", Map.of());
     } else {
       log.error("{} {} failed", ctx.request().method(), ctx.request().path(), failure);
       write(ctx, 500, "internal", INTERNAL_MESSAGE, Map.of());
     }
-  }
-
-  /** A body the HTTP codec could not decode, such as a chunk size that is not hex: the client's error. */
-  private static boolean isMalformedHttp(Throwable failure) {
-    StackTraceElement[] where = failure.getStackTrace();
-    return where.length > 0 && where[0].getClassName().startsWith("io.netty.handler.codec.http.");
   }
 
   /** How an error code is answered: the HTTP status and the code's name on the wire. */

@@ -4,6 +4,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.api.testing.ApiFixture;
@@ -250,7 +251,7 @@ class AdminCommandsTest {
 
     assertThat(retried.status()).as(retried.err()).isZero();
     assertThat(retried.out()).containsPattern("[1-9]\\d* parked entries on " + host + " are due again");
-    ApiFixture.awaitTrue("the retried entry is applied", java.time.Duration.ofSeconds(10),
+    Await.until("the retried entry is applied", java.time.Duration.ofSeconds(10),
         () -> {
           try {
             return tables.outboxEntriesFrom(board.shard(), board, true) + tables.outboxEntriesFrom(board.shard(), board, false)

@@ -1,5 +1,6 @@
 package io.quiver.api.cli;
 
+import io.quiver.core.testing.Await;
 import io.quiver.store.testing.GraphInvariants;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -59,11 +60,8 @@ class RepairCommandTest {
     assertThat(repaired.status()).as(repaired.err()).isZero();
     assertThat(repaired.out()).contains("repair of board_has_pins: ").contains("1 differing pairs");
 
-    long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-    while (api.call(GET, list).body().get("edges").size() != 0) {
-      assertThat(System.nanoTime()).as("the server hears of the repair's fix").isLessThan(deadline);
-      Thread.sleep(10);
-    }
+    Await.until("the server hears of the repair's fix", Duration.ofSeconds(2),
+        () -> api.call(GET, list).body().get("edges").size() == 0);
     assertThat(api.call(GET, list + "/count").body().get("count").asLong()).isZero();
   }
 

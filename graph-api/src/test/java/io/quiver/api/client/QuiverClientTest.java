@@ -3,6 +3,7 @@ package io.quiver.api.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.quiver.core.testing.Await;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.client.Edge;
 import io.quiver.client.EdgeBatch;
@@ -152,10 +153,10 @@ class QuiverClientTest {
     quiver.addEdge(board.id(), "board_has_pins", pin.id());
 
     quiver.archiveEdgesOf(board.id());
-    io.quiver.api.testing.ApiFixture.awaitTrue("archived", java.time.Duration.ofSeconds(10),
+    Await.until("archived", java.time.Duration.ofSeconds(10),
         () -> quiver.countEdges(board.id(), "board_has_pins") == 0);
     quiver.restoreEdgesOf(board.id());
-    io.quiver.api.testing.ApiFixture.awaitTrue("restored", java.time.Duration.ofSeconds(10),
+    Await.until("restored", java.time.Duration.ofSeconds(10),
         () -> quiver.countEdges(board.id(), "board_has_pins") == 1);
   }
 
@@ -234,12 +235,9 @@ class QuiverClientTest {
 
     quiver.deleteNode(board.id(), true);
 
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (quiver.countEdges(board.id(), "board_has_pins") > 0
-        || pins.stream().anyMatch(pin -> quiver.countEdges(pin.id(), "pin_owned_by_board") > 0)) {
-      assertThat(System.nanoTime()).as("the cascade completes").isLessThan(deadline);
-      Thread.sleep(50);
-    }
+    Await.until("the cascade completes", Duration.ofSeconds(20),
+        () -> quiver.countEdges(board.id(), "board_has_pins") == 0
+            && pins.stream().allMatch(pin -> quiver.countEdges(pin.id(), "pin_owned_by_board") == 0));
     assertThat(failure(() -> quiver.getNode(board.id())).code()).isEqualTo("not_found");
   }
 }

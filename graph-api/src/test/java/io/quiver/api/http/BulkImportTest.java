@@ -4,6 +4,7 @@ import static io.vertx.core.http.HttpMethod.GET;
 import static io.vertx.core.http.HttpMethod.POST;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.api.testing.ApiClient.Answer;
 import io.quiver.api.testing.ApiFixture;
@@ -167,7 +168,7 @@ class BulkImportTest {
     assertThat(written.get("state").asText()).isEqualTo("archived");
     assertThat(written.get("data").get("since").asInt()).isEqualTo(2020);
     assertThat(api.call(GET, "/v1/nodes/" + a + "/edges/follows/count").body().get("count").asLong()).isZero();
-    ApiFixture.awaitTrue("the archived inverse", Duration.ofSeconds(5), () -> {
+    Await.until("the archived inverse", Duration.ofSeconds(5), () -> {
       JsonNode inverse = api.call(GET, "/v1/nodes/" + existing + "/edges/followed_by/" + a).body();
       return inverse.has("state") && inverse.get("state").asText().equals("archived");
     });
@@ -204,7 +205,7 @@ class BulkImportTest {
       // The first run holds its name (its znode) once the server has read its head.
       var curator = io.quiver.store.testing.TestBackend.get().curator();
       String claim = io.quiver.store.testing.TestBackend.SCHEMA_PATH + "-imports/" + name;
-      ApiFixture.awaitTrue("the first run holds its name", java.time.Duration.ofSeconds(10), () -> {
+      Await.until("the first run holds its name", java.time.Duration.ofSeconds(10), () -> {
         try {
           return curator.checkExists().forPath(claim) != null;
         } catch (Exception e) {
@@ -257,9 +258,9 @@ class BulkImportTest {
           + "Transfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(line.length()) + "\r\n" + line + "\r\n")
           .getBytes(java.nio.charset.StandardCharsets.UTF_8));
       out.flush();
-      ApiFixture.awaitTrue("the run holds its name", Duration.ofSeconds(10), () -> exists(curator, claim));
+      Await.until("the run holds its name", Duration.ofSeconds(10), () -> exists(curator, claim));
       // The client sends nothing more and keeps its socket open: the server's idle timeout (1 s) closes it.
-      ApiFixture.awaitTrue("the silent run lets go of its name", Duration.ofSeconds(5), () -> !exists(curator, claim));
+      Await.until("the silent run lets go of its name", Duration.ofSeconds(5), () -> !exists(curator, claim));
     }
     Imported rerun = importLines(name, node("a", "user", "{\"name\": \"cut\"}"));
     assertThat(rerun.report().get("nodesCreated").asLong() + rerun.report().get("nodesExisting").asLong()).isEqualTo(1);

@@ -5,6 +5,7 @@ import static io.vertx.core.http.HttpMethod.PATCH;
 import static io.vertx.core.http.HttpMethod.POST;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import io.quiver.api.testing.ApiClient.Answer;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.store.shard.ShardMapStore;
@@ -48,7 +49,7 @@ class CachedReadsAndShardStatesTest {
         "{\"shards\": \"" + shard + "\", \"state\": \"" + state + "\"}", ADMIN);
     assertThat(set.status()).as(set.text()).isEqualTo(200);
     long version = set.body().get("version").asLong();
-    ApiFixture.awaitTrue("the server follows map version " + version, Duration.ofSeconds(10),
+    Await.until("the server follows map version " + version, Duration.ofSeconds(10),
         () -> api.server.backend().shardMap().version() >= version);
   }
 
@@ -85,7 +86,7 @@ class CachedReadsAndShardStatesTest {
 
     api.backend.hosts().freeze(1);
     try {
-      ApiFixture.awaitTrue("the probe declares h2 down", Duration.ofSeconds(5),
+      Await.until("the probe declares h2 down", Duration.ofSeconds(5),
           () -> api.call(GET, "/health").status() == 503);
       Answer hit = api.call(GET, "/v1/nodes/" + cached);
       assertThat(hit.status()).as(hit.text()).isEqualTo(200);
@@ -96,6 +97,6 @@ class CachedReadsAndShardStatesTest {
     } finally {
       api.backend.hosts().thaw(1);
     }
-    ApiFixture.awaitTrue("h2 answers again", Duration.ofSeconds(10), () -> api.call(GET, "/health").status() == 200);
+    Await.until("h2 answers again", Duration.ofSeconds(10), () -> api.call(GET, "/health").status() == 200);
   }
 }

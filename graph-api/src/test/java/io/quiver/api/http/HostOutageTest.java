@@ -5,6 +5,7 @@ import static io.vertx.core.http.HttpMethod.PATCH;
 import static io.vertx.core.http.HttpMethod.POST;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import io.quiver.api.testing.ApiClient.Answer;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.store.NodeId;
@@ -77,7 +78,7 @@ class HostOutageTest {
       api.backend.hosts().start(1);
     }
 
-    ApiFixture.awaitTrue("served again once the host is back", Duration.ofSeconds(20),
+    Await.until("served again once the host is back", Duration.ofSeconds(20),
         () -> api.call(GET, "/v1/nodes/" + onH2).status() == 200);
   }
 
@@ -131,7 +132,7 @@ class HostOutageTest {
       api.backend.hosts().thaw(1);
     }
 
-    ApiFixture.awaitTrue("served again once the host answers", Duration.ofSeconds(10),
+    Await.until("served again once the host answers", Duration.ofSeconds(10),
         () -> api.call(GET, "/v1/nodes/" + onH2).status() == 200);
     // The caught transaction resumes with the host: it must roll back, not commit.
     long watchUntil = System.nanoTime() + Duration.ofSeconds(1).toNanos();

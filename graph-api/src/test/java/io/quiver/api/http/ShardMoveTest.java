@@ -6,6 +6,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.api.testing.ApiClient.Answer;
@@ -147,7 +148,7 @@ class ShardMoveTest {
       assertThat(first.call(GET, "/v1/nodes/" + bio.getKey()).body().at("/data/bio").asText())
           .as("the last acknowledged bio of " + bio.getKey()).isEqualTo(bio.getValue());
     }
-    ApiFixture.awaitTrue("every acknowledged edge has its inverse", Duration.ofSeconds(30), () ->
+    Await.until("every acknowledged edge has its inverse", Duration.ofSeconds(30), () ->
         load.edges.stream().allMatch(edge -> second.call(GET, "/v1/nodes/" + edge.get(1) + "/edges/followed_by/"
             + edge.get(0)).status() == 200));
     Map<String, Set<String>> follows = new HashMap<>();
@@ -175,7 +176,7 @@ class ShardMoveTest {
     move.await(line -> "copy".equals(line.path("phase").asText()) && line.path("done").asLong() > 0);
     doomed.close();
     move.finished.get(30, TimeUnit.SECONDS);
-    ApiFixture.awaitTrue("the dead server's lease is gone", Duration.ofSeconds(20),
+    Await.until("the dead server's lease is gone", Duration.ofSeconds(20),
         () -> second.call(GET, "/v1/admin/shards/move", null, ADMIN).body().at("/move/runner").isNull());
     assertThat(second.call(GET, "/v1/admin/shards/move", null, ADMIN).body().at("/move/phase").asText())
         .isEqualTo("copy");
@@ -437,7 +438,7 @@ class ShardMoveTest {
     }
 
     void await(Predicate<JsonNode> wanted) throws InterruptedException {
-      ApiFixture.awaitTrue("a progress line", Duration.ofSeconds(60), () -> lines.stream().anyMatch(wanted)
+      Await.until("a progress line", Duration.ofSeconds(60), () -> lines.stream().anyMatch(wanted)
           || finished.isDone());
       assertThat(lines.stream().anyMatch(wanted)).as("progress: " + lines).isTrue();
     }

@@ -7,6 +7,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.api.testing.ApiClient.Answer;
@@ -216,11 +217,11 @@ class UniqueLookupTest {
     String during;
     // A server that still writes under the version before the index: the build must wait for it.
     try (var laggard = new io.quiver.core.zk.ServedVersions(curator, served, "laggard-" + System.nanoTime(), version)) {
-      ApiFixture.awaitTrue("the laggard is registered", java.time.Duration.ofSeconds(5),
+      Await.until("the laggard is registered", java.time.Duration.ofSeconds(5),
           () -> childrenOf(curator, served).stream().anyMatch(child -> child.startsWith("laggard")));
       var declared = java.util.concurrent.CompletableFuture.supplyAsync(() -> api.call(PUT, "/v1/schema/node-types/" + type,
           "{\"id\": " + id + ", \"fields\": {\"email\": {\"type\": \"string\", \"unique\": true}}}", ADMIN));
-      ApiFixture.awaitTrue("the index is published building", java.time.Duration.ofSeconds(5), () -> "building".equals(
+      Await.until("the index is published building", java.time.Duration.ofSeconds(5), () -> "building".equals(
           api.call(GET, "/v1/schema").body().get("nodeTypes").get(type).get("fields").get("email").path("unique")
               .path("state").asText()));
       assertThat(declared).as("the build waits behind the fence").isNotDone();

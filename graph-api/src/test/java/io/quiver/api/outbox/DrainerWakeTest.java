@@ -4,6 +4,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.NodeId;
@@ -35,11 +36,11 @@ class DrainerWakeTest {
     tables.awaitOutboxesDrained(Duration.ofSeconds(20));
     // Started first, the drainer takes every host's lease; the writer, after it, drains nothing.
     try (ApiFixture drainer = ApiFixture.withApplier(idle)) {
-      ApiFixture.awaitTrue("the first server drains both hosts", Duration.ofSeconds(10),
+      Await.until("the first server drains both hosts", Duration.ofSeconds(10),
           () -> drainer.server.backend().telemetry().outboxStats().await().size() == 2);
       try (ApiFixture writer = ApiFixture.withApplier(idle)) {
         assertThat(writer.server.backend().telemetry().outboxStats().await()).as("the writer drains nothing").isEmpty();
-        ApiFixture.awaitTrue("the servers know each other", Duration.ofSeconds(5),
+        Await.until("the servers know each other", Duration.ofSeconds(5),
             () -> drainer.server.cache().orElseThrow().peerCount() > 0 && writer.server.cache().orElseThrow().peerCount() > 0);
 
         List<NodeId> users = new ArrayList<>();
@@ -51,7 +52,7 @@ class DrainerWakeTest {
         }
 
         long started = System.nanoTime();
-        ApiFixture.awaitTrue("every inverse written, long before the drainer's idle pass", Duration.ofSeconds(3),
+        Await.until("every inverse written, long before the drainer's idle pass", Duration.ofSeconds(3),
             () -> users.subList(1, users.size()).stream().allMatch(user -> inverseWritten(writer, user, users.get(0))));
         System.out.printf("drainer wake: %d inverses written by the other server %d ms after the last write%n",
             users.size() - 1, (System.nanoTime() - started) / 1_000_000);

@@ -5,6 +5,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.api.testing.ApiClient.Answer;
@@ -127,7 +128,7 @@ class InverseApiTest {
 
     Answer archiving = api.call(POST, "/v1/nodes/" + board + "/archive-edges");
     assertThat(archiving.status()).as(archiving.text()).isEqualTo(202);
-    ApiFixture.awaitTrue("every edge of the board archived, both copies", Duration.ofSeconds(10),
+    Await.until("every edge of the board archived, both copies", Duration.ofSeconds(10),
         () -> api.call(GET, forward + "/count").body().get("count").asLong() == 0
             && pins.stream().allMatch(pin -> api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count")
                 .body().get("count").asLong() == 0));
@@ -136,7 +137,7 @@ class InverseApiTest {
     assertThat(api.call(GET, forward + "?state=hidden").status()).isEqualTo(400);
 
     assertThat(api.call(POST, "/v1/nodes/" + board + "/restore-edges").status()).isEqualTo(202);
-    ApiFixture.awaitTrue("every edge of the board restored, both copies", Duration.ofSeconds(10),
+    Await.until("every edge of the board restored, both copies", Duration.ofSeconds(10),
         () -> api.call(GET, forward + "/count").body().get("count").asLong() == 5
             && pins.stream().allMatch(pin -> api.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count")
                 .body().get("count").asLong() == 1));

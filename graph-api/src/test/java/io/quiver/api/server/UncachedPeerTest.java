@@ -6,6 +6,7 @@ import static io.vertx.core.http.HttpMethod.POST;
 import static io.vertx.core.http.HttpMethod.PUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.cache.CacheSettings;
@@ -27,7 +28,7 @@ class UncachedPeerTest {
         ApiFixture uncached = new ApiFixture(TestBackend.get().poolSettings(), QuiverConfig.DEFAULT_REQUEST_TIMEOUT,
             noCache)) {
       assertThat(uncached.server.cache()).isEmpty();
-      ApiFixture.awaitTrue("the uncached server registered as a peer", Duration.ofSeconds(5),
+      Await.until("the uncached server registered as a peer", Duration.ofSeconds(5),
           () -> cached.server.cache().orElseThrow().peerCount() >= 1);
       String board = cached.call(POST, "/v1/nodes/board", "{\"data\": {\"title\": \"before\"}}").body().get("id").asText();
       String pin = cached.call(POST, "/v1/nodes/pin", "{\"data\": {\"link\": \"l\"}}").body().get("id").asText();
@@ -38,9 +39,9 @@ class UncachedPeerTest {
       uncached.call(PATCH, "/v1/nodes/" + board, "{\"data\": {\"title\": \"after\"}}");
       uncached.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin + "?waitForInverse=true", "{}");
 
-      ApiFixture.awaitTrue("the node write is seen through the cached server", Duration.ofSeconds(5),
+      Await.until("the node write is seen through the cached server", Duration.ofSeconds(5),
           () -> cached.call(GET, "/v1/nodes/" + board).body().get("version").asInt() == 2);
-      ApiFixture.awaitTrue("the inverse edge is seen through the cached server", Duration.ofSeconds(5),
+      Await.until("the inverse edge is seen through the cached server", Duration.ofSeconds(5),
           () -> cached.call(GET, "/v1/nodes/" + pin + "/edges/pin_owned_by_board/count").body().get("count").asLong()
               == 1);
     }

@@ -5,6 +5,7 @@ import static io.vertx.core.http.HttpMethod.PATCH;
 import static io.vertx.core.http.HttpMethod.POST;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import ch.qos.logback.classic.Level;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.api.testing.BlackHoleProxy;
@@ -32,26 +33,26 @@ class ZooKeeperPartitionTest {
         BlackHoleProxy zooKeeper = new BlackHoleProxy(TestBackend.get().zooKeeperConnectString());
         ApiFixture cut = new ApiFixture(zooKeeper.address(), SESSION, cache);
         ApiFixture writer = new ApiFixture(TestBackend.get().zooKeeperConnectString(), SESSION, cache)) {
-      ApiFixture.awaitTrue("the servers know each other", Duration.ofSeconds(5),
+      Await.until("the servers know each other", Duration.ofSeconds(5),
           () -> writer.server.cache().orElseThrow().peerCount() > 0 && cut.server.cache().orElseThrow().peerCount() > 0);
       String user = writer.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"v1\"}}").id();
       assertThat(version(cut, user)).as("cached by the server to be cut").isEqualTo(1);
 
       zooKeeper.blackHole();
       int peersBefore = writer.server.cache().orElseThrow().peerCount();
-      ApiFixture.awaitTrue("the writer drops the cut server once its session expires", SESSION.multipliedBy(4),
+      Await.until("the writer drops the cut server once its session expires", SESSION.multipliedBy(4),
           () -> writer.server.cache().orElseThrow().peerCount() < peersBefore);
       writer.call(PATCH, "/v1/nodes/" + user, "{\"data\": {\"name\": \"v2\"}}");
       assertThat(version(writer, user)).isEqualTo(2);
-      ApiFixture.awaitTrue("during the partition, the unannounced write is seen through the cut server within the bound",
+      Await.until("during the partition, the unannounced write is seen through the cut server within the bound",
           BOUND.plusMillis(500), () -> version(cut, user) == 2);
 
       zooKeeper.heal();
-      ApiFixture.awaitTrue("the cut server rejoins", SESSION.multipliedBy(4),
+      Await.until("the cut server rejoins", SESSION.multipliedBy(4),
           () -> writer.server.cache().orElseThrow().peerCount() >= peersBefore);
       assertThat(version(cut, user)).as("after the heal: its cache was dropped when it rejoined").isEqualTo(2);
       writer.call(PATCH, "/v1/nodes/" + user, "{\"data\": {\"name\": \"v3\"}}");
-      ApiFixture.awaitTrue("a write after the heal is announced to the rejoined server again", BOUND,
+      Await.until("a write after the heal is announced to the rejoined server again", BOUND,
           () -> version(cut, user) == 3);
       assertThat(log.messages(Level.WARN)).as("the cut server told its operator")
           .anyMatch(line -> line.startsWith("cut from ZooKeeper: the cache stops answering"));

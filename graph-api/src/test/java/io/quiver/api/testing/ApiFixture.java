@@ -164,18 +164,6 @@ public final class ApiFixture implements AutoCloseable {
     return tables.storedData(nodeType, id);
   }
 
-  /** Polls {@code condition} until it holds, failing with {@code what} if it does not within {@code within}. */
-  public static void awaitTrue(String what, Duration within, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("not within " + within.toMillis() + " ms: " + what);
-      }
-      Thread.sleep(20);
-    }
-  }
-
   /** A new user (named {@code name}) created until one lands on a shard of {@code host}; answers its ID. */
   public String userOn(String host, String name) {
     for (int i = 0; i < 200; i++) {

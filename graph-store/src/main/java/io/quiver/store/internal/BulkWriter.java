@@ -472,7 +472,7 @@ final class BulkWriter implements BulkImport {
     pending.forEach(forward -> ops.addAll(forward.ops()));
     return inverseWriter.applyAll(ops, InverseWriter.Announce.LISTS)
         .compose(all -> Future.all(pending.stream()
-            .map(forward -> client.read(forward.route(),
+            .map(forward -> client.write(forward.route(),
                 sql -> OutboxTable.INSTANCE.deleteAll(sql, forward.route(), forward.entryIds())))
             .toList()))
         .<Void>mapEmpty()

@@ -34,7 +34,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -346,9 +345,6 @@ final class DefaultAdminService implements AdminService {
         ? wrapped.getCause() : failure;
     if (cause instanceof GraphException graph) {
       return graph;
-    }
-    if (cause instanceof ConcurrentModificationException raced) {
-      return GraphException.of(GraphException.Code.VERSION_CONFLICT, raced.getMessage());
     }
     if (cause instanceof SQLException provisioning) {
       return GraphException.of(GraphException.Code.UNAVAILABLE,

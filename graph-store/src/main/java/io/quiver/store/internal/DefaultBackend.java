@@ -2,6 +2,8 @@ package io.quiver.store.internal;
 
 import io.quiver.core.Futures;
 import io.quiver.core.zk.ServedVersions;
+import io.quiver.core.zk.VersionFence;
+import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.AdminService;
 import io.quiver.store.ApplierSettings;
@@ -99,7 +101,9 @@ public final class DefaultBackend implements GraphBackend {
         : new ServedVersions(paths.curator(), paths.mapServedPath(), settings.serverId(), initial.version());
     this.mapWrites = new MapWrites(router::shardMap, mapServed == null ? version -> { } : mapServed::acknowledge);
     ShardClient client = new ShardClient(vertx, settings.pools(), mapWrites, commits, killer);
-    SchemaWrites writes = new SchemaWrites(schemas, served == null ? version -> { } : served::acknowledge);
+    VersionFence<Schema> writes = new VersionFence<>(schemas::current, Schema::version,
+        served == null ? version -> { } : served::acknowledge);
+    schemas.onChange(changed -> writes.evaluate());
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
     NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, clock);
     InverseNow inverseNow = new InverseNow(router, client, new InverseWriter(router, client, schemas, changes));

@@ -45,7 +45,7 @@ final class InverseNow {
         .compose(entry -> entry == null
             ? Future.succeededFuture(EdgeResult.Inverse.APPLIED)
             : writer.apply((InverseOp) entry.op())
-                .compose(outcome -> client.read(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id()))
+                .compose(outcome -> client.write(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id()))
                     .map(outcome == InverseWriter.Outcome.REMOVED ? EdgeResult.Inverse.REMOVED
                         : EdgeResult.Inverse.APPLIED)))
         .otherwise(EdgeResult.Inverse.PENDING);

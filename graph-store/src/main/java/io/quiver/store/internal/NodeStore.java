@@ -3,6 +3,7 @@ package io.quiver.store.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
+import io.quiver.core.zk.VersionFence;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
@@ -13,7 +14,6 @@ import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardClient;
-import io.quiver.store.internal.sql.ShardResolver;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.shard.ShardMap;
@@ -55,13 +55,13 @@ final class NodeStore {
   private final SchemaSource schemas;
   private final Changes changes;
   private final UniqueClaims unique;
-  private final SchemaWrites writes;
+  private final VersionFence<Schema> writes;
   private final Clock clock;
   /** Node read statements issued: one per getNode, one per shard of a getNodes. */
   private final LongAdder readQueries = new LongAdder();
 
   NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, UniqueClaims unique,
-      SchemaWrites writes, Clock clock) {
+      VersionFence<Schema> writes, Clock clock) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
@@ -91,7 +91,7 @@ final class NodeStore {
   /**
    * Runs node writes under one schema snapshot, counted in flight until they complete: every node
    * write goes through here (a bulk import's too), so a version is acknowledged only once no write
-   * of an older one can commit ({@link SchemaWrites}).
+   * of an older one can commit ({@link VersionFence}).
    */
   <T> Future<T> underSchema(java.util.function.Function<Schema, Future<T>> work) {
     return writes.write(work);
@@ -179,7 +179,9 @@ final class NodeStore {
   private List<ShardFetch> planMultiGet(List<NodeId> ids) {
     Schema schema = schemas.current();
     List<ShardFetch> fetches = new ArrayList<>();
-    ShardResolver.groupByShard(ids).forEach((shard, onShard) -> {
+    Map<Integer, List<NodeId>> byShard = new LinkedHashMap<>();
+    ids.forEach(id -> byShard.computeIfAbsent(id.shard(), shard -> new ArrayList<>()).add(id));
+    byShard.forEach((shard, onShard) -> {
       Map<Integer, NodesTable> tables = new HashMap<>();
       Map<NodesTable, List<NodeId>> byTable = new LinkedHashMap<>();
       for (NodeId id : onShard) {
@@ -301,7 +303,7 @@ final class NodeStore {
     List<Future<Void>> done = new ArrayList<>();
     for (Released entry : released) {
       done.add(unique.release(entry.op())
-          .compose(freed -> client.read(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.entryId())))
+          .compose(freed -> client.write(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.entryId())))
           .otherwiseEmpty());
     }
     return Future.join(done).mapEmpty();

@@ -172,7 +172,7 @@ final class UniqueClaims {
     ShardRoute route = claims.route(value.homeShard(), Access.WRITE);
     UniqueTable table = value.table();
     Claim mine = new Claim(value.hash(), value.key(), node, version, SqlValues.nowMicros(clock));
-    return client.read(route, sql -> table.insert(sql, route, mine))
+    return client.write(route, sql -> table.insert(sql, route, mine))
         .compose(inserted -> inserted ? Future.succeededFuture(new Attempt(Outcome.CLAIMED, node))
             : client.read(route, sql -> table.get(sql, route, value.hash()))
                 .compose(held -> held == null ? again(value, node, version, attempt)
@@ -194,7 +194,7 @@ final class UniqueClaims {
   }
 
   private Future<Attempt> replace(Value value, ShardRoute route, Claim held, Claim mine, Outcome done, int attempt) {
-    return client.read(route, sql -> value.table().replace(sql, route, held, mine))
+    return client.write(route, sql -> value.table().replace(sql, route, held, mine))
         .compose(moved -> moved ? Future.succeededFuture(new Attempt(done, mine.node()))
             : again(value, mine.node(), mine.version(), attempt));
   }
@@ -267,7 +267,7 @@ final class UniqueClaims {
 
   private Future<Void> release(Value value, NodeId node, long version) {
     return Futures.attempt(() -> claims.route(value.homeShard(), Access.WRITE))
-        .compose(route -> client.read(route, sql -> value.table().release(sql, route, value.hash(), node, version)));
+        .compose(route -> client.write(route, sql -> value.table().release(sql, route, value.hash(), node, version)));
   }
 
   /** The claim of a value, for a lookup: on the request pools. */

@@ -144,7 +144,7 @@ final class UniqueRepair {
             count(tally, () -> tally.inFlight++);
             return Future.succeededFuture();
           }
-          return client.read(route, sql -> table.remove(sql, route, claim)).map(removed -> {
+          return client.write(route, sql -> table.remove(sql, route, claim)).map(removed -> {
             if (removed) {
               count(tally, () -> tally.removed++);
             }

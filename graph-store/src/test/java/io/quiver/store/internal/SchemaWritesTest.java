@@ -3,7 +3,9 @@ package io.quiver.store.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.quiver.core.testing.Await;
 import io.quiver.core.zk.ServedVersions;
+import io.quiver.core.zk.VersionFence;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.testing.TestBackend;
@@ -39,11 +41,18 @@ class SchemaWritesTest {
     }
   }
 
+  /** The fence a backend keeps over node writes: evaluated again whenever the schema moves. */
+  private static VersionFence<Schema> fence(SchemaSource schemas, java.util.function.LongConsumer acknowledge) {
+    VersionFence<Schema> fence = new VersionFence<>(schemas::current, Schema::version, acknowledge);
+    schemas.onChange(changed -> fence.evaluate());
+    return fence;
+  }
+
   @Test
   void aWriteInFlightUnderAnOlderVersion_holdsTheAcknowledgementBack_untilItCompletes() {
     MovingSchemas schemas = new MovingSchemas();
     List<Long> acknowledged = new CopyOnWriteArrayList<>();
-    SchemaWrites writes = new SchemaWrites(schemas, acknowledged::add);
+    VersionFence<Schema> writes = fence(schemas, acknowledged::add);
     Promise<Void> slowWrite = Promise.promise();
     writes.write(schema -> slowWrite.future());
 
@@ -59,7 +68,7 @@ class SchemaWritesTest {
   @Test
   void aWriteStartedAfterTheChange_runsUnderTheNewVersion() {
     MovingSchemas schemas = new MovingSchemas();
-    SchemaWrites writes = new SchemaWrites(schemas, version -> { });
+    VersionFence<Schema> writes = fence(schemas, version -> { });
     schemas.move(5);
     assertThat(writes.write(schema -> io.vertx.core.Future.succeededFuture(schema.version())).result()).isEqualTo(5L);
   }
@@ -88,11 +97,7 @@ class SchemaWritesTest {
 
   private static void awaitRegistered(org.apache.curator.framework.CuratorFramework curator, String directory, int count)
       throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-    while (curator.checkExists().forPath(directory) == null
-        || curator.getChildren().forPath(directory).size() < count) {
-      assertThat(System.nanoTime()).as("both registrations appear").isLessThan(deadline);
-      Thread.sleep(10);
-    }
+    Await.until("both registrations appear", Duration.ofSeconds(5),
+        () -> curator.checkExists().forPath(directory) != null && curator.getChildren().forPath(directory).size() >= count);
   }
 }

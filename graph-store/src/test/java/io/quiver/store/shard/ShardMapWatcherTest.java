@@ -3,13 +3,14 @@ package io.quiver.store.shard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.quiver.core.testing.Await;
 import ch.qos.logback.classic.Level;
+import io.quiver.core.GraphException;
 import io.quiver.core.testing.ExpectedLog;
 import io.quiver.core.zk.ZkDocumentWatcher;
 import io.quiver.store.testing.TestBackend;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
@@ -30,8 +31,10 @@ class ShardMapWatcherTest {
     store.publish(base.withVersion(1));
     store.publish(base.withVersion(2));
 
-    assertThatThrownBy(() -> store.publish(base.withVersion(2))).isInstanceOf(ConcurrentModificationException.class);
-    assertThatThrownBy(() -> store.publish(base.withVersion(4))).isInstanceOf(ConcurrentModificationException.class);
+    assertThatThrownBy(() -> store.publish(base.withVersion(2))).isInstanceOf(GraphException.class)
+        .extracting(failure -> ((GraphException) failure).code()).isEqualTo(GraphException.Code.VERSION_CONFLICT);
+    assertThatThrownBy(() -> store.publish(base.withVersion(4))).isInstanceOf(GraphException.class)
+        .extracting(failure -> ((GraphException) failure).code()).isEqualTo(GraphException.Code.VERSION_CONFLICT);
     assertThat(store.read()).map(ShardMap::version).contains(2L);
   }
 
@@ -48,10 +51,7 @@ class ShardMapWatcherTest {
 
       store.publish(base.withVersion(2).withState(3, ShardState.READ_ONLY));
 
-      long deadline = System.nanoTime() + Duration.ofSeconds(1).toNanos();
-      while (watcher.current().version() < 2 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
+      Await.until("the watcher swaps in version 2", Duration.ofSeconds(1), () -> watcher.current().version() >= 2);
       assertThat(watcher.current().version()).isEqualTo(2);
       assertThat(watcher.current().stateOf(3)).isEqualTo(ShardState.READ_ONLY);
       assertThat(seen).containsExactly(1L, 2L);
@@ -72,10 +72,7 @@ class ShardMapWatcherTest {
           .contains("keeping version 1");
       curator.setData().forPath(path, ShardMapJson.toBytes(base.withVersion(10)));
 
-      long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-      while (watcher.current().version() < 10 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
+      Await.until("the watcher swaps in version 10", Duration.ofSeconds(2), () -> watcher.current().version() >= 10);
       assertThat(watcher.current().version()).isEqualTo(10);
     }
   }

@@ -52,7 +52,7 @@ final class CascadeOrder {
     List<OutboxOp.Kind> kinds = cascade.kind() == OutboxOp.Kind.CASCADE_DELETE
         ? List.of(OutboxOp.Kind.CASCADE_DELETE, OutboxOp.Kind.CASCADE_ARCHIVE, OutboxOp.Kind.CASCADE_RESTORE)
         : List.of(OutboxOp.Kind.CASCADE_ARCHIVE, OutboxOp.Kind.CASCADE_RESTORE);
-    return client.read(route, sql -> OutboxTable.INSTANCE.deleteOlder(sql, route, kinds, cascade.node().value(),
+    return client.write(route, sql -> OutboxTable.INSTANCE.deleteOlder(sql, route, kinds, cascade.node().value(),
         entry.id()));
   }
 }

@@ -181,7 +181,7 @@ final class OutboxDrainer {
             })
             .recover(failure -> handleEach(route, inverses, handled));
     return batch.compose(done -> handleEach(route, others, handled))
-        .compose(all -> parts.client().read(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled)));
+        .compose(all -> parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled)));
   }
 
   /** Handles entries one by one, {@code parallelism} at a time, adding each that succeeds to {@code handled}. */
@@ -215,7 +215,7 @@ final class OutboxDrainer {
       log.error("parking outbox entry {} on shard {} after {} attempts: {}", entry.id(), entry.shard(),
           entry.attempts() + decision.countedAttempts(), failure.getMessage());
     }
-    return parts.client().read(route, sql -> OutboxTable.INSTANCE.reschedule(sql, route, entry.id(),
+    return parts.client().write(route, sql -> OutboxTable.INSTANCE.reschedule(sql, route, entry.id(),
         decision.countedAttempts(), nowUs() + decision.delayUs(), decision.park(), failure.getMessage()));
   }
 

@@ -42,7 +42,7 @@ public final class OutboxRetry {
     long retried = 0;
     for (int shard : shards) {
       ShardRoute route = router.route(shard, Access.WRITE);
-      int unparked = client.read(route, sql -> OutboxTable.INSTANCE.unpark(sql, route, SqlValues.nowMicros(clock)))
+      int unparked = client.write(route, sql -> OutboxTable.INSTANCE.unpark(sql, route, SqlValues.nowMicros(clock)))
           .await();
       if (unparked > 0) {
         retried += unparked;

@@ -45,7 +45,7 @@ final class TombstoneCollector {
     for (ShardRoute route : routes) {
       for (EdgeType type : schemas.current().edgeTypes().values()) {
         EdgesTable table = new EdgesTable(type);
-        deletes.add(client.read(route, sql -> table.collectTombstones(sql, route, cutoff, PER_TABLE_AND_RUN)));
+        deletes.add(client.write(route, sql -> table.collectTombstones(sql, route, cutoff, PER_TABLE_AND_RUN)));
       }
     }
     return Future.join(deletes).mapEmpty();

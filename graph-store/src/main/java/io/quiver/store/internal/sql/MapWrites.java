@@ -1,19 +1,18 @@
 package io.quiver.store.internal.sql;
 
 import io.quiver.core.GraphException;
+import io.quiver.core.zk.VersionFence;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardRange;
 import io.vertx.core.Future;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 /**
- * The shard-map versions that writes in flight began under, so that this process acknowledges a
- * version ({@link io.quiver.core.zk.ServedVersions}) only once no write begun under an older one
- * can still commit. A shard move's cut-over relies on it: it turns the moving shards read-only,
+ * The shard-map versions that writes in flight began under ({@link VersionFence}, the one fence
+ * the schema's versions use too), so that this process acknowledges a version
+ * ({@link io.quiver.core.zk.ServedVersions}) only once no write begun under an older one can
+ * still commit. A shard move's cut-over relies on it: it turns the moving shards read-only,
  * waits until every server has acknowledged that version, and only then takes the source's last
  * position — so no write can commit on the old host after the copy has caught up with it. Vitess
  * fences a cut-over the same way, waiting for every tablet to refuse writes before it switches.
@@ -24,8 +23,7 @@ import java.util.function.Supplier;
  * current version, then checks that the current map still lets its route write there (the shard
  * writable, on the same host); if not it lets go and is refused UNAVAILABLE, which the HTTP layer
  * answers 503 with {@code Retry-After}. So an acknowledgement computed after a swap can never miss
- * a write that goes on under the version before it — the order {@code SchemaWrites} keeps for
- * schema versions.
+ * a write that goes on under the version before it.
  *
  * <p>Only writes through {@link ShardClient} are counted. The outbox drainer's own bookkeeping
  * (deleting handled entries, rescheduling, collecting tombstones) goes to its pool directly and
@@ -33,18 +31,14 @@ import java.util.function.Supplier;
  * target's copy run an entry once more, which its handler makes harmless.
  */
 public final class MapWrites {
-  private final Supplier<ShardMap> current;
-  private final LongConsumer acknowledge;
-  /** Writes in flight per map version; one entry per version written under, never removed (a handful). */
-  private final Map<Long, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+  private final VersionFence<ShardMap> fence;
 
   /**
    * @param current the map routes are taken from now
    * @param acknowledge told the newest version no older write is in flight under, whenever it may have moved
    */
   public MapWrites(Supplier<ShardMap> current, LongConsumer acknowledge) {
-    this.current = current;
-    this.acknowledge = acknowledge;
+    this.fence = new VersionFence<>(current, ShardMap::version, acknowledge);
   }
 
   /**
@@ -52,36 +46,10 @@ public final class MapWrites {
    * UNAVAILABLE without running when the map no longer lets the route write.
    */
   <T> Future<T> write(ShardRoute route, Supplier<Future<T>> work) {
-    long version;
-    try {
-      version = begin(route);
-    } catch (GraphException refused) {
-      return Future.failedFuture(refused);
-    }
-    Future<T> done;
-    try {
-      done = work.get();
-    } catch (RuntimeException e) {
-      done = Future.failedFuture(e);
-    }
-    return done.andThen(finished -> end(version));
-  }
-
-  private long begin(ShardRoute route) {
-    while (true) {
-      ShardMap map = current.get();
-      inFlight.computeIfAbsent(map.version(), version -> new AtomicInteger()).incrementAndGet();
-      if (current.get().version() != map.version()) {
-        end(map.version());
-        continue;
-      }
+    return fence.write(map -> {
       String refusal = refusal(map, route);
-      if (refusal != null) {
-        end(map.version());
-        throw GraphException.unavailable(refusal);
-      }
-      return map.version();
-    }
+      return refusal != null ? Future.failedFuture(GraphException.unavailable(refusal)) : work.get();
+    });
   }
 
   /** Why the map no longer lets {@code route} write, or null when it does. */
@@ -96,22 +64,8 @@ public final class MapWrites {
     return null;
   }
 
-  /** Only the last write of an older version can move the acknowledgement. */
-  private void end(long version) {
-    AtomicInteger count = inFlight.get(version);
-    if (count != null && count.decrementAndGet() == 0 && version < current.get().version()) {
-      evaluate();
-    }
-  }
-
   /** Acknowledges the current version, or the oldest one a write is still in flight under. */
   public void evaluate() {
-    long served = current.get().version();
-    for (Map.Entry<Long, AtomicInteger> entry : inFlight.entrySet()) {
-      if (entry.getValue().get() > 0) {
-        served = Math.min(served, entry.getKey());
-      }
-    }
-    acknowledge.accept(served);
+    fence.evaluate();
   }
 }

@@ -6,11 +6,8 @@ import io.quiver.store.PoolSettings;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
-import io.vertx.sqlclient.Tuple;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -71,13 +68,21 @@ public final class ShardClient {
     this.killer = killer;
   }
 
-  /** One statement outside a transaction. */
-  public Future<RowSet<Row>> query(ShardRoute route, String sql, Tuple arguments) {
-    return read(route, pool -> pool.preparedQuery(sql).execute(arguments));
+  /** Reads outside a transaction, on the shard's pool; failures leave classified. */
+  public <T> Future<T> read(ShardRoute route, Function<SqlClient, Future<T>> work) {
+    return outsideTransaction(route, work);
   }
 
-  /** Statements outside a transaction, on the shard's pool; failures leave classified. */
-  public <T> Future<T> read(ShardRoute route, Function<SqlClient, Future<T>> work) {
+  /**
+   * Writes outside a transaction, each statement committed on its own (an outbox entry deleted or
+   * rescheduled, a claim inserted or released), on the shard's pool; counted by the map's fence
+   * when the route was taken for writing, as a transaction is. Failures leave classified.
+   */
+  public <T> Future<T> write(ShardRoute route, Function<SqlClient, Future<T>> work) {
+    return outsideTransaction(route, work);
+  }
+
+  private <T> Future<T> outsideTransaction(ShardRoute route, Function<SqlClient, Future<T>> work) {
     long bound = settings.acquireTimeout().toMillis() + settings.statementTimeout().toMillis();
     Future<T> running = route.write() ? fence.write(route, () -> started(work, route.pool())) : started(work, route.pool());
     return withDeadline(running, bound, () -> notAnswering(route, bound, ""))

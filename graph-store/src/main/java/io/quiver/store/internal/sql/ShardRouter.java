@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * finishes on the old one. A shard whose host does not answer its probe ({@link HostHealth}) is
  * refused at once, naming the host, rather than left to wait for it.
  */
-public final class ShardRouter implements ShardResolver {
+public final class ShardRouter {
   private record Topology(ShardMap map, Map<String, Pool> pools) {}
 
   private final HostPools hostPools;
@@ -36,7 +36,7 @@ public final class ShardRouter implements ShardResolver {
     topology.set(new Topology(map, hostPools.apply(map)));
   }
 
-  @Override
+  /** The shard map in force now. */
   public ShardMap shardMap() {
     return topology.get().map();
   }

@@ -3,6 +3,7 @@ package io.quiver.store.internal.outbox;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import ch.qos.logback.classic.Level;
 import io.quiver.core.testing.ExpectedLog;
 import io.quiver.store.ApplierSettings;
@@ -60,18 +61,11 @@ class ParkingTest {
       }
 
       // Every inverse behind it is written while it is still being retried, long before it parks.
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (!allInversesWritten(tables, board, pins)) {
-        assertThat(System.nanoTime()).as("the inverses behind the failing entry are written").isLessThan(deadline);
-        Thread.sleep(20);
-      }
+      Await.until("the inverses behind the failing entry are written", Duration.ofSeconds(10),
+          () -> allInversesWritten(tables, board, pins));
       assertThat(tables.outboxEntries(true)).as("not parked yet: it was still being retried").isZero();
 
-      deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (tables.outboxEntries(true) == 0) {
-        assertThat(System.nanoTime()).as("the entry is parked").isLessThan(deadline);
-        Thread.sleep(50);
-      }
+      Await.until("the entry is parked", Duration.ofSeconds(30), () -> tables.outboxEntries(true) > 0);
       assertThat(log.await(Level.ERROR, "parking outbox entry", Duration.ofSeconds(5)))
           .as("parking is reported with the entry's error").contains("after 8 attempts")
           .contains("edge type id 999 is not in the schema");

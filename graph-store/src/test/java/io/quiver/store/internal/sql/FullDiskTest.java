@@ -3,6 +3,7 @@ package io.quiver.store.internal.sql;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.quiver.core.testing.Await;
 import ch.qos.logback.classic.Level;
 import io.quiver.core.GraphException;
 import io.quiver.core.testing.ExpectedLog;
@@ -185,7 +186,7 @@ class FullDiskTest {
     assertThat(said).as("h2 reported degraded while its commits stalled")
         .anyMatch(problem -> problem.startsWith("degraded: its commits stall"));
     // The stalled COMMITs were killed: MariaDB committed them and turned its binary log off for good.
-    awaitTrue("h2 reported degraded for its binary log", Duration.ofSeconds(10),
+    Await.until("h2 reported degraded for its binary log", Duration.ofSeconds(10),
         () -> String.valueOf(backend.telemetry().hostProblems().get("h2")).contains("binary log is off"));
     assertThat(backend.telemetry().hostProblems()).doesNotContainKey("h1");
     assertThat(mariaDbSays.messages(Level.ERROR)).as("MariaDB's own word for it, in this process's log")
@@ -194,16 +195,16 @@ class FullDiskTest {
       NodeId placed = store.createNode("user", json("{\"name\": \"elsewhere\"}"), null).await().id();
       assertThat(placed.shard()).as("new nodes go to the host that is not degraded").isLessThan(4);
     }
-    awaitTrue("no statement of the pools runs on h2 past the deadline", Duration.ofSeconds(10),
+    Await.until("no statement of the pools runs on h2 past the deadline", Duration.ofSeconds(10),
         () -> longestRunningMs(filling) < DEADLINE.toMillis() * 2);
 
     // The operator frees space and restarts the host: its binary log is written again.
     Files.delete(filler);
     filling.stop();
     filling.restart();
-    awaitTrue("h2 is no longer degraded once restarted", Duration.ofSeconds(20),
+    Await.until("h2 is no longer degraded once restarted", Duration.ofSeconds(20),
         () -> !backend.telemetry().hostProblems().containsKey("h2"));
-    awaitTrue("writes to h2 succeed again", Duration.ofSeconds(20), () -> {
+    Await.until("writes to h2 succeed again", Duration.ofSeconds(20), () -> {
       Future<?> write = store.addEdge(onFilling.get(0), "follows", onHealthy.get(0), 1L, null, InverseWait.ASYNC);
       write.otherwiseEmpty().await();
       return write.succeeded();
@@ -280,7 +281,7 @@ class FullDiskTest {
   }
 
   private static void awaitOutboxesEmpty() throws Exception {
-    awaitTrue("every outbox drains", Duration.ofSeconds(60), () -> {
+    Await.until("every outbox drains", Duration.ofSeconds(60), () -> {
       long pending = 0;
       for (int shard = 0; shard < SHARDS; shard++) {
         try (Connection connection = jdbc(shard < 4 ? healthy : filling); Statement statement = connection.createStatement();
@@ -304,14 +305,5 @@ class FullDiskTest {
 
   private static long secondsNanos(int seconds) {
     return Duration.ofSeconds(seconds).toNanos();
-  }
-
-  private static void awaitTrue(String what, Duration within, java.util.function.BooleanSupplier condition)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as(what).isLessThan(deadline);
-      Thread.sleep(100);
-    }
   }
 }
