@@ -538,15 +538,13 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       points.counted(true, 1);
       return single(id, known.get().edge());
     }
-    boolean listAsked = answerable(from) && asked.seenBefore(id.list());
-    if (!listAsked) {
-      // A list not asked about lately: the plain read, as an uncached server sends it; nothing
-      // kept, the pair remembered as asked.
-      asked.seenBefore(id);
-      points.counted(false, 1);
+    points.counted(false, 1);
+    Admitted admitted = admit(List.of(id));
+    if (admitted.none()) {
+      // Not asked about lately: the plain read, as an uncached server sends it; nothing kept.
       return delegate.getEdge(from, type, to);
     }
-    return batch(List.of(id)).compose(batch -> single(id, batch.edges().isEmpty() ? null : batch.edges().get(0)));
+    return fill(List.of(id), admitted).map(found -> found.get(id)).compose(edge -> single(id, edge));
   }
 
   /** A single edge read's answer: the edge, or NOT_FOUND as the store words it. */
@@ -603,31 +601,52 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     if (unknown.isEmpty()) {
       return Future.succeededFuture(EdgeBatch.of(ids, found));
     }
-    // Kept: a list asked about lately, if the lookup reads it whole (it names that list alone);
-    // else the pairs asked about lately.
-    boolean oneList = unknown.stream().map(EdgeId::list).distinct().count() == 1;
-    Set<EdgeListId> listsAsked = new HashSet<>();
-    List<EdgeId> pairsAsked = new ArrayList<>();
-    for (EdgeId id : unknown) {
-      if (asked.seenBefore(id.list()) && oneList) {
-        listsAsked.add(id.list());
-      }
-      if (asked.seenBefore(id)) {
-        pairsAsked.add(id);
-      }
-    }
-    if (listsAsked.isEmpty() && pairsAsked.isEmpty()) {
+    Admitted admitted = admit(unknown);
+    if (admitted.none()) {
       // Nothing asked about lately: answered by the plain read, not kept (Doorkeeper).
       return delegate.getEdgesBatch(unknown).map(read -> {
         read.edges().forEach(edge -> found.put(edge.id(), edge));
         return EdgeBatch.of(ids, found);
       });
     }
+    return fill(unknown, admitted).map(read -> {
+      found.putAll(read);
+      return EdgeBatch.of(ids, found);
+    });
+  }
+
+  /**
+   * What of a read memory did not answer the doorkeeper lets in: a list asked about lately, when
+   * the lookup names it alone and so may read it whole ({@link GraphStore#lookupEdges}); and each
+   * pair asked about lately. Each key is put to the doorkeeper once, which remembers it.
+   */
+  private record Admitted(Set<EdgeListId> lists, Set<EdgeId> pairs) {
+    boolean none() {
+      return lists.isEmpty() && pairs.isEmpty();
+    }
+  }
+
+  private Admitted admit(List<EdgeId> unknown) {
+    boolean oneList = unknown.stream().map(EdgeId::list).distinct().count() == 1;
+    Set<EdgeListId> lists = new HashSet<>();
+    Set<EdgeId> pairs = new HashSet<>();
+    for (EdgeId id : unknown) {
+      if (asked.seenBefore(id.list()) && oneList) {
+        lists.add(id.list());
+      }
+      if (asked.seenBefore(id)) {
+        pairs.add(id);
+      }
+    }
+    return new Admitted(lists, pairs);
+  }
+
+  /** Reads {@code unknown} with their lists' versions, keeps what was admitted, and answers what was found. */
+  private Future<Map<EdgeId, Edge>> fill(List<EdgeId> unknown, Admitted admitted) {
     long begun = points.begin();
     return delegate.lookupEdges(unknown, WHOLE_LIST).map(lookup -> {
-      remember(lookup, listsAsked, pairsAsked, begun);
-      found.putAll(lookup.found());
-      return EdgeBatch.of(ids, found);
+      remember(lookup, admitted, begun);
+      return lookup.found();
     });
   }
 
@@ -650,14 +669,20 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   }
 
   /**
-   * Keeps what a lookup that began at {@code begun} read: each list asked about lately that it
-   * read whole, whole; of the others, each pair asked about lately, found or not.
+   * Keeps what a lookup that began at {@code begun} read: each admitted list it read whole, whole;
+   * of the others, each admitted pair, found or not.
    */
-  private void remember(EdgeLookup lookup, Set<EdgeListId> listsAsked, List<EdgeId> pairsAsked, long begun) {
+  private void remember(EdgeLookup lookup, Admitted admitted, long begun) {
     Map<EdgeListId, Map<NodeId, Edge>> read = new HashMap<>();
     for (EdgeListId list : lookup.whole()) {
-      if (listsAsked.contains(list)) {
+      if (admitted.lists().contains(list)) {
         read.put(list, new java.util.LinkedHashMap<>());
+      }
+    }
+    for (EdgeId id : admitted.pairs()) {
+      if (!lookup.whole().contains(id.list())) {
+        // Null where the lookup found none: known absent.
+        read.computeIfAbsent(id.list(), list -> new java.util.LinkedHashMap<>()).put(id.to(), lookup.found().get(id));
       }
     }
     lookup.found().forEach((id, edge) -> {
@@ -665,12 +690,6 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
         read.get(id.list()).put(id.to(), edge);
       }
     });
-    for (EdgeId id : pairsAsked) {
-      if (!lookup.whole().contains(id.list())) {
-        // Null where the lookup found none: known absent.
-        read.computeIfAbsent(id.list(), list -> new java.util.LinkedHashMap<>()).put(id.to(), lookup.found().get(id));
-      }
-    }
     read.forEach((list, edges) -> {
       long version = lookup.versions().get(list);
       EdgePoints held = lookup.whole().contains(list) ? EdgePoints.whole(edges, version) : new EdgePoints(edges, version);

@@ -202,11 +202,7 @@ class CachingGraphStoreTest {
   @Test
   void committedEdgeWrites_updateTheCachedWindowInPlace_andItsPagesCountAndEdgesComeFromMemory() {
     NodeId board = store.createNode("board", json("{\"title\": \"in place\"}"), null).await().id();
-    List<NodeId> pins = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      pins.add(store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id());
-      store.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
-    }
+    List<NodeId> pins = linkedPins(store, board, 4);
     assertThat(cached.countEdges(board, "board_has_pins").await()).isEqualTo(4);
     NodeId added = store.createNode("pin", json("{\"link\": \"new\"}"), board).await().id();
     long queries = edgeReadQueries();
@@ -230,11 +226,7 @@ class CachingGraphStoreTest {
   @Test
   void aMultiGet_ofTargetsTheWindowHolds_comesFromMemory_andOneItDoesNotHold_fromMySql() {
     NodeId board = store.createNode("board", json("{\"title\": \"multi\"}"), null).await().id();
-    List<NodeId> pins = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      pins.add(store.createNode("pin", json("{\"link\": \"m\"}"), board).await().id());
-      store.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
-    }
+    List<NodeId> pins = linkedPins(store, board, 4);
     NodeId unlinked = store.createNode("pin", json("{\"link\": \"u\"}"), board).await().id();
     assertThat(cached.countEdges(board, "board_has_pins").await()).isEqualTo(4);
 
@@ -289,10 +281,7 @@ class CachingGraphStoreTest {
   @Test
   void aShortListsSingleEdges_areReadWhole_andAnswerAnyTarget_activeArchivedOrAbsent_fromMemory() {
     NodeId board = store.createNode("board", json("{\"title\": \"whole\"}"), null).await().id();
-    List<NodeId> pins = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
-      pins.add(store.createNode("pin", json("{\"link\": \"w\"}"), board).await().id());
-    }
+    List<NodeId> pins = pinsOn(board, 5);
     // Written through another server's backend: nothing is held of the list yet. One write per
     // edge (the archived one added archived): this cache hears no invalidation from that server,
     // so a second write to an inverse list it began to follow would leave it behind.
@@ -317,11 +306,8 @@ class CachingGraphStoreTest {
   @Test
   void aListTooLongToReadWhole_keepsOnlyTheTargetsAskedAbout() {
     NodeId board = store.createNode("board", json("{\"title\": \"long\"}"), null).await().id();
-    List<NodeId> pins = new ArrayList<>();
-    for (int i = 0; i <= CachingGraphStore.WHOLE_LIST; i++) {
-      pins.add(store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id());
-      elsewhere.store.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
-    }
+    // Linked through another server's backend: nothing is held of the list yet.
+    List<NodeId> pins = linkedPins(elsewhere.store, board, CachingGraphStore.WHOLE_LIST + 1);
     cached.getEdge(board, "board_has_pins", pins.get(0)).await();
     cached.getEdge(board, "board_has_pins", pins.get(0)).await();
 
@@ -631,6 +617,24 @@ class CachingGraphStoreTest {
     void advance(Duration by) {
       nanos.addAndGet(by.toNanos());
     }
+  }
+
+  /** {@code count} new pins on {@code board}'s shard, not linked. */
+  private static List<NodeId> pinsOn(NodeId board, int count) {
+    List<NodeId> pins = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      pins.add(store.createNode("pin", json("{\"link\": \"p\"}"), board).await().id());
+    }
+    return pins;
+  }
+
+  /** {@link #pinsOn} pins, each linked from {@code board} through {@code writer} with its index as sequence. */
+  private static List<NodeId> linkedPins(GraphStore writer, NodeId board, int count) {
+    List<NodeId> pins = pinsOn(board, count);
+    for (int i = 0; i < count; i++) {
+      writer.addEdge(board, "board_has_pins", pins.get(i), (long) i, null).await();
+    }
+    return pins;
   }
 
   private static CacheFigures pointFigures(CachingGraphStore server) {

@@ -25,10 +25,10 @@ import java.util.function.Supplier;
  * answers 503 with {@code Retry-After}. So an acknowledgement computed after a swap can never miss
  * a write that goes on under the version before it.
  *
- * <p>Only writes through {@link ShardClient} are counted. The outbox drainer's own bookkeeping
- * (deleting handled entries, rescheduling, collecting tombstones) goes to its pool directly and
- * skips read-only shards; such a statement landing on a source after a cut-over only makes the
- * target's copy run an entry once more, which its handler makes harmless.
+ * <p>Every write through {@link ShardClient} on a route taken for writing is counted — a
+ * transaction, and a statement outside one ({@link ShardClient#write}), the outbox drainer's own
+ * bookkeeping included (deleting handled entries, rescheduling, collecting tombstones: it takes
+ * its routes for writing and skips read-only shards).
  */
 public final class MapWrites {
   private final VersionFence<ShardMap> fence;
