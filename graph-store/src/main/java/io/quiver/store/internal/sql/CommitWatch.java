@@ -45,10 +45,16 @@ public final class CommitWatch {
 
   /**
    * Why {@code host}'s commits stall, or null while they do not: a COMMIT has been in flight for
-   * {@code thresholdMs} or longer, or one was and no COMMIT has succeeded on the host since (the
-   * stalled one may have been killed, and the next will stall the same way).
+   * half of {@code deadlineMs} or longer, or one was and no COMMIT has succeeded on the host since
+   * (the stalled one may have been killed, and the next will stall the same way).
+   *
+   * <p>Half, not the whole deadline: the {@link QueryKiller} kills a COMMIT when its request's
+   * deadline passes, a little before the COMMIT itself has waited a deadline. Judged at the whole
+   * deadline, the first stalled COMMIT could be killed unseen, MariaDB turn its binary log off, and
+   * the next COMMIT succeed: a stall never reported.
    */
-  public String stalled(String host, long thresholdMs) {
+  public String stalled(String host, long deadlineMs) {
+    long thresholdMs = Math.max(1, deadlineMs / 2);
     long now = clock.millis();
     long oldest = oldestWaitMillis(host);
     if (oldest >= thresholdMs) {

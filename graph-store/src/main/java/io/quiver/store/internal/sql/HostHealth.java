@@ -41,8 +41,11 @@ import org.slf4j.LoggerFactory;
  * <h2>Degraded: a host whose commits stall</h2>
  * A MariaDB whose disk is full answers {@code SELECT 1} and every read, but its COMMITs wait for
  * space without end. That host is <em>degraded</em>: {@link CommitWatch} sees a COMMIT in flight
- * past the statement deadline, and the host stays degraded until a COMMIT on it succeeds (judged at
- * each tick, so a quarter of {@code downAfter} late at most). It keeps
+ * for half the statement deadline ({@link CommitWatch#stalled}), and the host stays degraded until a
+ * COMMIT on it succeeds (judged at each tick, so a quarter of {@code downAfter} late at most). Half,
+ * not the whole: the killer kills a COMMIT when its request's deadline passes, which is sooner than
+ * a deadline after the COMMIT was sent, and a stall judged at the whole deadline could go unseen
+ * (the first stalled COMMIT killed, the binary log turned off, the next COMMIT succeeding). It keeps
  * serving reads; {@code /health} and the status name it and why, and new nodes are placed on other
  * hosts ({@link #acceptsNewNodes}). Each tick also has the {@link QueryKiller} sweep a host where a
  * deadline passed or commits stall, from the probe's pool, so the connections come back.

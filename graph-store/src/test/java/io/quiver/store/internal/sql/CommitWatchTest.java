@@ -35,7 +35,7 @@ class CommitWatchTest {
   }
 
   @Test
-  void aCommitInFlightPastTheThreshold_stallsItsHost_untilACommitThereSucceeds() {
+  void aCommitInFlightForHalfItsDeadline_stallsItsHost_untilACommitThereSucceeds() {
     MovingClock clock = new MovingClock();
     CommitWatch watch = new CommitWatch(clock);
     long quick = watch.sent("h1");
@@ -44,9 +44,12 @@ class CommitWatchTest {
     watch.answered("h1", quick, true);
     assertThat(watch.stalled("h2", 3000)).as("slow, not stalled").isNull();
 
-    clock.advance(Duration.ofMillis(2950));
-    assertThat(watch.oldestWaitMillis("h2")).isEqualTo(3050);
-    assertThat(watch.stalled("h2", 3000)).contains("has waited 3050 ms");
+    clock.advance(Duration.ofMillis(1399));
+    assertThat(watch.stalled("h2", 3000)).as("1499 ms of a 3000 ms deadline: slow, not stalled").isNull();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(watch.oldestWaitMillis("h2")).isEqualTo(1500);
+    assertThat(watch.stalled("h2", 3000)).as("half the deadline: reported before the killer kills it at the"
+        + " request's deadline").contains("has waited 1500 ms");
     assertThat(watch.stalled("h1", 3000)).isNull();
 
     watch.answered("h2", stuck, false);
