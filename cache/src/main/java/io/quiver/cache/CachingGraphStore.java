@@ -79,7 +79,8 @@ import org.slf4j.LoggerFactory;
  * ({@link GraphStore#lookupEdges}) — for lists asked about before lately; a list asked about
  * the first time is read plainly and nothing is kept ({@link Doorkeeper}) — changed in place by
  * this process's changes as windows are, dropped with the window by another server's. A list of
- * at most {@link #WHOLE_LIST} live edges is read whole by that lookup, so its points know every
+ * at most {@link #WHOLE_LIST} live edges is read whole by that lookup (one list's, or a batch's
+ * across sources alike), so its points know every
  * target, present or absent: the "does A follow B?" read of a random pair is answered from
  * memory whenever A's list is held, which is what lets single edges hit as often as nodes. So
  * the second read of an edge far down a long list, or of a list never paged, is answered from
@@ -616,9 +617,9 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   }
 
   /**
-   * What of a read memory did not answer the doorkeeper lets in: a list asked about lately, when
-   * the lookup names it alone and so may read it whole ({@link GraphStore#lookupEdges}); and each
-   * pair asked about lately. Each key is put to the doorkeeper once, which remembers it.
+   * What of a read memory did not answer the doorkeeper lets in: each list asked about lately
+   * (read whole when short, {@link GraphStore#lookupEdges}), and each pair asked about lately.
+   * Each key is put to the doorkeeper once, which remembers it.
    */
   private record Admitted(Set<EdgeListId> lists, Set<EdgeId> pairs) {
     boolean none() {
@@ -627,11 +628,11 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   }
 
   private Admitted admit(List<EdgeId> unknown) {
-    boolean oneList = unknown.stream().map(EdgeId::list).distinct().count() == 1;
     Set<EdgeListId> lists = new HashSet<>();
+    Set<EdgeListId> considered = new HashSet<>();
     Set<EdgeId> pairs = new HashSet<>();
     for (EdgeId id : unknown) {
-      if (asked.seenBefore(id.list()) && oneList) {
+      if (considered.add(id.list()) && asked.seenBefore(id.list())) {
         lists.add(id.list());
       }
       if (asked.seenBefore(id)) {
@@ -644,7 +645,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   /** Reads {@code unknown} with their lists' versions, keeps what was admitted, and answers what was found. */
   private Future<Map<EdgeId, Edge>> fill(List<EdgeId> unknown, Admitted admitted) {
     long begun = points.begin();
-    return delegate.lookupEdges(unknown, WHOLE_LIST).map(lookup -> {
+    return delegate.lookupEdges(unknown, admitted.lists(), WHOLE_LIST).map(lookup -> {
       remember(lookup, admitted, begun);
       return lookup.found();
     });

@@ -13,6 +13,7 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeBatch;
 import io.quiver.store.EdgeId;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
@@ -301,6 +302,37 @@ class CachingGraphStoreTest {
     assertThat(cached.getEdgesTo(board, "board_has_pins", List.of(pins.get(4), pins.get(2), pins.get(1)),
         java.util.EnumSet.allOf(EdgeState.class)).await()).extracting(Edge::to).containsExactly(pins.get(2), pins.get(1));
     assertThat(edgeReadQueries() - queries).as("edges never asked about, present or not: from memory").isZero();
+  }
+
+  @Test
+  void aBatchAcrossLists_readsTheShortListsAskedAboutLatelyWhole_andAnswersTheirOtherTargetsFromMemory() {
+    NodeId first = store.createNode("board", json("{\"title\": \"one\"}"), null).await().id();
+    NodeId second = store.createNode("board", json("{\"title\": \"two\"}"), null).await().id();
+    NodeId longer = store.createNode("board", json("{\"title\": \"long\"}"), null).await().id();
+    // Linked through another server's backend: nothing is held of the lists yet.
+    List<NodeId> firstPins = linkedPins(elsewhere.store, first, 3);
+    List<NodeId> secondPins = linkedPins(elsewhere.store, second, 2);
+    List<NodeId> longPins = linkedPins(elsewhere.store, longer, CachingGraphStore.WHOLE_LIST + 1);
+    List<EdgeId> asked = List.of(new EdgeId(first, "board_has_pins", firstPins.get(0)),
+        new EdgeId(second, "board_has_pins", secondPins.get(0)), new EdgeId(longer, "board_has_pins", longPins.get(0)));
+
+    long queries = edgeReadQueries();
+    cached.getEdgesBatch(asked).await();
+    long firstTime = edgeReadQueries() - queries;
+    cached.getEdgesBatch(asked).await();
+    assertThat(edgeReadQueries() - queries).as("asked again: read again, with versions, and kept")
+        .isEqualTo(2 * firstTime);
+
+    queries = edgeReadQueries();
+    EdgeBatch others = cached.getEdgesBatch(List.of(new EdgeId(first, "board_has_pins", firstPins.get(2)),
+        new EdgeId(second, "board_has_pins", secondPins.get(1)), new EdgeId(first, "board_has_pins", secondPins.get(0)),
+        new EdgeId(longer, "board_has_pins", longPins.get(0)))).await();
+    assertThat(edgeReadQueries() - queries).as("targets of the short lists never asked about, present or not,"
+        + " and the long list's pair asked about: from memory").isZero();
+    assertThat(others.edges()).extracting(Edge::to).containsExactly(firstPins.get(2), secondPins.get(1), longPins.get(0));
+    assertThat(others.missing()).containsExactly(new EdgeId(first, "board_has_pins", secondPins.get(0)));
+    assertThat(cached.getEdge(longer, "board_has_pins", longPins.get(1)).await().to()).isEqualTo(longPins.get(1));
+    assertThat(edgeReadQueries() - queries).as("the long list's other target: from MySQL").isEqualTo(1);
   }
 
   @Test

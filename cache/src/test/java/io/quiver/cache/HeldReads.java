@@ -1,6 +1,7 @@
 package io.quiver.cache;
 
 import io.quiver.store.EdgeId;
+import io.quiver.store.EdgeListId;
 import io.quiver.store.EdgeLookup;
 import io.quiver.store.ForwardingGraphStore;
 import io.quiver.store.GraphStore;
@@ -9,6 +10,7 @@ import io.quiver.store.NodeId;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The real store, except that the answer of a getNode or of a lookup of single edges can be held
@@ -46,8 +48,8 @@ final class HeldReads extends ForwardingGraphStore {
   }
 
   @Override
-  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo) {
-    return held(delegate.lookupEdges(ids, wholeUpTo));
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, Set<EdgeListId> readWhole, int wholeUpTo) {
+    return held(delegate.lookupEdges(ids, readWhole, wholeUpTo));
   }
 
   private <T> Future<T> held(Future<T> read) {

@@ -103,8 +103,8 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo) {
-    return delegate.lookupEdges(ids, wholeUpTo);
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, Set<EdgeListId> readWhole, int wholeUpTo) {
+    return delegate.lookupEdges(ids, readWhole, wholeUpTo);
   }
 
   @Override

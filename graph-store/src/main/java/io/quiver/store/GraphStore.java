@@ -152,12 +152,13 @@ public interface GraphStore {
 
   /**
    * The edges named, as {@link #getEdgesBatch} reads them, with the version of each of their
-   * lists from the same statement: what a cache keeps of single edges ({@link EdgeLookup}). When
-   * every ID names one list and that list has at most {@code wholeUpTo} live edges (active or
-   * archived), all of them are read too, in the same statement, and the lookup says the list was
-   * read whole ({@link EdgeLookup#whole()}); 0 reads only the edges named.
+   * lists from the same statement: what a cache keeps of single edges ({@link EdgeLookup}). Each
+   * list of {@code readWhole} (lists the IDs name) that has at most {@code wholeUpTo} live edges
+   * (active or archived) is read whole too, in the same statement, and the lookup says so
+   * ({@link EdgeLookup#whole()}); an empty set, or 0, reads only the edges named. One statement
+   * per shard; a lookup naming one list is one plain statement of primary-key reads.
    */
-  Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo);
+  Future<EdgeLookup> lookupEdges(List<EdgeId> ids, Set<EdgeListId> readWhole, int wholeUpTo);
 
   Future<Long> countEdges(NodeId from, String type);
 

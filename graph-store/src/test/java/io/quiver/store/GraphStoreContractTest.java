@@ -462,6 +462,70 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void lookupEdges_readsWholeEachShortListAskedFor_acrossSourcesAndTables_butNotALongList_aLongArchive_orANeverWrittenOne() {
+    int wholeUpTo = 4;
+    Node shortBoard = board(null);
+    Node longBoard = board(shortBoard);
+    Node archiveBoard = board(shortBoard);
+    Node emptyBoard = board(shortBoard);
+    Node farBoard = board(null);
+    Node liker = store.createNode("user", json("{\"name\": \"liker\"}"), shortBoard.id()).await();
+    List<Node> pins = IntStream.range(0, 7).mapToObj(i -> pin("w" + i)).toList();
+    store.addEdge(shortBoard.id(), "board_has_pins", pins.get(0).id(), 1L, null).await();
+    store.addEdge(shortBoard.id(), "board_has_pins", pins.get(1).id(), 2L, json("{\"note\": \"kept\"}")).await();
+    store.addEdge(shortBoard.id(), "board_has_pins", pins.get(2).id(), 3L, null, EdgeState.ARCHIVED, InverseWait.ASYNC)
+        .await();
+    for (int i = 0; i <= wholeUpTo; i++) {
+      store.addEdge(longBoard.id(), "board_has_pins", pins.get(i).id(), (long) i, null).await();
+    }
+    // Two active, so its count allows a whole read, and more archived than the bound.
+    for (int i = 0; i < 7; i++) {
+      store.addEdge(archiveBoard.id(), "board_has_pins", pins.get(i).id(), (long) i, null,
+          i < 2 ? EdgeState.ACTIVE : EdgeState.ARCHIVED, InverseWait.ASYNC).await();
+    }
+    store.addEdge(farBoard.id(), "board_has_pins", pins.get(3).id(), 4L, null).await();
+    store.addEdge(liker.id(), "user_likes_pins", pins.get(4).id(), null, null).await();
+    EdgeListId shortList = new EdgeListId(shortBoard.id(), "board_has_pins");
+    EdgeListId longList = new EdgeListId(longBoard.id(), "board_has_pins");
+    EdgeListId archiveList = new EdgeListId(archiveBoard.id(), "board_has_pins");
+    EdgeListId emptyList = new EdgeListId(emptyBoard.id(), "board_has_pins");
+    EdgeListId farList = new EdgeListId(farBoard.id(), "board_has_pins");
+    EdgeListId likes = new EdgeListId(liker.id(), "user_likes_pins");
+    List<EdgeId> asked = List.of(new EdgeId(shortBoard.id(), "board_has_pins", pins.get(0).id()),
+        new EdgeId(longBoard.id(), "board_has_pins", pins.get(0).id()),
+        new EdgeId(archiveBoard.id(), "board_has_pins", pins.get(0).id()),
+        new EdgeId(emptyBoard.id(), "board_has_pins", pins.get(0).id()),
+        new EdgeId(farBoard.id(), "board_has_pins", pins.get(0).id()),
+        new EdgeId(liker.id(), "user_likes_pins", pins.get(0).id()));
+    Set<EdgeListId> every = Set.of(shortList, longList, archiveList, emptyList, farList, likes);
+
+    EdgeLookup lookup = store.lookupEdges(asked, every, wholeUpTo).await();
+    assertThat(lookup.whole()).containsExactlyInAnyOrder(shortList, farList, likes);
+    assertThat(lookup.versions()).containsOnlyKeys(every).containsEntry(emptyList, 0L);
+    List<EdgeId> expected = new ArrayList<>();
+    IntStream.range(0, 3).forEach(i -> expected.add(new EdgeId(shortBoard.id(), "board_has_pins", pins.get(i).id())));
+    expected.add(new EdgeId(longBoard.id(), "board_has_pins", pins.get(0).id()));
+    expected.add(new EdgeId(archiveBoard.id(), "board_has_pins", pins.get(0).id()));
+    expected.add(new EdgeId(farBoard.id(), "board_has_pins", pins.get(3).id()));
+    expected.add(new EdgeId(liker.id(), "user_likes_pins", pins.get(4).id()));
+    assertThat(lookup.found().keySet()).as("what was asked for, and every live edge of the lists read whole")
+        .containsExactlyInAnyOrderElementsOf(expected);
+    for (Edge edge : lookup.found().values()) {
+      assertThat(edge).isEqualTo(store.getEdge(edge.from(), edge.type(), edge.to()).await());
+    }
+
+    EdgeLookup named = store.lookupEdges(asked, Set.of(), wholeUpTo).await();
+    assertThat(named.whole()).as("no list asked to be read whole").isEmpty();
+    assertThat(named.found()).hasSize(3);
+    assertThat(named.versions()).isEqualTo(lookup.versions());
+    EdgeLookup one = store.lookupEdges(asked.subList(0, 1), Set.of(shortList), wholeUpTo).await();
+    assertThat(one.whole()).containsExactly(shortList);
+    assertThat(one.found()).hasSize(3);
+    assertThat(store.lookupEdges(asked.subList(0, 1), Set.of(), wholeUpTo).await().whole()).isEmpty();
+    assertThat(store.lookupEdges(asked.subList(2, 3), Set.of(archiveList), wholeUpTo).await().whole()).isEmpty();
+  }
+
+  @Test
   void getEdgesBatch_refusesNoEdges_tooMany_andAnEndOfTheWrongType_andFindsNoUnknownType() {
     Node board = board(null);
     Node pin = pin("only");

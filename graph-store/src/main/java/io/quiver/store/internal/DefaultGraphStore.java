@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeBatch;
 import io.quiver.store.EdgeId;
+import io.quiver.store.EdgeListId;
 import io.quiver.store.EdgeLookup;
 import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
@@ -143,12 +144,12 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids) {
-    return edges.lookup(ids, false, 0).map(lookup -> EdgeBatch.of(ids, lookup.found()));
+    return edges.lookup(ids, false, Set.of(), 0).map(lookup -> EdgeBatch.of(ids, lookup.found()));
   }
 
   @Override
-  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, int wholeUpTo) {
-    return edges.lookup(ids, true, wholeUpTo);
+  public Future<EdgeLookup> lookupEdges(List<EdgeId> ids, Set<EdgeListId> readWhole, int wholeUpTo) {
+    return edges.lookup(ids, true, readWhole, wholeUpTo);
   }
 
   @Override

@@ -36,6 +36,7 @@ import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -301,14 +302,14 @@ final class EdgeStore {
   /**
    * Single edges from any lists, each checked as a getEdge's ends are, and with
    * {@code withVersions} their lists' versions: one statement per shard ({@link EdgesTable#lookupMany}),
-   * or, when every ID names one list, one plain statement ({@link EdgesTable#lookupList}) that
-   * also reads the list whole when it has at most {@code wholeUpTo} live edges.
+   * or, when every ID names one list, one plain statement ({@link EdgesTable#lookupList}). Either
+   * also reads each list of {@code readWhole} whole when it has at most {@code wholeUpTo} live edges.
    */
-  Future<EdgeLookup> lookup(List<EdgeId> ids, boolean withVersions, int wholeUpTo) {
+  Future<EdgeLookup> lookup(List<EdgeId> ids, boolean withVersions, Set<EdgeListId> readWhole, int wholeUpTo) {
     return Futures.attempt(() -> planLookup(ids))
         .compose(shards -> withVersions && oneList(shards)
-            ? lookupList(shards.get(0), wholeUpTo)
-            : lookupMany(shards, withVersions));
+            ? lookupList(shards.get(0), readWhole, wholeUpTo)
+            : lookupMany(shards, withVersions, readWhole, wholeUpTo));
   }
 
   /** Whether the lookup names one list: one shard, one table, one source. */
@@ -320,36 +321,46 @@ final class EdgeStore {
     return keys.stream().map(EdgesTable.Key::from).distinct().count() == 1;
   }
 
-  private Future<EdgeLookup> lookupList(ShardLookup shard, int wholeUpTo) {
+  private Future<EdgeLookup> lookupList(ShardLookup shard, Set<EdgeListId> readWhole, int wholeUpTo) {
     Map.Entry<EdgesTable, List<EdgesTable.Key>> only = shard.byTable().entrySet().iterator().next();
     EdgesTable table = only.getKey();
     long from = only.getValue().get(0).from();
+    EdgeListId list = new EdgeListId(new NodeId(from), table.type().name());
     List<Long> tos = only.getValue().stream().map(EdgesTable.Key::to).toList();
     readQueries.increment();
-    return client.read(shard.route(), sql -> table.lookupList(sql, shard.route(), from, tos, wholeUpTo))
+    return client.read(shard.route(),
+            sql -> table.lookupList(sql, shard.route(), from, tos, readWhole.contains(list) ? wholeUpTo : 0))
         .map(read -> {
-          EdgeListId list = new EdgeListId(new NodeId(from), table.type().name());
           Map<EdgeId, Edge> found = new HashMap<>();
           read.found().forEach(edge -> found.put(edge.id(), edge));
           return new EdgeLookup(found, Map.of(list, read.version()), read.whole() ? Set.of(list) : Set.of());
         });
   }
 
-  private Future<EdgeLookup> lookupMany(List<ShardLookup> shards, boolean withVersions) {
+  private Future<EdgeLookup> lookupMany(List<ShardLookup> shards, boolean withVersions, Set<EdgeListId> readWhole,
+      int wholeUpTo) {
     List<Future<EdgesTable.Lookup>> reads = new ArrayList<>();
     for (ShardLookup shard : shards) {
+      Map<EdgesTable, Set<Long>> whole = new HashMap<>();
+      shard.byTable().forEach((table, keys) -> keys.forEach(key -> {
+        if (readWhole.contains(new EdgeListId(new NodeId(key.from()), table.type().name()))) {
+          whole.computeIfAbsent(table, t -> new HashSet<>()).add(key.from());
+        }
+      }));
       readQueries.increment();
       reads.add(client.read(shard.route(),
-          sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions)));
+          sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions, whole, wholeUpTo)));
     }
     return Future.all(reads).map(done -> {
       Map<EdgeId, Edge> found = new HashMap<>();
       Map<EdgeListId, Long> versions = new HashMap<>();
+      Set<EdgeListId> whole = new HashSet<>();
       for (Future<EdgesTable.Lookup> read : reads) {
         read.result().found().forEach(edge -> found.put(edge.id(), edge));
         versions.putAll(read.result().versions());
+        whole.addAll(read.result().whole());
       }
-      return new EdgeLookup(found, versions, Set.of());
+      return new EdgeLookup(found, versions, whole);
     });
   }
 

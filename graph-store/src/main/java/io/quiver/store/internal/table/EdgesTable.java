@@ -5,6 +5,7 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeId;
 import io.quiver.store.EdgeListId;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
@@ -24,6 +25,7 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -320,20 +322,31 @@ public final class EdgesTable implements ShardTable {
   }
 
   /**
-   * What {@link #lookupMany} read on one shard: the live edges found among the keys asked for,
-   * and (when asked) the version of every list asked about, absent lists at 0.
+   * What {@link #lookupMany} read on one shard: the live edges found among the keys asked for (and
+   * every live edge of each list said whole), (when asked) the version of every list asked about,
+   * absent lists at 0, and the lists read whole.
    */
-  public record Lookup(List<Edge> found, Map<EdgeListId, Long> versions) {}
+  public record Lookup(List<Edge> found, Map<EdgeListId, Long> versions, Set<EdgeListId> whole) {}
 
   /**
    * The live rows (active or archived) of many keys in several edge tables of one shard, as edges,
    * and with {@code withVersions} their lists' versions, in one statement and so from one snapshot:
    * per table a join of the keys ({@link #KEYS}) on the primary key, the count rows' versions
    * likewise, all joined by {@code UNION ALL} (a count row travels with its edge type in
-   * {@code to_id} and its version in {@code sequence}, marked {@code part = 0}).
+   * {@code to_id}, its version in {@code sequence} and its count in {@code updated_us}, marked
+   * {@code part = 0}).
+   *
+   * <p>Each list of {@code readWhole} (sources by table; only with {@code withVersions}) whose count
+   * row says it has at most {@code wholeUpTo} active edges is also read whole, in the same
+   * statement: its count row joined first, so a longer list costs that one row, then its live
+   * rows by the primary key's prefix. The whole part of a table stops at {@code wholeUpTo + 1} rows
+   * per list named; a list is said whole ({@link Lookup#whole}) when it has a count row, at most
+   * {@code wholeUpTo} live rows were read of it, and its table's part did not stop early (archived
+   * rows are not counted, so a short list with many archived ones is read to that stop once, then
+   * not said whole). A list without a count row has never been written and is not said whole.
    */
   public static Future<Lookup> lookupMany(SqlClient client, ShardRoute route, Map<EdgesTable, List<Key>> byTable,
-      boolean withVersions) {
+      boolean withVersions, Map<EdgesTable, Set<Long>> readWhole, int wholeUpTo) {
     List<EdgesTable> tables = new ArrayList<>(byTable.keySet());
     List<Object> arguments = new ArrayList<>();
     StringBuilder sql = new StringBuilder();
@@ -342,7 +355,7 @@ public final class EdgesTable implements ShardTable {
       tables.forEach(table -> byTable.get(table).stream().map(Key::from).distinct()
           .forEach(from -> lists.add(new long[] {from, table.type.id()})));
       sql.append("(SELECT 0 AS part, c.from_id, c.edge_type AS to_id, c.version AS sequence, NULL AS state,"
-          + " NULL AS data, NULL AS updated_us FROM ").append(KEYS).append(" STRAIGHT_JOIN ")
+          + " NULL AS data, c.count AS updated_us FROM ").append(KEYS).append(" STRAIGHT_JOIN ")
           .append(CountsTable.INSTANCE.on(route.shard())).append(" c ON c.from_id = k.f AND c.edge_type = k.t)");
       arguments.add(pairs(lists));
     }
@@ -353,26 +366,75 @@ public final class EdgesTable implements ShardTable {
           .append(" e ON e.from_id = k.f AND e.to_id = k.t WHERE e.state <> ").append(EdgeRow.DELETED).append(')');
       arguments.add(pairs(byTable.get(tables.get(i)).stream().map(key -> new long[] {key.from(), key.to()}).toList()));
     }
+    Map<Integer, Set<Long>> wholeByPart = new HashMap<>();
+    Map<Integer, Integer> stopAt = new HashMap<>();
+    for (int i = 0; withVersions && wholeUpTo > 0 && i < tables.size(); i++) {
+      EdgesTable table = tables.get(i);
+      Set<Long> froms = readWhole.getOrDefault(table, Set.of());
+      if (froms.isEmpty()) {
+        continue;
+      }
+      int part = tables.size() + 1 + i;
+      int stop = froms.size() * (wholeUpTo + 1);
+      wholeByPart.put(part, froms);
+      stopAt.put(part, stop);
+      sql.append(" UNION ALL (SELECT ").append(part)
+          .append(" AS part, e.from_id, e.to_id, e.sequence, e.state, e.data, e.updated_us FROM ").append(KEYS)
+          .append(" STRAIGHT_JOIN ").append(CountsTable.INSTANCE.on(route.shard()))
+          .append(" c ON c.from_id = k.f AND c.edge_type = k.t AND c.count <= ? STRAIGHT_JOIN ")
+          .append(table.on(route.shard())).append(" e ON e.from_id = c.from_id WHERE e.state IN (")
+          .append(EdgeRow.ACTIVE).append(", ").append(EdgeRow.ARCHIVED).append(") LIMIT ?)");
+      arguments.add(pairs(froms.stream().sorted().map(from -> new long[] {from, table.type.id()}).toList()));
+      arguments.add(wholeUpTo);
+      arguments.add(stop);
+    }
     return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
-      List<Edge> found = new ArrayList<>();
+      Map<EdgeId, Edge> found = new HashMap<>();
       Map<Integer, EdgesTable> byTypeId = new HashMap<>();
       tables.forEach(table -> byTypeId.put(table.type.id(), table));
       Map<EdgeListId, Long> versions = new HashMap<>();
+      Map<EdgeListId, Long> counts = new HashMap<>();
       if (withVersions) {
         tables.forEach(table -> byTable.get(table).forEach(key ->
             versions.put(new EdgeListId(new NodeId(key.from()), table.type.name()), 0L)));
       }
+      Map<EdgeListId, List<Edge>> listed = new HashMap<>();
+      Map<Integer, Integer> readByPart = new HashMap<>();
       for (Row row : rows) {
         int part = row.getInteger("part");
         NodeId from = new NodeId(row.getLong("from_id"));
         if (part == 0) {
-          EdgesTable table = byTypeId.get(row.getLong("to_id").intValue());
-          versions.put(new EdgeListId(from, table.type.name()), row.getLong("sequence"));
+          EdgeListId list = new EdgeListId(from, byTypeId.get(row.getLong("to_id").intValue()).type.name());
+          versions.put(list, row.getLong("sequence"));
+          counts.put(list, row.getLong("updated_us"));
+          continue;
+        }
+        EdgesTable table = tables.get((part - 1) % tables.size());
+        Edge edge = table.edge(from, new NodeId(row.getLong("to_id")), row(row));
+        if (part <= tables.size()) {
+          found.put(edge.id(), edge);
         } else {
-          found.add(tables.get(part - 1).edge(from, new NodeId(row.getLong("to_id")), row(row)));
+          listed.computeIfAbsent(edge.id().list(), list -> new ArrayList<>()).add(edge);
+          readByPart.merge(part, 1, Integer::sum);
         }
       }
-      return new Lookup(found, versions);
+      Set<EdgeListId> whole = new HashSet<>();
+      wholeByPart.forEach((part, froms) -> {
+        if (readByPart.getOrDefault(part, 0) >= stopAt.get(part)) {
+          return;
+        }
+        String type = tables.get(part - tables.size() - 1).type.name();
+        for (long from : froms) {
+          EdgeListId list = new EdgeListId(new NodeId(from), type);
+          Long count = counts.get(list);
+          List<Edge> edges = listed.getOrDefault(list, List.of());
+          if (count != null && count <= wholeUpTo && edges.size() <= wholeUpTo) {
+            whole.add(list);
+            edges.forEach(edge -> found.put(edge.id(), edge));
+          }
+        }
+      });
+      return new Lookup(List.copyOf(found.values()), versions, whole);
     });
   }
 
