@@ -61,7 +61,7 @@ public final class CacheInvalidations implements AutoCloseable {
         settings.staleBound(), ticker, new CachePeers.Receiver() {
           @Override
           public void nodeChanged(NodeId id) {
-            receiver.invalidate(new GraphChange.NodeChanged(id, null));
+            receiver.invalidate(new GraphChange.NodeInvalidated(id));
           }
 
           @Override
@@ -79,7 +79,7 @@ public final class CacheInvalidations implements AutoCloseable {
   }
 
   private void announce(GraphChange change) {
-    if (change instanceof GraphChange.NodeChanged node) {
+    if (change instanceof GraphChange.NodeChange node) {
       peers.nodeChanged(node.id());
     } else if (change instanceof GraphChange.ListChange list) {
       peers.edgesChanged(list.from(), list.edgeType());

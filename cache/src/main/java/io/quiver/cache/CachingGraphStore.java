@@ -342,6 +342,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       } else {
         nodes.write(node.id(), node.node());
       }
+    } else if (change instanceof GraphChange.NodeInvalidated node) {
+      nodes.invalidate(node.id());
     } else if (change instanceof GraphChange.EdgeChanged edge) {
       windows.update(edge.list(), window -> window.after(edge, window.depth()).orElse(null));
       points.update(edge.list(), held -> held.after(edge).orElse(null), () -> EdgePoints.of(edge));
@@ -353,7 +355,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   /** A change another server committed: whatever is held for it is dropped. */
   private void dropped(GraphChange change) {
-    if (change instanceof GraphChange.NodeChanged node) {
+    if (change instanceof GraphChange.NodeChange node) {
       nodes.invalidate(node.id());
     } else if (change instanceof GraphChange.ListChange list) {
       windows.invalidate(list.list());

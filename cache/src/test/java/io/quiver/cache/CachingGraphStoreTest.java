@@ -502,6 +502,12 @@ class CachingGraphStoreTest {
       NodeId other = store.createNode("user", json("{\"name\": \"o\"}"), user).await().id();
       store.addEdge(user, "follows", other, (long) i, null).await();
     }
+    cached.getEdges(user, "follows", EdgeQuery.firstPage(20)).await();
+    long queries = edgeReadQueries();
+    cached.getEdges(user, "follows", EdgeQuery.firstPage(20)).await();
+    assertThat(edgeReadQueries()).as("the newest page, again: from memory").isEqualTo(queries);
+    cached.getEdges(user, "follows", new EdgeQuery(20, null, 0, Order.ASC, null, null)).await();
+    assertThat(edgeReadQueries()).as("the oldest page, past the window: from MySQL").isEqualTo(queries + 1);
     assertPagesEqualTheStore(user, "follows", EdgeQuery.firstPage(20));
     assertPagesEqualTheStore(user, "follows", new EdgeQuery(20, null, 0, Order.ASC, null, null));
   }

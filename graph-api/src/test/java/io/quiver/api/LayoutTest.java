@@ -17,8 +17,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The module boundaries, checked on the sources and POMs of the whole repository: each module's
  * packages under its own root, graph-store's internals and the SQL client used by graph-store
- * alone, the cache's internals by the cache alone (and its JMH micro-benchmarks), every table's
- * DDL in its table class, and no production module built with the embedded servers.
+ * alone, the cache's internals by the cache alone (and its JMH micro-benchmarks), graph-store's
+ * tables below its outbox work, every table's DDL in its table class, and no production module
+ * built with the embedded servers.
  */
 class LayoutTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -92,6 +93,18 @@ class LayoutTest {
       }
     }
     assertThat(offenders).isEmpty();
+  }
+
+  @Test
+  void graphStoresTables_importNothingOfTheOutboxWorkAboveThem() {
+    List<String> offenders = new ArrayList<>();
+    for (Source source : sources()) {
+      if (source.packageName().equals("io.quiver.store.internal.table")
+          && source.text().contains("import io.quiver.store.internal.outbox.")) {
+        offenders.add(ROOT.relativize(source.path()).toString());
+      }
+    }
+    assertThat(offenders).as("tables know columns; each outbox kind says how it is stored (OutboxOp)").isEmpty();
   }
 
   @Test

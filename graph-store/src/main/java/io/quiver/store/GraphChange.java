@@ -8,18 +8,34 @@ import java.util.Objects;
  */
 public sealed interface GraphChange {
 
+  /** A change to the node {@code id}: described ({@link NodeChanged}), or not ({@link NodeInvalidated}). */
+  sealed interface NodeChange extends GraphChange {
+    NodeId id();
+  }
+
   /**
    * A node was created, updated, replaced or deleted.
    *
    * @param node the node as written, with its type's defaults; null when it was deleted
    */
-  record NodeChanged(NodeId id, Node node) implements GraphChange {
+  record NodeChanged(NodeId id, Node node) implements NodeChange {
     public NodeChanged {
       Objects.requireNonNull(id, "id");
     }
 
     public boolean deleted() {
       return node == null;
+    }
+  }
+
+  /**
+   * The node {@code id} changed in a way not described further: what another server tells (its
+   * invalidations carry the ID alone). Whatever is held of the node is stale; it may or may not
+   * still exist.
+   */
+  record NodeInvalidated(NodeId id) implements NodeChange {
+    public NodeInvalidated {
+      Objects.requireNonNull(id, "id");
     }
   }
 

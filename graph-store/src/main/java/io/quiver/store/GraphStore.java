@@ -15,6 +15,22 @@ import java.util.Set;
  *
  * <p>Every method returns a Future and never throws; failures are
  * {@link io.quiver.core.GraphException}s. Nothing here blocks the calling event loop.
+ *
+ * <h2>Failures</h2>
+ * Besides those each method names, any method may fail with:
+ * <ul>
+ *   <li>{@code INVALID_ARGUMENT}: an ID that cannot have been issued (its shard is not in the
+ *       map), an ID of the wrong node type for the edge type, or an argument out of its range;
+ *       nothing was changed;
+ *   <li>{@code NOT_FOUND}: an unknown node or edge type;
+ *   <li>{@code UNAVAILABLE}: the shard's host is down or its deadline passed, the shard is offline
+ *       (or read-only, for a write), or no connection came in time. A write whose COMMIT was sent
+ *       and not answered says the write "may or may not have been applied"; any other write was
+ *       rolled back. Retry later;
+ *   <li>{@code ABORTED}: a transaction lost a deadlock or a lock wait after its retries;
+ *       retrying it as it is is safe;
+ *   <li>{@code INTERNAL}: a bug or an unexpected database answer.
+ * </ul>
  */
 public interface GraphStore {
 
@@ -32,8 +48,16 @@ public interface GraphStore {
     return new GraphStoreBuilder(vertx);
   }
 
+  /**
+   * Creates a node of {@code type} with {@code data} and its type's defaults, on the shard of
+   * {@code colocateWith} when given (else on an open shard of a host that is neither down nor
+   * degraded). SCHEMA_VIOLATION when the data does not satisfy the type's fields (details name
+   * each path), TOO_LARGE over the node size limit, UNIQUE_VIOLATION when a unique field's value
+   * is another node's.
+   */
   Future<Node> createNode(String type, ObjectNode data, NodeId colocateWith);
 
+  /** The node, with its type's defaults; NOT_FOUND when there is none. */
   Future<Node> getNode(NodeId id);
 
   /**
@@ -61,9 +85,14 @@ public interface GraphStore {
   /** The nodes in request order, and the IDs not found; one query per shard. */
   Future<NodeBatch> getNodes(List<NodeId> ids);
 
-  /** Applies a JSON merge patch; {@code expectedVersion} may be {@link #ANY_VERSION}. */
+  /**
+   * Applies a JSON merge patch; {@code expectedVersion} may be {@link #ANY_VERSION}. NOT_FOUND when
+   * the node is gone, VERSION_CONFLICT when its version is not the one expected, and as
+   * {@link #createNode} for what the patched data must satisfy.
+   */
   Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion);
 
+  /** Replaces the node's data whole; fails as {@link #updateNode}. */
   Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion);
 
   /** What else a node's deletion removes. */
@@ -74,6 +103,11 @@ public interface GraphStore {
     EDGES
   }
 
+  /**
+   * Deletes the node, releasing its unique values; with {@link Cascade#EDGES} its edges follow
+   * through the outbox (the answer means the work is committed, not done). Without, its edges
+   * stay, and the delete rule settles each pair as it is next written. NOT_FOUND when it is gone.
+   */
   Future<Void> deleteNode(NodeId id, Cascade cascade);
 
   default Future<Void> deleteNode(NodeId id) {
@@ -83,6 +117,9 @@ public interface GraphStore {
   /**
    * Adds or updates an edge; a null sequence or data keeps an existing edge's. {@code state}
    * {@link EdgeState#ARCHIVED} adds it archived (a hidden link: kept, out of lists and counts).
+   * NOT_FOUND when the FROM node does not exist; SCHEMA_VIOLATION and TOO_LARGE for data as
+   * {@link #createNode} says. The inverse copy follows as {@code wait} asks; the answer says what
+   * became of it ({@link EdgeResult#inverse()}).
    */
   Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data, EdgeState state,
       InverseWait wait);
@@ -97,7 +134,7 @@ public interface GraphStore {
     return addEdge(from, type, to, sequence, data, InverseWait.ASYNC).map(EdgeResult::edge);
   }
 
-  /** The edge, active or archived (its {@link Edge#state()} says which). */
+  /** The edge, active or archived (its {@link Edge#state()} says which); NOT_FOUND when there is none. */
   Future<Edge> getEdge(NodeId from, String type, NodeId to);
 
   /**
@@ -107,7 +144,10 @@ public interface GraphStore {
    */
   Future<EdgeResult> archiveEdge(NodeId from, String type, NodeId to, InverseWait wait);
 
-  /** Restores an archived edge whole, with its sequence and data; its inverse copy follows. */
+  /**
+   * Restores an archived edge whole, with its sequence and data; its inverse copy follows. An
+   * active edge is answered unchanged; a missing one is NOT_FOUND.
+   */
   Future<EdgeResult> restoreEdge(NodeId from, String type, NodeId to, InverseWait wait);
 
   /**
@@ -120,12 +160,14 @@ public interface GraphStore {
   /** Restores every archived edge from {@code node} (and the edges to it), as {@link #archiveEdgesOf}. */
   Future<Void> restoreEdgesOf(NodeId node);
 
+  /** Removes the edge, active or archived, and its inverse copy after it; removing none succeeds. */
   Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait);
 
   default Future<Void> removeEdge(NodeId from, String type, NodeId to) {
     return removeEdge(from, type, to, InverseWait.ASYNC).mapEmpty();
   }
 
+  /** One page of a list, in the query's order; an unknown list is an empty page. */
   Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query);
 
   /**
@@ -160,6 +202,7 @@ public interface GraphStore {
    */
   Future<EdgeLookup> lookupEdges(List<EdgeId> ids, Set<EdgeListId> readWhole, int wholeUpTo);
 
+  /** How many active edges a list holds; 0 for a list never written. */
   Future<Long> countEdges(NodeId from, String type);
 
   /**

@@ -1,5 +1,5 @@
 /**
- * The HTTP API of {@code shared/API.md} on Vert.x Web: request parsing and validation
+ * The HTTP API (README's table, {@code GET /openapi.json}) on Vert.x Web: request parsing and validation
  * ({@link io.quiver.api.http.Requests}), the JSON shapes of nodes and edges
  * ({@link io.quiver.api.http.ApiJson}) and the one place errors become status codes
  * ({@link io.quiver.api.http.ApiErrors}); what is refused before routing

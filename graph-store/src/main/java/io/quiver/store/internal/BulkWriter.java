@@ -438,7 +438,8 @@ final class BulkWriter implements BulkImport {
                     }
                     Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites);
                     Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
-                        : OutboxTable.INSTANCE.appendMany(connection, route, inverses, nowUs,
+                        : OutboxTable.INSTANCE.appendMany(connection, route,
+                            inverses.stream().map(InverseOp::columns).toList(), nowUs,
                             nowUs + HANDOVER.toNanos() / 1000);
                     return Future.all(changed, entries).map(both ->
                         new Outcome(missing, rewrites, inverses, entries.result(), changed.result()));

@@ -193,7 +193,7 @@ public final class DefaultBackend implements GraphBackend {
    */
   @Override
   public void committedElsewhere(GraphChange change) {
-    if (change instanceof GraphChange.NodeChanged node) {
+    if (change instanceof GraphChange.NodeChange node) {
       outboxWritten(node.id().shard());
     } else if (change instanceof GraphChange.ListChange list && schemas.current().edgeType(list.edgeType())
         .map(type -> type.inverse() != null).orElse(false)) {

@@ -118,7 +118,8 @@ final class DefaultGraphStore implements GraphStore {
   /** The cascade's outbox entry, appended in the node's transaction. */
   private NodeStore.AlsoInTransaction cascade(NodeId id, OutboxOp.Kind kind) {
     return (connection, route) ->
-        OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id, kind), SqlValues.nowMicros(clock));
+        OutboxTable.INSTANCE.append(connection, route, new CascadeOp(id, kind).columns(),
+            SqlValues.nowMicros(clock));
   }
 
   @Override

@@ -210,7 +210,7 @@ final class EdgeStore {
     if (inverse == null) {
       return forward.map(changed -> new Recorded(changed, null));
     }
-    Future<Long> entry = OutboxTable.INSTANCE.append(connection, target.route(), inverse, nowUs());
+    Future<Long> entry = OutboxTable.INSTANCE.append(connection, target.route(), inverse.columns(), nowUs());
     return Future.all(forward, entry).map(both -> new Recorded(forward.result(),
         new EdgeWrite.PendingInverse(target.route().shard(), entry.result())));
   }

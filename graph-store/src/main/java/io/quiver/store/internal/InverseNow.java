@@ -44,7 +44,7 @@ final class InverseNow {
     return client.read(route, sql -> OutboxTable.INSTANCE.get(sql, route, pending.entryId()))
         .compose(entry -> entry == null
             ? Future.succeededFuture(EdgeResult.Inverse.APPLIED)
-            : writer.apply((InverseOp) entry.op())
+            : writer.apply(InverseOp.of(entry.columns()))
                 .compose(outcome -> client.write(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id()))
                     .map(outcome == InverseWriter.Outcome.REMOVED ? EdgeResult.Inverse.REMOVED
                         : EdgeResult.Inverse.APPLIED)))

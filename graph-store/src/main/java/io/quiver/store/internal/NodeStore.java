@@ -289,7 +289,7 @@ final class NodeStore {
     List<Future<Released>> appended = new ArrayList<>();
     for (UniqueClaims.Value value : values) {
       UniqueReleaseOp op = UniqueClaims.releaseOp(value, id, version);
-      appended.add(OutboxTable.INSTANCE.append(connection, route, op, SqlValues.nowMicros(clock))
+      appended.add(OutboxTable.INSTANCE.append(connection, route, op.columns(), SqlValues.nowMicros(clock))
           .map(entryId -> new Released(entryId, op)));
     }
     return Future.all(appended).map(done -> done.<Released>list());

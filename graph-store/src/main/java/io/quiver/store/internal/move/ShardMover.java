@@ -27,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -321,11 +320,15 @@ public final class ShardMover implements AutoCloseable {
       dropDatabases(target, databases);
       hosts.provision(new ShardMapChange.MoveShards(state.shards(), state.to()).applyTo(map), maps.schema());
       long[] total = {0};
-      String position = copy.copy(source, target, databases, copied -> {
-        if (copied < 0) {
-          total[0] = -copied;
-          tell("copy", 0, total[0], "copying " + total[0] + " rows from a snapshot of " + source.name());
-        } else {
+      String position = copy.copy(source, target, databases, new StepProgress() {
+        @Override
+        public void total(long rows) {
+          total[0] = rows;
+          tell("copy", 0, rows, "copying " + rows + " rows from a snapshot of " + source.name());
+        }
+
+        @Override
+        public void done(long copied) {
           rowsCopied = copied;
           throttled("copy", copied, total[0], copied + " of " + total[0] + " rows copied");
         }
@@ -337,11 +340,15 @@ public final class ShardMover implements AutoCloseable {
 
     private void verify(Host source, Host target) throws Exception {
       long[] total = {0};
-      TableChecksums.Result result = checksums.compare(source, target, databases, compared -> {
-        if (compared < 0) {
-          total[0] = -compared;
-          tell("verify", 0, total[0], "comparing " + total[0] + " chunks on both hosts");
-        } else {
+      TableChecksums.Result result = checksums.compare(source, target, databases, new StepProgress() {
+        @Override
+        public void total(long chunks) {
+          total[0] = chunks;
+          tell("verify", 0, chunks, "comparing " + chunks + " chunks on both hosts");
+        }
+
+        @Override
+        public void done(long compared) {
           chunksCompared = compared;
           throttled("verify", compared, total[0], compared + " of " + total[0] + " chunks compared");
         }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongConsumer;
 
 /**
  * The copy phase: every table of the moving databases read from one consistent snapshot of the
@@ -37,10 +36,10 @@ final class SnapshotCopy {
   /**
    * Copies {@code databases} from {@code source} to {@code target} (whose tables exist, empty).
    *
-   * @param progress told the rows copied so far, after each batch; first told the total (negated)
+   * @param progress told the rows to copy, then the rows copied so far, after each batch
    * @param stop asked between batches; true stops the copy with UNAVAILABLE
    */
-  String copy(Host source, Host target, List<String> databases, LongConsumer progress, BooleanSupplier stop)
+  String copy(Host source, Host target, List<String> databases, StepProgress progress, BooleanSupplier stop)
       throws SQLException {
     try (Snapshot snapshot = new Snapshot(hosts.connect(source));
         Connection writer = hosts.connect(target)) {
@@ -55,7 +54,7 @@ final class SnapshotCopy {
           total += snapshot.count(table);
         }
       }
-      progress.accept(-total);
+      progress.total(total);
       long copied = 0;
       for (Snapshot.Table table : tables) {
         hosts.provideLike(snapshot.connection, writer, table.database(), table.name());
@@ -66,7 +65,7 @@ final class SnapshotCopy {
   }
 
   private static long copyTable(Connection reader, Connection writer, Snapshot.Table table, long copied,
-      LongConsumer progress, BooleanSupplier stop) throws SQLException {
+      StepProgress progress, BooleanSupplier stop) throws SQLException {
     int width = table.columns().size();
     String row = "(" + String.join(", ", Collections.nCopies(width, "?")) + ")";
     String insert = "INSERT INTO " + table.qualified() + " (`" + String.join("`, `", table.columns()) + "`) VALUES ";
@@ -83,14 +82,14 @@ final class SnapshotCopy {
           batch.add(values);
           if (batch.size() == BATCH) {
             copied += write(writer, insert, row, batch);
-            progress.accept(copied);
+            progress.done(copied);
             if (stop.getAsBoolean() || Thread.currentThread().isInterrupted()) {
               throw GraphException.unavailable("the copy was stopped");
             }
           }
         }
         copied += write(writer, insert, row, batch);
-        progress.accept(copied);
+        progress.done(copied);
       }
     }
     return copied;

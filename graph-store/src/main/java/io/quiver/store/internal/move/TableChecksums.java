@@ -13,7 +13,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongConsumer;
 
 /**
  * The verify phase, in the spirit of Vitess' VDiff and pt-table-checksum: both hosts read at one
@@ -50,9 +49,9 @@ final class TableChecksums {
   }
 
   /**
-   * @param progress told the chunks compared so far; first told the total (negated)
+   * @param progress told the chunks to compare, then the chunks compared so far
    */
-  Result compare(Host source, Host target, List<String> databases, LongConsumer progress, BooleanSupplier stop)
+  Result compare(Host source, Host target, List<String> databases, StepProgress progress, BooleanSupplier stop)
       throws SQLException {
     // The target stops first, so the source's snapshot is at or past it; then it replays up to exactly there.
     replication.stop(target);
@@ -82,7 +81,7 @@ final class TableChecksums {
           total += tableBounds.size() + 1;
         }
       }
-      progress.accept(-total);
+      progress.total(total);
       List<Difference> differences = new ArrayList<>();
       long compared = 0;
       for (int i = 0; i < tables.size(); i++) {
@@ -97,7 +96,7 @@ final class TableChecksums {
           if (!there.equals(here)) {
             differences.add(new Difference(table.qualified(), render(from), render(to), there.rows(), here.rows()));
           }
-          progress.accept(++compared);
+          progress.done(++compared);
         }
         if (stop.getAsBoolean() || Thread.currentThread().isInterrupted()) {
           throw io.quiver.core.GraphException.unavailable("the verification was stopped");

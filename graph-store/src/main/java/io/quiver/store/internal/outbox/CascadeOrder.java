@@ -49,9 +49,10 @@ final class CascadeOrder {
     if (!(entry.op() instanceof CascadeOp cascade)) {
       return Future.succeededFuture();
     }
-    List<OutboxOp.Kind> kinds = cascade.kind() == OutboxOp.Kind.CASCADE_DELETE
+    List<Integer> kinds = (cascade.kind() == OutboxOp.Kind.CASCADE_DELETE
         ? List.of(OutboxOp.Kind.CASCADE_DELETE, OutboxOp.Kind.CASCADE_ARCHIVE, OutboxOp.Kind.CASCADE_RESTORE)
-        : List.of(OutboxOp.Kind.CASCADE_ARCHIVE, OutboxOp.Kind.CASCADE_RESTORE);
+        : List.of(OutboxOp.Kind.CASCADE_ARCHIVE, OutboxOp.Kind.CASCADE_RESTORE)).stream().map(OutboxOp.Kind::code)
+        .toList();
     return client.write(route, sql -> OutboxTable.INSTANCE.deleteOlder(sql, route, kinds, cascade.node().value(),
         entry.id()));
   }

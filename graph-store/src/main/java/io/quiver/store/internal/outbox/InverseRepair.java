@@ -156,7 +156,8 @@ public final class InverseRepair {
 
   private boolean pendingOn(int shard, EdgeType copyType, long from, long to) {
     ShardRoute route = router.route(shard, Access.READ);
-    return client.read(route, sql -> OutboxTable.INSTANCE.pendingFor(sql, route, copyType.id(), from, to)).await();
+    return client.read(route, sql -> OutboxTable.INSTANCE.pendingFor(sql, route,
+        OutboxOp.Kind.INVERSE_EDGE.code(), copyType.id(), from, to)).await();
   }
 
   private void fix(InverseOp op, Tally tally) {

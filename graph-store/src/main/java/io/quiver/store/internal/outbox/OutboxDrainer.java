@@ -16,15 +16,17 @@ import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Drains the outboxes of one host's shards while this server holds the host's lease: passes over
- * the shards, each reading the due entries, handing each to its kind's handler ({@link
- * OutboxHandlers}) {@code parallelism} at a time, and deleting it once done — or rescheduling it
+ * the shards, each reading the due entries, handing those of each kind to its kind's handler
+ * as one batch ({@link OutboxHandlers}), one by one should the batch fail, and deleting each once done — or rescheduling it
  * by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
  * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay,
  * unless a write commits an entry on the host ({@link #wake}) — a write of this server, or one of
@@ -153,35 +155,44 @@ final class OutboxDrainer {
 
   private Future<Integer> drainShard(ShardRoute route) {
     return parts.client().read(route, sql -> OutboxTable.INSTANCE.due(sql, route, nowUs(), parts.batchSize()))
+        .map(stored -> stored.stream().map(entry -> OutboxEntry.of(route.shard(), entry)).toList())
         .compose(entries -> handleAll(route, entries).map(entries.size()));
   }
 
   /**
-   * Handles the entries, then deletes every handled one in one statement. Inverse-edge entries go
-   * first, as one batch (a transaction per shard and edge type they write, {@link
-   * InverseWriter#applyAll}); should the batch fail, they are handled one by one like the other
-   * kinds, {@code parallelism} at a time, so a failing entry is found and rescheduled, never
-   * fatal. Of a node's cascades only the newest is applied ({@link CascadeOrder}). Should the
-   * deletion not happen (a crash), the handled entries run again, which their handlers make
-   * harmless.
+   * Handles the entries, then deletes every handled one in one statement. Of a node's cascades
+   * only the newest is applied ({@link CascadeOrder}). The rest go kind by kind, in the kinds'
+   * order (inverse edges first), each kind as one batch through its handler
+   * ({@link OutboxHandlers#applyAll}: inverse edges in a transaction per shard and edge type they
+   * write, {@link InverseWriter#applyAll}; other kinds one after another); should a batch fail,
+   * its entries are handled one by one, {@code parallelism} at a time, so a failing entry is found
+   * and rescheduled, never fatal. Should the deletion not happen (a crash), the handled entries
+   * run again, which their handlers make harmless.
    */
   private Future<Void> handleAll(ShardRoute route, List<OutboxEntry> entries) {
     List<Long> handled = Collections.synchronizedList(new ArrayList<>());
-    List<OutboxEntry> inverses = new ArrayList<>();
-    List<OutboxEntry> others = new ArrayList<>();
     List<OutboxEntry> superseded = CascadeOrder.superseded(entries);
     superseded.forEach(entry -> handled.add(entry.id()));
+    Map<OutboxOp.Kind, List<OutboxEntry>> byKind = new EnumMap<>(OutboxOp.Kind.class);
     entries.stream().filter(entry -> !superseded.contains(entry))
-        .forEach(entry -> (entry.op() instanceof InverseOp ? inverses : others).add(entry));
-    Future<Void> batch = inverses.isEmpty() ? Future.succeededFuture()
-        : parts.handlers().applyInverses(inverses.stream().map(entry -> (InverseOp) entry.op()).toList())
-            .<Void>map(done -> {
-              inverses.forEach(entry -> handled.add(entry.id()));
-              return null;
-            })
-            .recover(failure -> handleEach(route, inverses, handled));
-    return batch.compose(done -> handleEach(route, others, handled))
-        .compose(all -> parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled)));
+        .forEach(entry -> byKind.computeIfAbsent(entry.op().kind(), kind -> new ArrayList<>()).add(entry));
+    Future<Void> done = Future.succeededFuture();
+    for (Map.Entry<OutboxOp.Kind, List<OutboxEntry>> kind : byKind.entrySet()) {
+      done = done.compose(previous -> handleKind(route, kind.getKey(), kind.getValue(), handled));
+    }
+    return done.compose(all -> parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled)));
+  }
+
+  /** Entries of one kind as one batch ({@link OutboxHandlers#applyAll}); one by one should it fail. */
+  private Future<Void> handleKind(ShardRoute route, OutboxOp.Kind kind, List<OutboxEntry> entries,
+      List<Long> handled) {
+    return Future.join(entries.stream().map(entry -> CascadeOrder.retireOlder(parts.client(), route, entry)).toList())
+        .compose(retired -> parts.handlers().applyAll(kind, entries.stream().map(OutboxEntry::op).toList()))
+        .<Void>map(done -> {
+          entries.forEach(entry -> handled.add(entry.id()));
+          return null;
+        })
+        .recover(failure -> handleEach(route, entries, handled));
   }
 
   /** Handles entries one by one, {@code parallelism} at a time, adding each that succeeds to {@code handled}. */

@@ -1,12 +1,5 @@
 package io.quiver.store.internal.table;
 
-import io.quiver.store.NodeId;
-import io.quiver.store.internal.outbox.CascadeOp;
-import io.quiver.store.internal.outbox.InverseOp;
-import io.quiver.store.internal.outbox.OutboxEntry;
-import io.quiver.store.internal.outbox.OutboxOp;
-import io.quiver.store.internal.outbox.UniqueReleaseOp;
-import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.sql.InLists;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
@@ -23,7 +16,9 @@ import java.util.stream.LongStream;
 /**
  * {@code outbox}: the work each shard's writes leave for after commit, appended in the write's
  * own transaction so it is never lost. Typed columns rather than a JSON payload, since the
- * drainer reads them on every pass; each entry says its {@link OutboxOp.Kind kind}.
+ * drainer reads them on every pass; each entry says its kind by a code. This table knows columns
+ * ({@link Columns}), not kinds: each kind of work says how it is stored in them and read back
+ * ({@code io.quiver.store.internal.outbox.OutboxOp}), so a new kind never touches this class.
  *
  * <p>Entries are read in the order of the {@code due} index, {@code (parked, next_attempt_us,
  * id)}, never through a cursor over "the highest id seen": an entry whose transaction commits
@@ -75,6 +70,24 @@ public final class OutboxTable implements ShardTable {
   }
 
   /**
+   * One entry's columns, whatever its kind. The columns are those of an edge copy, the kind
+   * written and read most; another kind keeps what it needs in them as its own class says.
+   *
+   * @param kind the kind's code
+   * @param data JSON text, or null
+   */
+  public record Columns(int kind, int typeId, long from, long to, int state, long sequence, String data,
+      long updatedUs) {}
+
+  /** An entry as stored: its id, its columns, and how often it has failed. */
+  public record Stored(long id, Columns columns, int attempts) {}
+
+  /** The code every entry of the layout before kinds was given: that of the inverse-edge kind, which never changes. */
+  private static final int FIRST_KIND = 1;
+  /** The code of the cascade deletion, which that layout marked by edge type 0. */
+  private static final int CASCADE_DELETE_KIND = 2;
+
+  /**
    * Brings an outbox created before entries carried their kind up to date: the column is added,
    * and the cascade entries of that layout (edge type 0) are marked as such.
    */
@@ -84,43 +97,28 @@ public final class OutboxTable implements ShardTable {
       return List.of();
     }
     return List.of(
-        "ALTER TABLE " + on(shard) + " ADD COLUMN kind TINYINT UNSIGNED NOT NULL DEFAULT "
-            + OutboxOp.Kind.INVERSE_EDGE.code() + " AFTER id",
-        "UPDATE " + on(shard) + " SET kind = " + OutboxOp.Kind.CASCADE_DELETE.code() + " WHERE edge_type = 0");
+        "ALTER TABLE " + on(shard) + " ADD COLUMN kind TINYINT UNSIGNED NOT NULL DEFAULT " + FIRST_KIND + " AFTER id",
+        "UPDATE " + on(shard) + " SET kind = " + CASCADE_DELETE_KIND + " WHERE edge_type = 0");
   }
 
   /** Appends an entry inside the transaction of the write that needs it; answers its id. */
-  public Future<Long> append(SqlClient client, ShardRoute route, OutboxOp op, long nowUs) {
-    return client.preparedQuery(appendSql(route.shard())).execute(Tuple.wrap(values(op, nowUs)))
+  public Future<Long> append(SqlClient client, ShardRoute route, Columns entry, long nowUs) {
+    return client.preparedQuery(appendSql(route.shard())).execute(Tuple.wrap(values(entry, nowUs)))
         .map(rows -> rows.property(MySQLClient.LAST_INSERTED_ID));
   }
 
-  /** An entry's values as {@link #appendSql} orders them: kind, edge type, from, to, state, sequence, data, write time, creation time. */
-  private static List<Object> values(OutboxOp op, long nowUs) {
+  /** An entry's values as {@link #appendSql} orders them: kind, type, from, to, state, sequence, data, write time, creation time. */
+  private static List<Object> values(Columns entry, long nowUs) {
     List<Object> values = new ArrayList<>(10);
-    if (op instanceof InverseOp inverse) {
-      EdgeRow row = inverse.row();
-      values.addAll(List.of(op.kind().code(), inverse.edgeTypeId(), inverse.from().value(), inverse.to().value(),
-          row.state(), row.sequence()));
-      values.add(row.data());
-      values.add(row.updatedUs());
-    } else if (op instanceof UniqueReleaseOp release) {
-      values.addAll(List.of(op.kind().code(), release.nodeTypeId(), release.node().value(), release.node().value(), 0,
-          release.version()));
-      values.add(SqlValues.toJson(SqlValues.emptyObject().put("field", release.field()).put("value", release.key())));
-      values.add(0L);
-    } else {
-      CascadeOp cascade = (CascadeOp) op;
-      values.addAll(List.of(op.kind().code(), 0, cascade.node().value(), cascade.node().value(), 0, 0L));
-      values.add(null);
-      values.add(0L);
-    }
+    values.addAll(List.of(entry.kind(), entry.typeId(), entry.from(), entry.to(), entry.state(), entry.sequence()));
+    values.add(entry.data());
+    values.add(entry.updatedUs());
     values.add(nowUs);
     return values;
   }
 
   /**
-   * Appends inverse-edge entries of a batch in one statement, inside its transaction, due at
+   * Appends the entries of a batch (its inverse edges) in one statement, inside its transaction, due at
    * {@code dueUs} rather than at once: the batch applies them itself, and the drainer takes over
    * only what is still there by then. Answers the entries' ids.
    *
@@ -128,16 +126,16 @@ public final class OutboxTable implements ShardTable {
    * (0 and 1, MariaDB's default), so the ids are the first one and those after it; one count over
    * that range, by due time and creation time, confirms it. Where the count differs (lock mode 2,
    * MySQL 8's default, may interleave concurrent inserts), the entries are read back by their due
-   * time and matched to the operations, so an entry of another writer is never taken for one of
+   * time and matched to the entries, so an entry of another writer is never taken for one of
    * these.
    */
-  public Future<List<Long>> appendMany(SqlConnection connection, ShardRoute route, List<InverseOp> ops, long nowUs,
+  public Future<List<Long>> appendMany(SqlConnection connection, ShardRoute route, List<Columns> ops, long nowUs,
       long dueUs) {
     List<Object> arguments = new ArrayList<>(ops.size() * 10);
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard()))
         .append(" (kind, edge_type, from_id, to_id, state, sequence, data, updated_us, created_us, next_attempt_us)")
         .append(" VALUES ");
-    for (InverseOp op : ops) {
+    for (Columns op : ops) {
       sql.append(arguments.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       arguments.addAll(values(op, nowUs));
       arguments.add(dueUs);
@@ -155,18 +153,18 @@ public final class OutboxTable implements ShardTable {
         });
   }
 
-  /** The ids of a batch's entries, found by due time and matched to its operations. */
-  private Future<List<Long>> readBack(SqlConnection connection, ShardRoute route, List<InverseOp> ops, long first,
+  /** The ids of a batch's entries, found by due time and matched to its entries' columns. */
+  private Future<List<Long>> readBack(SqlConnection connection, ShardRoute route, List<Columns> ops, long first,
       long dueUs) {
-    Set<InverseOp> wanted = Set.copyOf(ops);
+    Set<Columns> wanted = Set.copyOf(ops);
     return connection.preparedQuery("SELECT " + ENTRY + " FROM " + on(route.shard())
             + " WHERE parked = 0 AND next_attempt_us = ? AND id >= ?")
         .execute(Tuple.of(dueUs, first))
         .map(rows -> {
           List<Long> ids = new ArrayList<>(ops.size());
           rows.forEach(row -> {
-            OutboxEntry entry = entry(route.shard(), row);
-            if (wanted.contains(entry.op())) {
+            Stored entry = stored(row);
+            if (wanted.contains(entry.columns())) {
               ids.add(entry.id());
             }
           });
@@ -199,21 +197,21 @@ public final class OutboxTable implements ShardTable {
   }
 
   /** Entries due now, at most {@code limit}, in due order. */
-  public Future<List<OutboxEntry>> due(SqlClient client, ShardRoute route, long nowUs, int limit) {
+  public Future<List<Stored>> due(SqlClient client, ShardRoute route, long nowUs, int limit) {
     String sql = "SELECT " + ENTRY + " FROM " + on(route.shard())
         + " WHERE parked = 0 AND next_attempt_us <= ? ORDER BY next_attempt_us, id LIMIT ?";
     return client.preparedQuery(sql).execute(Tuple.of(nowUs, limit)).map(rows -> {
-      List<OutboxEntry> entries = new ArrayList<>();
-      rows.forEach(row -> entries.add(entry(route.shard(), row)));
+      List<Stored> entries = new ArrayList<>();
+      rows.forEach(row -> entries.add(stored(row)));
       return entries;
     });
   }
 
-  /** One entry, if it is still there. */
-  public Future<OutboxEntry> get(SqlClient client, ShardRoute route, long id) {
+  /** One entry, if it is still there; null when it is not. */
+  public Future<Stored> get(SqlClient client, ShardRoute route, long id) {
     return client.preparedQuery("SELECT " + ENTRY + " FROM " + on(route.shard()) + " WHERE id = ?")
         .execute(Tuple.of(id))
-        .map(rows -> rows.size() == 0 ? null : entry(route.shard(), rows.iterator().next()));
+        .map(rows -> rows.size() == 0 ? null : stored(rows.iterator().next()));
   }
 
   /** Retires an entry whose work is done. */
@@ -222,19 +220,19 @@ public final class OutboxTable implements ShardTable {
   }
 
   /**
-   * Whether an inverse-edge entry for the copy (from, to) of an edge type waits here, not parked:
-   * work that will still write that copy.
+   * Whether an entry of {@code kind} for (type, from, to) waits here, not parked: for the
+   * inverse-edge kind, work that will still write that copy.
    */
-  public Future<Boolean> pendingFor(SqlClient client, ShardRoute route, int edgeTypeId, long from, long to) {
-    String sql = "SELECT 1 FROM " + on(route.shard()) + " WHERE parked = 0 AND kind = "
-        + OutboxOp.Kind.INVERSE_EDGE.code() + " AND edge_type = ? AND from_id = ? AND to_id = ? LIMIT 1";
-    return client.preparedQuery(sql).execute(Tuple.of(edgeTypeId, from, to)).map(rows -> rows.size() > 0);
+  public Future<Boolean> pendingFor(SqlClient client, ShardRoute route, int kind, int typeId, long from, long to) {
+    String sql = "SELECT 1 FROM " + on(route.shard())
+        + " WHERE parked = 0 AND kind = ? AND edge_type = ? AND from_id = ? AND to_id = ? LIMIT 1";
+    return client.preparedQuery(sql).execute(Tuple.of(kind, typeId, from, to)).map(rows -> rows.size() > 0);
   }
 
-  /** Removes the entries of these kinds for one FROM node that are older than entry {@code id}. */
-  public Future<Void> deleteOlder(SqlClient client, ShardRoute route, List<OutboxOp.Kind> kinds, long from, long id) {
+  /** Removes the entries of these kinds (codes) for one FROM node that are older than entry {@code id}. */
+  public Future<Void> deleteOlder(SqlClient client, ShardRoute route, List<Integer> kinds, long from, long id) {
     List<Object> arguments = new ArrayList<>();
-    String in = InLists.pad(kinds.stream().map(OutboxOp.Kind::code).toList(), arguments);
+    String in = InLists.pad(kinds, arguments);
     arguments.add(from);
     arguments.add(id);
     return client.preparedQuery("DELETE FROM " + on(route.shard()) + " WHERE kind IN (" + in + ") AND from_id = ?"
@@ -317,21 +315,10 @@ public final class OutboxTable implements ShardTable {
     return "SELECT COUNT(*) FROM " + on(shard) + " WHERE parked = ?";
   }
 
-  private static UniqueReleaseOp release(Row row, NodeId node) {
-    var released = SqlValues.parseObject(row.getString("data"));
-    return new UniqueReleaseOp(row.getInteger("edge_type"), released.path("field").asText(),
-        released.path("value").asText(), node, row.getLong("sequence"));
-  }
-
-  private static OutboxEntry entry(int shard, Row row) {
-    OutboxOp.Kind kind = OutboxOp.Kind.of(row.getInteger("kind"));
-    NodeId from = new NodeId(row.getLong("from_id"));
-    OutboxOp op = switch (kind) {
-      case INVERSE_EDGE -> new InverseOp(row.getInteger("edge_type"), from, new NodeId(row.getLong("to_id")),
-          EdgesTable.row(row));
-      case CASCADE_DELETE, CASCADE_ARCHIVE, CASCADE_RESTORE -> new CascadeOp(from, kind);
-      case UNIQUE_RELEASE -> release(row, from);
-    };
-    return new OutboxEntry(row.getLong("id"), shard, op, row.getInteger("attempts"));
+  private static Stored stored(Row row) {
+    Columns columns = new Columns(row.getInteger("kind"), row.getInteger("edge_type"), row.getLong("from_id"),
+        row.getLong("to_id"), row.getInteger("state"), row.getLong("sequence"), row.getString("data"),
+        row.getLong("updated_us"));
+    return new Stored(row.getLong("id"), columns, row.getInteger("attempts"));
   }
 }

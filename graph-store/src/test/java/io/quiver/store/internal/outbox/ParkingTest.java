@@ -69,6 +69,9 @@ class ParkingTest {
       assertThat(log.await(Level.ERROR, "parking outbox entry", Duration.ofSeconds(5)))
           .as("parking is reported with the entry's error").contains("after 8 attempts")
           .contains("edge type id 999 is not in the schema");
+      assertThat(tables.describeOutboxes()).as("the parked entry keeps its attempts and its error, for an operator")
+          .anyMatch(line -> line.contains(" 8 attempts") && line.contains(", parked, last error: ")
+              && line.contains("edge type id 999 is not in the schema"));
       assertThat(tables.outboxEntries(false)).as("nothing else waits behind it").isZero();
       tables.execute(board.shard(), "DELETE FROM " + tables.outboxTable().on(board.shard()) + " WHERE edge_type = 999");
     }
