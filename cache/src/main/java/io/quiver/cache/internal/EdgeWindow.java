@@ -38,15 +38,68 @@ import java.util.Set;
  * page far into is kept as far as they read it, and the others stay small. The weight bound
  * covers the deeper windows like the rest.
  *
- * @param version how many committed changes the list had when this window was true
- * @param depth how many edges the window was read to hold: its capacity as changes come
+ * <p>Its version is how many committed changes the list had when this window was true; its
+ * depth how many edges it was read to hold, its capacity as changes come.
  */
-public record EdgeWindow(List<Edge> edges, long count, long version, int depth) {
+public final class EdgeWindow {
   /** The deepest a window is read: the API's page cap. */
   public static final int MAX_DEPTH = EdgeQuery.MAX_LIMIT;
 
-  public EdgeWindow {
-    edges = List.copyOf(edges);
+  private final List<Edge> edges;
+  private final long count;
+  private final long version;
+  private final int depth;
+  /**
+   * The last page answered, and the query it answered: a window never changes (a change makes a
+   * new one), so the same query gets the same page — the same object, whose rendered bytes the
+   * API keeps ({@code RenderedJson}). A benign race, as {@link String#hashCode}'s: two readers
+   * may each compute the page, and either keeps it; a {@link Memo} is immutable, so whichever is
+   * read is whole.
+   */
+  private volatile Memo memo;
+
+  private record Memo(EdgeQuery query, EdgePage page) {}
+
+  public EdgeWindow(List<Edge> edges, long count, long version, int depth) {
+    this.edges = List.copyOf(edges);
+    this.count = count;
+    this.version = version;
+    this.depth = depth;
+  }
+
+  /** The newest edges held, newest first. */
+  public List<Edge> edges() {
+    return edges;
+  }
+
+  /** The list's count of active edges at {@link #version}. */
+  public long count() {
+    return count;
+  }
+
+  public long version() {
+    return version;
+  }
+
+  public int depth() {
+    return depth;
+  }
+
+  /** Equal when their edges, count, version and depth are: the page kept is not part of a window's value. */
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof EdgeWindow window && count == window.count && version == window.version
+        && depth == window.depth && edges.equals(window.edges);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(edges, count, version, depth);
+  }
+
+  @Override
+  public String toString() {
+    return "EdgeWindow[" + edges.size() + " edges, count " + count + ", version " + version + ", depth " + depth + "]";
   }
 
   /** A window as deep as it holds edges (for tests). */
@@ -200,6 +253,16 @@ public record EdgeWindow(List<Edge> edges, long count, long version, int depth) 
    * outside the window ranks below every edge in it.
    */
   public Optional<EdgePage> page(EdgeQuery query) {
+    Memo last = memo;
+    if (last != null && last.query().equals(query)) {
+      return Optional.of(last.page());
+    }
+    Optional<EdgePage> page = compute(query);
+    page.ifPresent(answered -> memo = new Memo(query, answered));
+    return page;
+  }
+
+  private Optional<EdgePage> compute(EdgeQuery query) {
     boolean complete = complete();
     if (!complete && query.order() == Order.ASC) {
       return Optional.empty();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.Order;
 import io.quiver.store.EdgeState;
@@ -101,6 +102,20 @@ class EdgeWindowTest {
 
     assertThat(window.after(added(2, 20, 5, 1), 10)).contains(window);
     assertThat(window.after(removed(2, 4), 10)).contains(window);
+  }
+
+  @Test
+  void aQueryAskedAgain_getsTheSamePage_untilTheWindowChanges() {
+    EdgeWindow window = new EdgeWindow(List.of(edge(3, 30), edge(2, 20), edge(1, 10)), 3, 1);
+    EdgeQuery two = EdgeQuery.firstPage(2);
+
+    EdgePage page = window.page(two).orElseThrow();
+    assertThat(window.page(EdgeQuery.firstPage(2)).orElseThrow()).as("an equal query: the page answered before")
+        .isSameAs(page);
+    assertThat(window.page(EdgeQuery.firstPage(3)).orElseThrow().edges()).hasSize(3);
+    assertThat(window.page(two).orElseThrow()).as("another query came between: an equal page").isEqualTo(page);
+    EdgeWindow after = window.after(added(4, 40, 2, 1), 10).orElseThrow();
+    assertThat(after.page(two).orElseThrow().edges()).extracting(Edge::to).containsExactly(to(4), to(3));
   }
 
   @Test

@@ -20,7 +20,9 @@ import java.util.function.BiConsumer;
  * value while a cache holds it. A cached node or edge is one immutable object read again and
  * again; rendering it once and keeping its bytes, keyed by that very object (weak keys, so an
  * entry goes when the cache drops the value), turns a hit's rendering into copying bytes. A page
- * is its edges' bytes joined. Without a cache (every read a new object) nothing is kept.
+ * is its edges' bytes joined, and a page a cached window answers again (the same object: the
+ * window keeps its last page) is kept whole once seen twice. Without a cache (every read a new
+ * object) nothing is kept.
  *
  * <p>One instance per server, shared by its event loops.
  */
@@ -35,20 +37,31 @@ public final class RenderedJson {
 
   /** Null when nothing is kept. */
   private final Cache<Object, byte[]> kept;
+  /**
+   * The pages seen once, by identity: a page is kept whole only when the same object comes back
+   * (a cached window answers a repeated query with the page it answered before), so a page read
+   * once — a deep page, an uncached answer — never pushes kept nodes and edges out.
+   */
+  private final Cache<Object, Boolean> pagesSeen;
 
-  private RenderedJson(Cache<Object, byte[]> kept) {
+  private RenderedJson(Cache<Object, byte[]> kept, Cache<Object, Boolean> pagesSeen) {
     this.kept = kept;
+    this.pagesSeen = pagesSeen;
   }
 
-  /** Keeps the bytes of up to about {@code maxBytes} of nodes and edges (for a server with a cache). */
+  /** Keeps the bytes of up to about {@code maxBytes} of nodes, edges and pages (for a server with a cache). */
   public static RenderedJson keeping(long maxBytes) {
     return new RenderedJson(Caffeine.newBuilder().weakKeys().maximumWeight(maxBytes)
-        .<Object, byte[]>weigher((value, bytes) -> bytes.length + 64).build());
+        .<Object, byte[]>weigher((value, bytes) -> bytes.length + 64).build(),
+        Caffeine.newBuilder().weakKeys().maximumSize(PAGES_SEEN).build());
   }
+
+  /** How many pages seen once are remembered, to be kept when seen again. */
+  private static final int PAGES_SEEN = 4096;
 
   /** Renders every time (for a server without a cache). */
   public static RenderedJson direct() {
-    return new RenderedJson(null);
+    return new RenderedJson(null, null);
   }
 
   public byte[] node(Node node) {
@@ -59,8 +72,28 @@ public final class RenderedJson {
     return kept == null ? renderEdge(edge) : kept.get(edge, RenderedJson::renderEdge);
   }
 
-  /** {@code {"edges": [...], "next": cursor}}. */
+  /**
+   * {@code {"edges": [...], "next": cursor}}: a page seen before, as the same object, is copied
+   * whole from the bytes kept for it; any other page is its edges' bytes joined.
+   */
   public Buffer page(EdgePage page) {
+    if (kept == null) {
+      return renderPage(page);
+    }
+    byte[] whole = kept.getIfPresent(page);
+    if (whole != null) {
+      return Buffer.buffer(whole);
+    }
+    Buffer rendered = renderPage(page);
+    if (pagesSeen.asMap().remove(page) != null) {
+      kept.put(page, rendered.getBytes());
+    } else {
+      pagesSeen.put(page, Boolean.TRUE);
+    }
+    return rendered;
+  }
+
+  private Buffer renderPage(EdgePage page) {
     Buffer out = Buffer.buffer(64 + page.edges().size() * 160).appendBytes(PAGE_START);
     joined(out, page.edges(), (into, edge) -> into.appendBytes(edge(edge)));
     return next(out, page.next()).appendByte((byte) '}');

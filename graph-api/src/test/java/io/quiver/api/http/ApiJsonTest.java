@@ -3,6 +3,7 @@ package io.quiver.api.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.Edge;
+import io.quiver.store.EdgePage;
 import io.quiver.store.HydratedPage;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
@@ -56,6 +57,28 @@ class ApiJsonTest {
       for (int twice = 0; twice < 2; twice++) {
         String written = rendered.hydrated(page).toString(StandardCharsets.UTF_8);
         assertThat(ApiJson.MAPPER.readTree(written)).isEqualTo(ApiJson.MAPPER.readTree(expected));
+      }
+    }
+  }
+
+  @Test
+  void aPage_isWrittenTheSame_theFirstTimeTheSecondAndOnceKeptWhole() throws Exception {
+    Instant at = Instant.parse("2026-11-22T01:02:03.456789Z");
+    Edge first = new Edge(NodeId.of(1, 1, 5), "follows", NodeId.of(2, 1, 6), 7, ApiJson.object().put("n", 1), at);
+    Edge second = new Edge(NodeId.of(1, 1, 5), "follows", NodeId.of(2, 1, 7), 6, ApiJson.object(), at);
+    EdgePage page = new EdgePage(List.of(first, second), new io.quiver.store.Cursor(6, NodeId.of(2, 1, 7).value()));
+    String expected = """
+        {"edges": [{"from": "%s", "type": "follows", "to": "%s", "sequence": 7, "data": {"n": 1},
+                    "updatedAt": "2026-11-22T01:02:03.456789Z"},
+                   {"from": "%s", "type": "follows", "to": "%s", "sequence": 6, "data": {},
+                    "updatedAt": "2026-11-22T01:02:03.456789Z"}],
+         "next": "%s"}""".formatted(first.from(), first.to(), second.from(), second.to(), page.next().encode());
+
+    for (RenderedJson rendered : List.of(RenderedJson.direct(), RenderedJson.keeping(1 << 20))) {
+      for (int time = 0; time < 3; time++) {
+        String written = rendered.page(page).toString(StandardCharsets.UTF_8);
+        assertThat(ApiJson.MAPPER.readTree(written)).as("read %d", time + 1)
+            .isEqualTo(ApiJson.MAPPER.readTree(expected));
       }
     }
   }
