@@ -40,8 +40,13 @@ public final class QueryKiller {
   private static final String PROCESSLIST =
       "SELECT ID, COMMAND, TIME_MS, STATE, INFO FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()";
 
-  /** One session to kill, and whether only its statement (a COMMIT) or the whole session. */
-  private record Victim(long id, boolean commit) {}
+  /** One session to kill, whether only its statement (in its commit) or the whole session, and its state. */
+  private record Victim(long id, boolean commit, String state) {
+    @Override
+    public String toString() {
+      return id + (commit ? " (query, " : " (session, ") + state + ")";
+    }
+  }
 
   private final long deadlineMs;
   private final Map<String, Set<Long>> sessions = new ConcurrentHashMap<>();
@@ -59,15 +64,21 @@ public final class QueryKiller {
   }
 
   /**
-   * A COMMIT, or a statement waiting for disk space to write the binary log: killed with
-   * {@code KILL QUERY}. Killing the whole session while it writes the binary log has crashed
-   * MariaDB 11.4 (signal 11) in {@code FullDiskTest}; killing the query has not, and MariaDB then
-   * commits the transaction and turns the binary log off.
+   * A session in its commit — a COMMIT, an autocommit statement committing (its state names the
+   * commit or the binary log), or a statement waiting for disk space to write the binary log:
+   * killed with {@code KILL QUERY}. Killing the whole session while it writes the binary log has
+   * crashed MariaDB 11.4 (signal 11) in {@code FullDiskTest}; killing the query has not, and
+   * MariaDB then commits the transaction and turns the binary log off.
    */
   private static boolean isCommit(Row row) {
     String info = row.getString("INFO");
     String state = row.getString("STATE");
-    return info != null && info.trim().equalsIgnoreCase("COMMIT") || state != null && state.contains("free space");
+    if (info != null && info.trim().equalsIgnoreCase("COMMIT")) {
+      return true;
+    }
+    String lower = state == null ? "" : state.toLowerCase(java.util.Locale.ROOT);
+    return lower.contains("free space") || lower.contains("commit") || lower.contains("binlog")
+        || lower.contains("binary log");
   }
 
   /** A deadline passed on {@code host}: its next sweep is due. */
@@ -103,7 +114,7 @@ public final class QueryKiller {
             }
             long runningMs = row.getNumeric("TIME_MS").longValue();
             if (runningMs >= deadlineMs) {
-              victims.add(new Victim(id, isCommit(row)));
+              victims.add(new Victim(id, isCommit(row), row.getString("STATE")));
             } else if (runningMs >= deadlineMs / 2) {
               // Its deadline may have passed after a wait for a connection: look again at the next sweep.
               overdue.add(host);
@@ -120,7 +131,7 @@ public final class QueryKiller {
           return Future.join(kills).otherwiseEmpty().map(done -> {
             if (!victims.isEmpty()) {
               log.warn("host {}: killed {} session(s) running a statement past the {} ms deadline (server threads {})",
-                  host, victims.size(), deadlineMs, victims.stream().map(Victim::id).toList());
+                  host, victims.size(), deadlineMs, victims);
             }
             return victims.size();
           });
