@@ -24,7 +24,13 @@ final class RedisCacheServer implements AutoCloseable {
     String since(Stats earlier) {
       long lookups = hits - earlier.hits + misses - earlier.misses;
       return String.format(java.util.Locale.ROOT, "Redis hit ratio %.3f (%d lookups), %d keys evicted, %d bytes used",
-          lookups == 0 ? 0.0 : (double) (hits - earlier.hits) / lookups, lookups, evicted - earlier.evicted, usedBytes);
+          hitRatioSince(earlier), lookups, evicted - earlier.evicted, usedBytes);
+    }
+
+    /** The hit ratio between {@code earlier} and this reading; 0 without lookups. */
+    double hitRatioSince(Stats earlier) {
+      long lookups = hits - earlier.hits + misses - earlier.misses;
+      return lookups == 0 ? 0.0 : (double) (hits - earlier.hits) / lookups;
     }
   }
 

@@ -28,12 +28,21 @@ final class Report {
    * @param run which run, from 1
    * @param sustained operations over the phase and the outbox drain after it, per second; null for
    *     targets without an outbox
+   * @param hitRatios each cache's hit ratio over the phase, by name: Quiver's ({@code nodes},
+   *     {@code edge_windows}, {@code edge_points}) from its {@code /metrics}, {@code redis} for
+   *     {@code lookaside}; empty for a target without a cache
+   * @param countsAgree whether the driver's count of each operation equals the server's own
+   *     ({@code /metrics}); null for a target that does not count
    */
   record Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained,
-      Cpu cpu, Disk disk) {
-    /** Without CPU or disk figures. */
+      Cpu cpu, Disk disk, Map<String, Double> hitRatios, Boolean countsAgree) {
+    Measured {
+      hitRatios = Map.copyOf(hitRatios);
+    }
+
+    /** Without CPU, disk, cache or count figures. */
     Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained) {
-      this(target, concurrency, run, seconds, recording, sustained, null, null);
+      this(target, concurrency, run, seconds, recording, sustained, null, null, Map.of(), null);
     }
 
     /** Successful operations a second: an answer of 5xx or none at all is a failure, counted beside, not here. */
@@ -237,6 +246,13 @@ final class Report {
         cpu.put("servers", measured.cpu().servers());
         cpu.put("generator", measured.cpu().generator());
         run.put("generatorCpuShare", measured.cpu().generatorShare());
+      }
+      if (!measured.hitRatios().isEmpty()) {
+        ObjectNode ratios = run.putObject("hitRatios");
+        new java.util.TreeMap<>(measured.hitRatios()).forEach(ratios::put);
+      }
+      if (measured.countsAgree() != null) {
+        run.put("countsAgree", measured.countsAgree());
       }
       if (measured.disk() != null) {
         ObjectNode disk = run.putObject("innoDbPerOperation");

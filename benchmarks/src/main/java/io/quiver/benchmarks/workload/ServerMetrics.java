@@ -69,11 +69,23 @@ record ServerMetrics(Map<String, Double> requests, Map<String, CacheCount> cache
 
   /** A cache's hit ratio between an earlier scrape and this one, with its lookups. */
   String hitRatioSince(ServerMetrics earlier, String cache) {
-    CacheCount now = caches.get(cache);
-    CacheCount then = earlier.caches.getOrDefault(cache, new CacheCount(0, 0, 0));
-    double hits = now.hits() - then.hits();
-    double lookups = hits + now.misses() - then.misses();
     return String.format(java.util.Locale.ROOT, "%s hit ratio %.3f (%.0f lookups)", cache,
-        lookups == 0 ? 0.0 : hits / lookups, lookups);
+        hitRatioValueSince(earlier, cache), lookupsSince(earlier, cache));
+  }
+
+  /** A cache's hit ratio between an earlier scrape and this one; 0 without lookups. */
+  double hitRatioValueSince(ServerMetrics earlier, String cache) {
+    double lookups = lookupsSince(earlier, cache);
+    return lookups == 0 ? 0.0 : (caches.get(cache).hits() - before(earlier, cache).hits()) / lookups;
+  }
+
+  private double lookupsSince(ServerMetrics earlier, String cache) {
+    CacheCount now = caches.get(cache);
+    CacheCount then = before(earlier, cache);
+    return now.hits() - then.hits() + now.misses() - then.misses();
+  }
+
+  private static CacheCount before(ServerMetrics earlier, String cache) {
+    return earlier.caches.getOrDefault(cache, new CacheCount(0, 0, 0));
   }
 }

@@ -339,20 +339,29 @@ public final class Workload {
         target.redis() == null ? "" : " and Redis", cpu.servers(), cpu.generator(), cpu.generatorShare() * 100,
         disk.pageReads(), disk.fsyncs(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
             "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse("")));
+    Map<String, Double> hitRatios = new HashMap<>();
     if (redisBefore != null) {
+      RedisCacheServer.Stats redisAfter = target.redis().stats();
+      hitRatios.put("redis", redisAfter.hitRatioSince(redisBefore));
       report.note(String.format(Locale.ROOT, "%s, %d callers%s: %s.", name, concurrency, run,
-          target.redis().stats().since(redisBefore)));
+          redisAfter.since(redisBefore)));
     }
     if (!target.quiver()) {
-      report.add(new Report.Measured(name, concurrency, round, seconds, recording, null, cpu, disk));
+      report.add(new Report.Measured(name, concurrency, round, seconds, recording, null, cpu, disk, hitRatios, null));
       return;
     }
     ServerMetrics after = scrape(metrics, target.spec().port());
-    report.note(compareCounts(name, concurrency, recording, before.requests(), after.requests()));
+    List<String> countsDiffer = countDifferences(recording, before.requests(), after.requests());
+    report.note(countsDiffer.isEmpty()
+        ? String.format("%s, %d callers: the driver's counts per operation equal the server's /metrics.", name,
+            concurrency)
+        : String.format("%s, %d callers: COUNTS DIFFER: %s", name, concurrency, countsDiffer));
     double drainSeconds = awaitOutboxesDrained(metrics, quivers);
     long operations = recording.all().getTotalCount();
     double sustained = operations / (seconds + drainSeconds);
-    report.add(new Report.Measured(name, concurrency, round, seconds, recording, sustained, cpu, disk));
+    after.caches().keySet().forEach(cache -> hitRatios.put(cache, after.hitRatioValueSince(before, cache)));
+    report.add(new Report.Measured(name, concurrency, round, seconds, recording, sustained, cpu, disk, hitRatios,
+        countsDiffer.isEmpty()));
     StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
         "%s, %d callers%s: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"
             + " and the drain)", name, concurrency, run, drainSeconds, sustained));
@@ -437,8 +446,8 @@ public final class Workload {
     return (System.nanoTime() - started) / 1e9;
   }
 
-  /** The driver's count per API operation against the server's own, over the measured phase. */
-  private static String compareCounts(String target, int concurrency, Recording recording, Map<String, Double> before,
+  /** Where the driver's count per API operation differs from the server's own over the measured phase; empty when none does. */
+  private static List<String> countDifferences(Recording recording, Map<String, Double> before,
       Map<String, Double> after) {
     Map<String, Long> driver = new HashMap<>();
     for (Operation operation : Operation.values()) {
@@ -451,9 +460,7 @@ public final class Workload {
         differences.add(operation + ": driver " + counted + ", server " + served);
       }
     });
-    return differences.isEmpty()
-        ? String.format("%s, %d callers: the driver's counts per operation equal the server's /metrics.", target, concurrency)
-        : String.format("%s, %d callers: COUNTS DIFFER: %s", target, concurrency, differences);
+    return differences;
   }
 
   /**
