@@ -67,44 +67,30 @@ class LayoutTest {
 
   @Test
   void noClassOutsideGraphStore_importsItsInternals_orTheSqlClient() {
-    List<String> offenders = new ArrayList<>();
-    for (Source source : sources()) {
-      if (source.module().equals("graph-store") || source.path().endsWith("LayoutTest.java")) {
-        continue;
-      }
-      if (source.text().contains("io.quiver.store.internal") || source.text().contains("io.vertx.sqlclient")
-          || source.text().contains("io.vertx.mysqlclient")) {
-        offenders.add(ROOT.relativize(source.path()).toString());
-      }
-    }
-    assertThat(offenders).isEmpty();
+    assertThat(offenders(source -> !source.module().equals("graph-store") && !source.path().endsWith("LayoutTest.java")
+        && (source.text().contains("io.quiver.store.internal") || source.text().contains("io.vertx.sqlclient")
+            || source.text().contains("io.vertx.mysqlclient")))).isEmpty();
   }
 
   @Test
   void noClassOutsideTheCacheModule_importsItsInternals_butTheMicroBenchmarksOfThem() {
-    List<String> offenders = new ArrayList<>();
-    for (Source source : sources()) {
+    assertThat(offenders(source -> {
       boolean microBenchmark = source.module().equals("benchmarks") && source.path().toString().contains("/jmh/");
-      if (source.module().equals("cache") || microBenchmark || source.path().endsWith("LayoutTest.java")) {
-        continue;
-      }
-      if (source.text().contains("io.quiver.cache.internal")) {
-        offenders.add(ROOT.relativize(source.path()).toString());
-      }
-    }
-    assertThat(offenders).isEmpty();
+      return !source.module().equals("cache") && !microBenchmark && !source.path().endsWith("LayoutTest.java")
+          && source.text().contains("io.quiver.cache.internal");
+    })).isEmpty();
   }
 
   @Test
   void graphStoresMainTables_importNothingOfTheOutboxWorkAboveThem() {
-    List<String> offenders = new ArrayList<>();
-    for (Source source : sources()) {
-      if (source.main() && source.packageName().equals("io.quiver.store.internal.table")
-          && source.text().contains("import io.quiver.store.internal.outbox.")) {
-        offenders.add(ROOT.relativize(source.path()).toString());
-      }
-    }
-    assertThat(offenders).as("tables know columns; each outbox kind says how it is stored (OutboxOp)").isEmpty();
+    assertThat(offenders(source -> source.main() && source.packageName().equals("io.quiver.store.internal.table")
+        && source.text().contains("import io.quiver.store.internal.outbox.")))
+        .as("tables know columns; each outbox kind says how it is stored (OutboxOp)").isEmpty();
+  }
+
+  /** The sources {@code breaks} a rule, as paths from the repository's root. */
+  private static List<String> offenders(java.util.function.Predicate<Source> breaks) {
+    return sources().stream().filter(breaks).map(source -> ROOT.relativize(source.path()).toString()).toList();
   }
 
   @Test

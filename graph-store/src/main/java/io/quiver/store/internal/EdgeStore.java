@@ -341,22 +341,16 @@ final class EdgeStore {
       int wholeUpTo) {
     List<Future<EdgesTable.Lookup>> reads = new ArrayList<>();
     for (ShardLookup shard : shards) {
-      Map<EdgesTable, Set<Long>> whole = new HashMap<>();
-      shard.byTable().forEach((table, keys) -> keys.forEach(key -> {
-        if (readWhole.contains(new EdgeListId(new NodeId(key.from()), table.type().name()))) {
-          whole.computeIfAbsent(table, t -> new HashSet<>()).add(key.from());
-        }
-      }));
       readQueries.increment();
       reads.add(client.read(shard.route(),
-          sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions, whole, wholeUpTo)));
+          sql -> EdgesTable.lookupMany(sql, shard.route(), shard.byTable(), withVersions, readWhole, wholeUpTo)));
     }
     return Future.all(reads).map(done -> {
       Map<EdgeId, Edge> found = new HashMap<>();
       Map<EdgeListId, Long> versions = new HashMap<>();
       Set<EdgeListId> whole = new HashSet<>();
       for (Future<EdgesTable.Lookup> read : reads) {
-        read.result().found().forEach(edge -> found.put(edge.id(), edge));
+        found.putAll(read.result().found());
         versions.putAll(read.result().versions());
         whole.addAll(read.result().whole());
       }

@@ -319,48 +319,58 @@ public final class ShardMover implements AutoCloseable {
       replication.remove(target);
       dropDatabases(target, databases);
       hosts.provision(new ShardMapChange.MoveShards(state.shards(), state.to()).applyTo(map), maps.schema());
-      long[] total = {0};
-      String position = copy.copy(source, target, databases, new StepProgress() {
-        @Override
-        public void total(long rows) {
-          total[0] = rows;
-          tell("copy", 0, rows, "copying " + rows + " rows from a snapshot of " + source.name());
-        }
-
-        @Override
-        public void done(long copied) {
-          rowsCopied = copied;
-          throttled("copy", copied, total[0], copied + " of " + total[0] + " rows copied");
-        }
-      }, stopped());
+      Told told = new Told("copy", "rows copied", rows -> "copying " + rows + " rows from a snapshot of "
+          + source.name(), copied -> rowsCopied = copied);
+      String position = copy.copy(source, target, databases, told, stopped());
       replication.start(source, target, databases, position);
-      tell("copy", total[0], total[0], rowsCopied + " rows copied at " + (position.isEmpty() ? "the log's start"
+      tell("copy", told.total, told.total, rowsCopied + " rows copied at " + (position.isEmpty() ? "the log's start"
           : "GTID " + position) + "; replicating from there");
     }
 
     private void verify(Host source, Host target) throws Exception {
-      long[] total = {0};
-      TableChecksums.Result result = checksums.compare(source, target, databases, new StepProgress() {
-        @Override
-        public void total(long chunks) {
-          total[0] = chunks;
-          tell("verify", 0, chunks, "comparing " + chunks + " chunks on both hosts");
-        }
-
-        @Override
-        public void done(long compared) {
-          chunksCompared = compared;
-          throttled("verify", compared, total[0], compared + " of " + total[0] + " chunks compared");
-        }
-      }, stopped());
+      Told told = new Told("verify", "chunks compared", chunks -> "comparing " + chunks + " chunks on both hosts",
+          compared -> chunksCompared = compared);
+      TableChecksums.Result result = checksums.compare(source, target, databases, told, stopped());
       if (!result.differences().isEmpty()) {
         List<String> found = result.differences().stream().map(Object::toString).toList();
-        tell("verify", chunksCompared, total[0], "differences: " + String.join("; ", found));
+        tell("verify", chunksCompared, told.total, "differences: " + String.join("; ", found));
         throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "the copy on " + target.name() + " differs from "
             + source.name() + " in " + found.size() + " chunk(s), first " + found.get(0) + "; the move stopped before"
             + " its cut-over (cancel it, or rerun it to verify again)", Map.of("differences", found));
       }
-      tell("verify", chunksCompared, total[0], chunksCompared + " chunks equal on both hosts");
+      tell("verify", chunksCompared, told.total, chunksCompared + " chunks equal on both hosts");
+    }
+
+    /**
+     * A step's progress as the move tells it: its start with the total, then "N of T counted" at
+     * most every so often ({@link #throttled}), each count also kept by {@code keep} for the report.
+     */
+    private final class Told implements StepProgress {
+      private final String phase;
+      private final String counted;
+      private final java.util.function.LongFunction<String> starting;
+      private final java.util.function.LongConsumer keep;
+      private long total;
+
+      Told(String phase, String counted, java.util.function.LongFunction<String> starting,
+          java.util.function.LongConsumer keep) {
+        this.phase = phase;
+        this.counted = counted;
+        this.starting = starting;
+        this.keep = keep;
+      }
+
+      @Override
+      public void total(long total) {
+        this.total = total;
+        tell(phase, 0, total, starting.apply(total));
+      }
+
+      @Override
+      public void done(long done) {
+        keep.accept(done);
+        throttled(phase, done, total, done + " of " + total + " " + counted);
+      }
     }
 
     /**

@@ -326,7 +326,7 @@ public final class EdgesTable implements ShardTable {
    * every live edge of each list said whole), (when asked) the version of every list asked about,
    * absent lists at 0, and the lists read whole.
    */
-  public record Lookup(List<Edge> found, Map<EdgeListId, Long> versions, Set<EdgeListId> whole) {}
+  public record Lookup(Map<EdgeId, Edge> found, Map<EdgeListId, Long> versions, Set<EdgeListId> whole) {}
 
   /**
    * The live rows (active or archived) of many keys in several edge tables of one shard, as edges,
@@ -336,17 +336,17 @@ public final class EdgesTable implements ShardTable {
    * {@code to_id}, its version in {@code sequence} and its count in {@code updated_us}, marked
    * {@code part = 0}).
    *
-   * <p>Each list of {@code readWhole} (sources by table; only with {@code withVersions}) whose count
-   * row says it has at most {@code wholeUpTo} active edges is also read whole, in the same
-   * statement: its count row joined first, so a longer list costs that one row, then its live
-   * rows by the primary key's prefix. The whole part of a table stops at {@code wholeUpTo + 1} rows
-   * per list named; a list is said whole ({@link Lookup#whole}) when it has a count row, at most
-   * {@code wholeUpTo} live rows were read of it, and its table's part did not stop early (archived
-   * rows are not counted, so a short list with many archived ones is read to that stop once, then
-   * not said whole). A list without a count row has never been written and is not said whole.
+   * <p>Each list of {@code readWhole} (only with {@code withVersions}) whose count row says it has
+   * at most {@code wholeUpTo} active edges is also read whole, in the same statement: its count row
+   * joined first, so a longer list costs that one row, then its live rows by the primary key's
+   * prefix. The whole part of a table stops at {@code wholeUpTo + 1} rows per list named; a list is
+   * said whole ({@link Lookup#whole}) when it has a count row, at most {@code wholeUpTo} live rows
+   * were read of it, and its table's part did not stop early (archived rows are not counted, so a
+   * short list with many archived ones is read to that stop once, then not said whole). A list
+   * without a count row has never been written and is not said whole.
    */
   public static Future<Lookup> lookupMany(SqlClient client, ShardRoute route, Map<EdgesTable, List<Key>> byTable,
-      boolean withVersions, Map<EdgesTable, Set<Long>> readWhole, int wholeUpTo) {
+      boolean withVersions, Set<EdgeListId> readWhole, int wholeUpTo) {
     List<EdgesTable> tables = new ArrayList<>(byTable.keySet());
     List<Object> arguments = new ArrayList<>();
     StringBuilder sql = new StringBuilder();
@@ -366,27 +366,26 @@ public final class EdgesTable implements ShardTable {
           .append(" e ON e.from_id = k.f AND e.to_id = k.t WHERE e.state <> ").append(EdgeRow.DELETED).append(')');
       arguments.add(pairs(byTable.get(tables.get(i)).stream().map(key -> new long[] {key.from(), key.to()}).toList()));
     }
-    Map<Integer, Set<Long>> wholeByPart = new HashMap<>();
-    Map<Integer, Integer> stopAt = new HashMap<>();
-    for (int i = 0; withVersions && wholeUpTo > 0 && i < tables.size(); i++) {
+    // The lists of each table to read whole, by the part of the statement that reads them.
+    Map<Integer, List<EdgeListId>> wholeByPart = new HashMap<>();
+    for (int i = 0; withVersions && wholeUpTo > 0 && !readWhole.isEmpty() && i < tables.size(); i++) {
       EdgesTable table = tables.get(i);
-      Set<Long> froms = readWhole.getOrDefault(table, Set.of());
-      if (froms.isEmpty()) {
+      List<EdgeListId> lists = byTable.get(table).stream().map(key -> new EdgeListId(new NodeId(key.from()),
+          table.type.name())).distinct().filter(readWhole::contains).toList();
+      if (lists.isEmpty()) {
         continue;
       }
       int part = tables.size() + 1 + i;
-      int stop = froms.size() * (wholeUpTo + 1);
-      wholeByPart.put(part, froms);
-      stopAt.put(part, stop);
+      wholeByPart.put(part, lists);
       sql.append(" UNION ALL (SELECT ").append(part)
           .append(" AS part, e.from_id, e.to_id, e.sequence, e.state, e.data, e.updated_us FROM ").append(KEYS)
           .append(" STRAIGHT_JOIN ").append(CountsTable.INSTANCE.on(route.shard()))
           .append(" c ON c.from_id = k.f AND c.edge_type = k.t AND c.count <= ? STRAIGHT_JOIN ")
           .append(table.on(route.shard())).append(" e ON e.from_id = c.from_id WHERE e.state IN (")
           .append(EdgeRow.ACTIVE).append(", ").append(EdgeRow.ARCHIVED).append(") LIMIT ?)");
-      arguments.add(pairs(froms.stream().sorted().map(from -> new long[] {from, table.type.id()}).toList()));
+      arguments.add(pairs(lists.stream().map(list -> new long[] {list.from().value(), table.type.id()}).toList()));
       arguments.add(wholeUpTo);
-      arguments.add(stop);
+      arguments.add(lists.size() * (wholeUpTo + 1));
     }
     return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
       Map<EdgeId, Edge> found = new HashMap<>();
@@ -399,7 +398,6 @@ public final class EdgesTable implements ShardTable {
             versions.put(new EdgeListId(new NodeId(key.from()), table.type.name()), 0L)));
       }
       Map<EdgeListId, List<Edge>> listed = new HashMap<>();
-      Map<Integer, Integer> readByPart = new HashMap<>();
       for (Row row : rows) {
         int part = row.getInteger("part");
         NodeId from = new NodeId(row.getLong("from_id"));
@@ -409,32 +407,28 @@ public final class EdgesTable implements ShardTable {
           counts.put(list, row.getLong("updated_us"));
           continue;
         }
-        EdgesTable table = tables.get((part - 1) % tables.size());
-        Edge edge = table.edge(from, new NodeId(row.getLong("to_id")), row(row));
+        Edge edge = tables.get((part - 1) % tables.size()).edge(from, new NodeId(row.getLong("to_id")), row(row));
         if (part <= tables.size()) {
           found.put(edge.id(), edge);
         } else {
           listed.computeIfAbsent(edge.id().list(), list -> new ArrayList<>()).add(edge);
-          readByPart.merge(part, 1, Integer::sum);
         }
       }
       Set<EdgeListId> whole = new HashSet<>();
-      wholeByPart.forEach((part, froms) -> {
-        if (readByPart.getOrDefault(part, 0) >= stopAt.get(part)) {
-          return;
+      for (List<EdgeListId> lists : wholeByPart.values()) {
+        int read = lists.stream().mapToInt(list -> listed.getOrDefault(list, List.of()).size()).sum();
+        if (read >= lists.size() * (wholeUpTo + 1)) {
+          continue;
         }
-        String type = tables.get(part - tables.size() - 1).type.name();
-        for (long from : froms) {
-          EdgeListId list = new EdgeListId(new NodeId(from), type);
-          Long count = counts.get(list);
+        for (EdgeListId list : lists) {
           List<Edge> edges = listed.getOrDefault(list, List.of());
-          if (count != null && count <= wholeUpTo && edges.size() <= wholeUpTo) {
+          if (counts.containsKey(list) && counts.get(list) <= wholeUpTo && edges.size() <= wholeUpTo) {
             whole.add(list);
             edges.forEach(edge -> found.put(edge.id(), edge));
           }
         }
-      });
-      return new Lookup(List.copyOf(found.values()), versions, whole);
+      }
+      return new Lookup(found, versions, whole);
     });
   }
 
