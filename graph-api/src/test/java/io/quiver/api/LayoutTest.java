@@ -88,6 +88,13 @@ class LayoutTest {
         .as("tables know columns; each outbox kind says how it is stored (OutboxOp)").isEmpty();
   }
 
+  @Test
+  void theCommandLine_reachesServersOnlyThroughTheAdminServiceAndTheJavaClient() {
+    assertThat(offenders(source -> source.main() && source.packageName().equals("io.quiver.api.cli")
+        && (source.text().contains("java.net.http") || source.text().contains("\"/v1/"))))
+        .as("a command speaks AdminService (RemoteAdminService) or QuiverClient, never HTTP by hand").isEmpty();
+  }
+
   /** The sources {@code breaks} a rule, as paths from the repository's root. */
   private static List<String> offenders(java.util.function.Predicate<Source> breaks) {
     return sources().stream().filter(breaks).map(source -> ROOT.relativize(source.path()).toString()).toList();

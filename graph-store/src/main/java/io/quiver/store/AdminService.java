@@ -77,14 +77,11 @@ public interface AdminService {
    */
   Future<Long> retryParked(String host);
 
+  /** The schema this process serves: the registry's types with their fields, defaults and unique indexes. */
+  Future<Schema> schema();
+
   /** The shard map as ZooKeeper holds it now. */
   Future<ShardMap> shardMap();
-
-  /**
-   * Publishes a new shard map, compare-and-set: its version must be the stored one plus one.
-   * Every shard database it names is provisioned first.
-   */
-  Future<ShardMap> publishShardMap(ShardMap next);
 
   /**
    * Makes one change to the shard map — add a host, open shards, set shards' state — and
@@ -92,7 +89,8 @@ public interface AdminService {
    * host must be reachable and every shard the changed map names is provisioned before anything is
    * published. {@code expectedVersion} ({@link GraphStore#ANY_VERSION} for none) is the version the
    * operator decided on: another one stored is a VERSION_CONFLICT, as is a change published
-   * meanwhile; a change the map cannot take is INVALID_ARGUMENT saying why.
+   * meanwhile; a change the map cannot take is INVALID_ARGUMENT saying why, and so is a
+   * {@link ShardMapChange.MoveShards}: shards change hosts only through {@link #moveShards}.
    */
   Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion);
 

@@ -1,9 +1,12 @@
 package io.quiver.api.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.api.http.ApiJson;
+import io.quiver.client.Edge;
+import io.quiver.client.EdgePage;
+import io.quiver.client.EdgeQuery;
 import java.io.PrintWriter;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -28,24 +31,30 @@ final class EdgesCommand extends CommandGroup {
     String after;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      String list = "/v1/nodes/" + from + "/edges/" + URLEncoder.encode(type, StandardCharsets.UTF_8);
-      JsonNode page = server.get(list + "?limit=" + limit
-          + (after == null ? "" : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8)));
+    int run(PrintWriter out) {
+      EdgeQuery query = EdgeQuery.newestFirst().limit(limit);
+      EdgePage page = remote.client().getEdges(from, type, after == null ? query : query.after(after));
       if (json) {
-        printJson(out, page);
+        ArrayNode edges = ApiJson.MAPPER.createArrayNode();
+        page.edges().forEach(edge -> edges.addObject().put("from", Long.toString(edge.from())).put("type", edge.type())
+            .put("to", Long.toString(edge.to())).put("sequence", edge.sequence()).put("archived", edge.archived())
+            .put("updatedAt", ApiJson.timestamp(edge.updatedAt())).set("data", edge.data()));
+        ObjectNode document = ApiJson.object();
+        document.set("edges", edges);
+        document.put("next", page.next());
+        printJson(out, document);
         return 0;
       }
-      long count = server.get(list + "/count").path("count").asLong();
+      long count = remote.client().countEdges(from, type);
       Table table = new Table("TO", "SEQUENCE", "STATE", "UPDATED", "DATA");
-      for (JsonNode edge : page.path("edges")) {
-        table.row(edge.path("to").asText(), edge.path("sequence").asText(), edge.path("state").asText("active"),
-            edge.path("updatedAt").asText(), edge.path("data").isMissingNode() ? "{}" : edge.path("data").toString());
+      for (Edge edge : page.edges()) {
+        table.row(Long.toString(edge.to()), Long.toString(edge.sequence()), edge.archived() ? "archived" : "active",
+            ApiJson.timestamp(edge.updatedAt()), edge.data() == null ? "{}" : edge.data().toString());
       }
       out.printf("%d has %d %s edges%n", from, count, type);
       table.print(out);
-      if (page.hasNonNull("next")) {
-        out.println("more: --after " + page.get("next").asText());
+      if (page.next() != null) {
+        out.println("more: --after " + page.next());
       }
       return 0;
     }

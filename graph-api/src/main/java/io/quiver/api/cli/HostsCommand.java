@@ -1,6 +1,7 @@
 package io.quiver.api.cli;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMapChange;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import picocli.CommandLine.Command;
@@ -16,8 +17,8 @@ final class HostsCommand extends CommandGroup {
       description = "Each host with whether it answers, its shards and its pool.")
   static final class List extends RemoteCommand {
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      return StatusCommand.printHosts(server, out, json, StatusCommand::hostTable);
+    int run(PrintWriter out) {
+      return StatusCommand.printHosts(this, out, StatusCommand::hostTable);
     }
   }
 
@@ -37,10 +38,8 @@ final class HostsCommand extends CommandGroup {
     Long ifVersion;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      ObjectNode body = AdminHttp.JSON.createObjectNode().put("name", name).put("primary", primary);
-      replicas.forEach(body.putArray("replicas")::add);
-      return ShardsCommand.changed(server.post("/v1/admin/hosts", body, ifVersion), json, out);
+    int run(PrintWriter out) {
+      return ShardsCommand.change(this, new ShardMapChange.AddHost(new Host(name, primary, replicas)), ifVersion, out);
     }
   }
 }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.stream.Stream;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -36,7 +35,7 @@ final class ImportCommand extends RemoteCommand {
   String name;
 
   @Override
-  int run(AdminHttp server, PrintWriter out) throws IOException {
+  int run(PrintWriter out) throws IOException {
     if (!Files.isRegularFile(file)) {
       throw new CommandFailure(2, "no file " + file);
     }
@@ -46,8 +45,8 @@ final class ImportCommand extends RemoteCommand {
       lines = all.filter(line -> !line.isBlank()).count();
     }
     ImportReport report;
-    try (QuiverClient quiver = QuiverClient.create(remote.server, Duration.ofSeconds(10));
-        ProgressBar bar = new ProgressBarBuilder()
+    QuiverClient quiver = remote.client();
+    try (ProgressBar bar = new ProgressBarBuilder()
             .setTaskName("import " + importName)
             .setInitialMax(lines)
             .setUnit(" lines", 1)
@@ -58,7 +57,7 @@ final class ImportCommand extends RemoteCommand {
       bar.stepTo(report.lines());
     }
     if (json) {
-      printJson(out, AdminHttp.JSON.valueToTree(report));
+      printJson(out, io.quiver.api.http.ApiJson.MAPPER.valueToTree(report));
       return report.refusedCount() == 0 ? 0 : 3;
     }
     out.printf("import %s: %d lines; nodes %d created, %d already there; edges %d created, %d updated,"

@@ -4,6 +4,7 @@ import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.cache.CacheInvalidations;
 import io.quiver.schema.SchemaWatcher;
+import io.quiver.store.AdminService;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
 import io.quiver.store.shard.ShardMapWatcher;
@@ -16,7 +17,8 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 /**
  * A fleet reached through its configuration file ({@code --config FILE}): the tools that work in
  * this process — provisioning, and a repair run without a server — rather than through a server's
- * admin API.
+ * admin API. They get the same {@link AdminService} a server's admin API is, so a command's work
+ * is written once, whichever way it reaches the fleet.
  */
 final class LocalFleet {
   private final Path config;
@@ -25,15 +27,16 @@ final class LocalFleet {
     this.config = config;
   }
 
-  interface BackendWork<T> {
-    T run(GraphBackend backend) throws Exception;
+  /** Work done with a fleet's admin service. */
+  interface AdminWork<T> {
+    T run(AdminService admin) throws Exception;
   }
 
   /**
    * Runs work on a backend of this process's own — no outbox draining — that joins the cache
    * invalidation channel, so that every change it commits reaches the running servers' caches.
    */
-  <T> T withBackend(BackendWork<T> work) throws Exception {
+  <T> T withAdmin(AdminWork<T> work) throws Exception {
     QuiverConfig settings = QuiverConfig.load(config);
     Vertx vertx = Vertx.vertx();
     try (CuratorFramework curator = CuratorFrameworkFactory.newClient(
@@ -50,7 +53,7 @@ final class LocalFleet {
           .build();
       try (CacheInvalidations announced = CacheInvalidations.join(vertx, curator, settings.cache(), backend.changes(),
           CacheInvalidations.Receiver.NONE)) {
-        return work.run(backend);
+        return work.run(backend.admin());
       } finally {
         backend.close().await();
       }

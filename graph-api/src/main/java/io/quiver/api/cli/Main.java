@@ -44,12 +44,13 @@ public final class Main {
     line.setOut(out);
     line.setErr(err);
     line.setExecutionExceptionHandler((failure, commandLine, parsed) -> {
-      commandLine.getErr().println("quiver: " + message(failure));
+      CommandFailure said = CommandFailure.of(failure);
+      commandLine.getErr().println("quiver: " + said.getMessage());
       if ("1".equals(System.getenv("QUIVER_DEBUG"))) {
         failure.printStackTrace(commandLine.getErr());
       }
       commandLine.getErr().flush();
-      return failure instanceof CommandFailure known ? known.status() : 1;
+      return said.status();
     });
     line.setParameterExceptionHandler(Main::usageError);
     return line;
@@ -82,10 +83,6 @@ public final class Main {
     err.println("(quiver " + (command.getParent() == null ? "" : command.getCommandName() + " ") + "--help says more)");
     err.flush();
     return 2;
-  }
-
-  private static String message(Throwable failure) {
-    return failure.getMessage() != null ? failure.getMessage() : failure.getClass().getSimpleName();
   }
 
   /**

@@ -1,16 +1,20 @@
 package io.quiver.api.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.api.http.AdminJson;
+import io.quiver.store.AdminService;
+import io.quiver.store.MoveProgress;
+import io.quiver.store.MoveReport;
+import io.quiver.store.shard.ShardSpan;
 import java.io.PrintWriter;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
- * A shard move followed from its NDJSON progress: one bar per phase that has a measure (rows
+ * A shard move followed from its progress: one bar per phase that has a measure (rows
  * copied, chunks compared) with rate and time left, on standard error; each phase's closing line
- * (and each cut-over step) printed on standard output. With {@code --json} the lines are passed
- * through as they come.
+ * (and each cut-over step) printed on standard output. With {@code --json} each step is printed
+ * as the API's progress line, as it comes.
  */
 final class MoveProgressBar {
   private final PrintWriter out;
@@ -22,33 +26,29 @@ final class MoveProgressBar {
     this.out = out;
   }
 
-  /** Starts the move described by {@code body} and follows it; answers the last line (the summary, or the error). */
-  static JsonNode follow(AdminHttp server, JsonNode body, PrintWriter out, boolean json) {
+  /** Starts the move (or resumes it) and follows it; answers its report, or throws why it stopped. */
+  static MoveReport follow(AdminService admin, ShardSpan shards, String to, String stopBefore, PrintWriter out,
+      boolean json) {
     MoveProgressBar bars = new MoveProgressBar(out);
     try {
-      return server.stream("POST", "/v1/admin/shards/move", body, line -> {
+      return admin.moveShards(shards, to, stopBefore, step -> {
         if (json) {
-          if (!line.has("summary")) {
-            out.println(line);
-            out.flush();
-          }
+          out.println(AdminJson.write(step));
+          out.flush();
         } else {
-          bars.show(line);
+          bars.show(step);
         }
-      });
+      }).await();
     } finally {
       bars.closeBar();
     }
   }
 
-  private void show(JsonNode line) {
-    if (!line.has("phase")) {
-      return;
-    }
-    String now = line.path("phase").asText();
-    long done = line.path("done").asLong();
-    long total = line.path("total").asLong();
-    String message = line.path("progress").asText();
+  private synchronized void show(MoveProgress step) {
+    String now = step.phase();
+    long done = step.done();
+    long total = step.total();
+    String message = step.message();
     if (!now.equals(phase)) {
       closeBar();
       phase = now;
@@ -70,7 +70,7 @@ final class MoveProgressBar {
     }
   }
 
-  private void closeBar() {
+  private synchronized void closeBar() {
     if (bar != null) {
       bar.close();
       bar = null;

@@ -1,5 +1,8 @@
 package io.quiver.api.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.api.http.ApiJson;
+import io.quiver.client.Node;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -14,8 +17,14 @@ final class NodeCommand extends CommandGroup {
     long id;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      printJson(out, server.get("/v1/nodes/" + id));
+    int run(PrintWriter out) {
+      Node node = remote.client().getNode(id);
+      ObjectNode document = ApiJson.object().put("id", Long.toString(node.id())).put("type", node.type())
+          .put("shard", node.shard());
+      document.set("data", node.data());
+      document.put("version", node.version()).put("createdAt", ApiJson.timestamp(node.createdAt()))
+          .put("updatedAt", ApiJson.timestamp(node.updatedAt()));
+      printJson(out, document);
       return 0;
     }
   }

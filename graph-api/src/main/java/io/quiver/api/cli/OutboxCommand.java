@@ -16,8 +16,8 @@ final class OutboxCommand extends CommandGroup {
       description = "Pending and parked entries per host, and how old the oldest pending one is.")
   static final class Status extends RemoteCommand {
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      return StatusCommand.printHosts(server, out, json, StatusCommand::outboxTable);
+    int run(PrintWriter out) {
+      return StatusCommand.printHosts(this, out, StatusCommand::outboxTable);
     }
   }
 
@@ -28,12 +28,8 @@ final class OutboxCommand extends CommandGroup {
     String host;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      var body = AdminHttp.JSON.createObjectNode();
-      if (host != null) {
-        body.put("host", host);
-      }
-      long retried = server.post("/v1/admin/outbox/retry-parked", body).path("retried").asLong();
+    int run(PrintWriter out) {
+      long retried = remote.admin().retryParked(host).await();
       out.printf("%d parked entries %s due again%n", retried, host == null ? "on every host are" : "on " + host + " are");
       out.flush();
       return 0;

@@ -20,7 +20,7 @@ final class ProvisionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ProvisionReport report = new LocalFleet(config).withBackend(backend -> backend.admin().provision().await());
+    ProvisionReport report = new LocalFleet(config).withAdmin(admin -> admin.provision().await());
     spec.commandLine().getOut().printf("%d shards: %d databases and %d tables created%n",
         report.shards(), report.databasesCreated(), report.tablesCreated());
     spec.commandLine().getOut().flush();

@@ -10,7 +10,10 @@ import picocli.CommandLine.Spec;
 
 /**
  * A command that talks to a running server: {@code --server}, {@code --token}, and {@code --json}
- * for scripts (the server's own document, pretty-printed) instead of the table for people.
+ * for scripts (the server's own document, pretty-printed) instead of the table for people. It
+ * reaches the server through {@code remote.admin()} — an {@link io.quiver.store.AdminService},
+ * so what it reads is typed and checked by the compiler — or {@code remote.client()} for graph
+ * reads.
  */
 abstract class RemoteCommand implements Callable<Integer> {
   @Mixin
@@ -24,13 +27,13 @@ abstract class RemoteCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() throws Exception {
-    try (AdminHttp server = remote.connect()) {
-      return run(server, spec.commandLine().getOut());
+    try (RemoteOptions server = remote) {
+      return run(spec.commandLine().getOut());
     }
   }
 
   /** The command's work; answers its exit status. */
-  abstract int run(AdminHttp server, PrintWriter out) throws Exception;
+  abstract int run(PrintWriter out) throws Exception;
 
   static void printJson(PrintWriter out, JsonNode document) {
     out.println(document.toPrettyString());

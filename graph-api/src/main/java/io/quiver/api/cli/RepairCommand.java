@@ -1,13 +1,18 @@
 package io.quiver.api.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.api.http.AdminJson;
+import io.quiver.store.AdminService;
+import io.quiver.store.RepairReport;
+import io.quiver.store.UniqueRepairReport;
+import io.quiver.schema.UniqueIndex;
 import java.io.PrintWriter;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
+import io.vertx.core.Future;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -16,9 +21,9 @@ import picocli.CommandLine.Parameters;
  * {@code quiver repair EDGE_TYPE} and {@code quiver repair --unique TYPE.FIELD}: FriendFeed's
  * Cleaner, over an edge type and its inverse (missing or differing copies) or over a unique
  * field's index (missing and orphaned claims, values held twice; an index still building turns
- * active when none are). Through a running server's admin API with a progress bar, or with
- * {@code --config FILE} in this process (progress lines), its fixes announced to the servers'
- * caches either way. Exits 3 when values are held twice.
+ * active when none are). Written once against {@link AdminService}: through a running server's
+ * admin API, or with {@code --config FILE} in this process, under the same progress bar and with
+ * its fixes announced to the servers' caches either way. Exits 3 when values are held twice.
  */
 @Command(name = "repair", mixinStandardHelpOptions = true,
     description = "Find and fix inverse edges that are missing or differ, or a unique index's claims.")
@@ -37,83 +42,74 @@ final class RepairCommand extends RemoteCommand {
   Path config;
 
   @Override
-  int run(AdminHttp server, PrintWriter out) throws Exception {
+  int run(PrintWriter out) throws Exception {
     String edges = edgeType != null ? edgeType : edgeTypeOption;
     if ((edges == null) == (unique == null)) {
       throw new CommandFailure(2, "repair needs an EDGE_TYPE or --unique TYPE.FIELD (one of them)");
     }
-    String[] typeAndField = unique == null ? null : typeAndField(unique);
-    JsonNode report = config != null
-        ? local(edges, typeAndField, out)
-        : remote(server, unique == null
-            ? "/v1/admin/repair/" + encode(edges)
-            : "/v1/admin/unique/" + encode(typeAndField[0]) + "/" + encode(typeAndField[1]) + "/repair");
+    if (unique == null) {
+      RepairReport report = config != null
+          ? new LocalFleet(config).withAdmin(admin -> edges(admin, edges))
+          : edges(remote.admin(), edges);
+      if (json) {
+        printJson(out, AdminJson.write(report));
+      } else {
+        summarize(report, out);
+      }
+      return 0;
+    }
+    String[] typeAndField = typeAndField(unique);
+    UniqueRepairReport report = config != null
+        ? new LocalFleet(config).withAdmin(admin -> unique(admin, typeAndField[0], typeAndField[1], "repair"))
+        : unique(remote.admin(), typeAndField[0], typeAndField[1], "repair");
     if (json) {
-      printJson(out, report);
+      printJson(out, AdminJson.write(report));
     } else {
       summarize(report, out);
     }
-    return report.path("duplicates").isEmpty() ? 0 : 3;
+    return report.duplicates().isEmpty() ? 0 : 3;
   }
 
-  private JsonNode local(String edges, String[] typeAndField, PrintWriter out) throws Exception {
-    Object report = new LocalFleet(config).withBackend(backend -> typeAndField == null
-        ? backend.admin().repair(edges, line -> progress(out, line)).await()
-        : backend.admin().repairUnique(typeAndField[0], typeAndField[1], line -> progress(out, line)).await());
-    return AdminHttp.JSON.valueToTree(report);
+  private static RepairReport edges(AdminService admin, String edgeType) {
+    return underBar(admin, "repair", progress -> admin.repair(edgeType, progress));
   }
 
-  private static void progress(PrintWriter out, String line) {
-    out.println(line);
-    out.flush();
+  /** A unique index's scan under a bar named {@code task} (the schema's build of an index runs it too). */
+  static UniqueRepairReport unique(AdminService admin, String type, String field, String task) {
+    return underBar(admin, task, progress -> admin.repairUnique(type, field, progress));
   }
 
-  /** The server's NDJSON progress under a bar (a line per shard and pass), then its summary. */
-  static JsonNode remote(AdminHttp server, String path) {
-    return remote(server, path, "repair");
-  }
-
-  /** As {@link #remote(AdminHttp, String)}, the bar named {@code task}. */
-  static JsonNode remote(AdminHttp server, String path, String task) {
-    int shards = server.get("/v1/admin/shard-map").path("ranges").findValues("to").stream()
-        .mapToInt(JsonNode::asInt).max().orElse(0) + 1;
+  /** A scan's progress under a bar: a line per shard and pass steps it; the closing "done: …" line is the summary's. */
+  private static <T> T underBar(AdminService admin, String task, Function<Consumer<String>, Future<T>> scan) {
+    int shards = admin.shardMap().await().allShards().size();
     try (ProgressBar bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(2L * shards)
         .setUnit(" shards", 1).setStyle(ProgressBarStyle.ASCII).showSpeed().build()) {
-      JsonNode last = server.stream("POST", path, line -> {
-        // A line per shard and pass steps the bar; the closing "done: …" line is the summary's, not a step.
-        if (line.has("progress") && !line.get("progress").asText().startsWith("done")) {
+      T report = scan.apply(line -> {
+        if (!line.startsWith("done")) {
           bar.step();
-          bar.setExtraMessage(line.get("progress").asText().replaceAll(";.*", ""));
+          bar.setExtraMessage(line.replaceAll(";.*", ""));
         }
-      });
+      }).await();
       bar.stepTo(bar.getMax());
-      if (last == null || !last.has("summary")) {
-        throw new CommandFailure(1, "the repair ended without its summary: "
-            + (last == null ? "no answer" : last.path("error").asText(last.toString())));
-      }
-      return last.get("summary");
+      return report;
     }
   }
 
-  static void summarize(JsonNode report, PrintWriter out) {
-    if (report.has("edgeType")) {
-      out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs, %d orphaned inverses,"
-              + " %d pairs in flight (left to their outbox entries), %d copies fixed%n",
-          report.path("edgeType").asText(), report.path("scanned").asLong(), report.path("missingInverse").asLong(),
-          report.path("differing").asLong(), report.path("orphanedInverse").asLong(), report.path("inFlight").asLong(),
-          report.path("fixed").asLong());
-    } else {
-      out.printf("repair of %s.%s: %d nodes and %d claims scanned, %d claims restored, %d orphaned claims removed,"
-              + " %d in flight (younger than the lease), %d values held twice; the index is %s%n",
-          report.path("type").asText(), report.path("field").asText(), report.path("nodesScanned").asLong(),
-          report.path("claimsScanned").asLong(), report.path("claimsRestored").asLong(),
-          report.path("orphansRemoved").asLong(), report.path("inFlight").asLong(), report.path("duplicates").size(),
-          report.path("active").asBoolean() ? "active" : "building");
-      for (JsonNode duplicate : report.path("duplicates")) {
-        java.util.List<String> nodes = new java.util.ArrayList<>();
-        duplicate.path("nodes").forEach(node -> nodes.add(node.asText()));
-        out.printf("  %s is held by %s%n", duplicate.path("value").asText(), String.join(", ", nodes));
-      }
+  static void summarize(RepairReport report, PrintWriter out) {
+    out.printf("repair of %s: %d rows scanned, %d missing inverses, %d differing pairs, %d orphaned inverses,"
+            + " %d pairs in flight (left to their outbox entries), %d copies fixed%n",
+        report.edgeType(), report.scanned(), report.missingInverse(), report.differing(), report.orphanedInverse(),
+        report.inFlight(), report.fixed());
+    out.flush();
+  }
+
+  static void summarize(UniqueRepairReport report, PrintWriter out) {
+    out.printf("repair of %s.%s: %d nodes and %d claims scanned, %d claims restored, %d orphaned claims removed,"
+            + " %d in flight (younger than the lease), %d values held twice; the index is %s%n",
+        report.type(), report.field(), report.nodesScanned(), report.claimsScanned(), report.claimsRestored(),
+        report.orphansRemoved(), report.inFlight(), report.duplicates().size(), report.active() ? "active" : "building");
+    for (UniqueIndex.Duplicate duplicate : report.duplicates()) {
+      out.printf("  %s is held by %s%n", duplicate.value(), String.join(", ", duplicate.nodes()));
     }
     out.flush();
   }
@@ -124,9 +120,5 @@ final class RepairCommand extends RemoteCommand {
       throw new CommandFailure(2, "--unique takes TYPE.FIELD, as user.username");
     }
     return new String[] {text.substring(0, dot), text.substring(dot + 1)};
-  }
-
-  private static String encode(String segment) {
-    return URLEncoder.encode(segment, StandardCharsets.UTF_8);
   }
 }

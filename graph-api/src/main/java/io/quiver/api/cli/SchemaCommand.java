@@ -1,12 +1,25 @@
 package io.quiver.api.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.api.http.ApiJson;
+import io.quiver.core.GraphException;
+import io.quiver.schema.Fields;
+import io.quiver.schema.NodeType;
+import io.quiver.schema.Schema;
+import io.quiver.schema.SchemaChanges;
+import io.quiver.schema.SchemaJson;
+import io.quiver.schema.UniqueIndex;
+import io.quiver.store.AdminService;
+import io.quiver.store.UniqueRepairReport;
+import io.vertx.core.Future;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -14,10 +27,9 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code quiver schema show | diff FILE | apply FILE}: the registry's types as the server serves
  * them, and a schema document's changes to them — what each would change and whether the
- * compatibility rules allow it (asked of the server with {@code ?dryRun=true}), before anything is
- * applied. A type the document does not name is left as it is. A unique index declared on a type
+ * compatibility rules allow it (asked of the registry as a preview), before anything is applied. A type the document does not name is left as it is. A unique index declared on a type
  * that has nodes is published building and then built under a progress bar, by the unique repair's
- * scan through the server.
+ * scan. Every call goes through the {@link AdminService}; only the document is read as JSON.
  */
 @Command(name = "schema", mixinStandardHelpOptions = true, description = "The schema registry's types.",
     subcommands = {SchemaCommand.Show.class, SchemaCommand.Diff.class, SchemaCommand.Apply.class})
@@ -27,40 +39,37 @@ final class SchemaCommand extends CommandGroup {
       description = "Node types with their fields and defaults; edge types with their ends and inverses.")
   static final class Show extends RemoteCommand {
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      JsonNode schema = server.get("/v1/schema");
+    int run(PrintWriter out) {
+      Schema schema = remote.admin().schema().await();
       if (json) {
-        printJson(out, schema);
+        printJson(out, SchemaJson.write(schema));
         return 0;
       }
-      out.printf("schema version %d%n%n", schema.path("version").asLong());
+      out.printf("schema version %d%n%n", schema.version());
       Table nodes = new Table("NODE TYPE", "ID", "STRICT", "FIELDS");
-      schema.path("nodeTypes").fields().forEachRemaining(type -> nodes.row(type.getKey(), type.getValue().path("id").asInt(),
-          type.getValue().path("strict").asBoolean() ? "yes" : "no", fields(type.getValue().path("fields"))));
+      schema.nodeTypes().forEach((name, type) -> nodes.row(name, type.id(), type.strict() ? "yes" : "no",
+          fields(type.fields())));
       nodes.print(out);
       out.println();
       Table edges = new Table("EDGE TYPE", "ID", "FROM", "TO", "INVERSE", "FIELDS");
-      schema.path("edgeTypes").fields().forEachRemaining(type -> edges.row(type.getKey(), type.getValue().path("id").asInt(),
-          type.getValue().path("from").asText(), type.getValue().path("to").asText(),
-          type.getValue().path("inverse").asText("-"), fields(type.getValue().path("fields"))));
+      schema.edgeTypes().forEach((name, type) -> edges.row(name, type.id(), type.from(), type.to(),
+          type.inverse() == null ? "-" : type.inverse(), fields(type.fields())));
       edges.print(out);
       return 0;
     }
 
-    /** {@code name:type=default}, unique fields marked {@code !}. */
-    private static String fields(JsonNode fields) {
+    /** {@code name:type=default}, required and unique fields marked. */
+    private static String fields(Fields fields) {
       List<String> described = new ArrayList<>();
-      fields.fields().forEachRemaining(field -> {
-        JsonNode def = field.getValue();
-        String text = field.getKey() + ":" + def.path("type").asText();
-        if (def.has("default")) {
-          text += "=" + def.get("default");
+      fields.definitions().forEach((name, field) -> {
+        String text = name + ":" + field.type().jsonName();
+        if (field.hasDefault()) {
+          text += "=" + field.defaultValue();
         }
-        if (def.path("required").asBoolean()) {
+        if (field.required()) {
           text += " (required)";
         }
-        if (!def.path("unique").isMissingNode() && !def.path("unique").isNull() && !def.path("unique").equals(
-            AdminHttp.JSON.getNodeFactory().booleanNode(false))) {
+        if (field.unique() != null) {
           text += " (unique)";
         }
         described.add(text);
@@ -79,8 +88,8 @@ final class SchemaCommand extends CommandGroup {
     boolean changeDefaults;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) throws IOException {
-      List<TypeChange> changes = compare(server, file, changeDefaults);
+    int run(PrintWriter out) throws IOException {
+      List<TypeChange> changes = compare(remote.admin(), file, permits(changeDefaults));
       print(changes, out);
       return changes.stream().anyMatch(TypeChange::refused) ? 3 : 0;
     }
@@ -96,51 +105,52 @@ final class SchemaCommand extends CommandGroup {
     boolean changeDefaults;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) throws IOException {
-      List<TypeChange> changes = compare(server, file, changeDefaults);
+    int run(PrintWriter out) throws IOException {
+      AdminService admin = remote.admin();
+      Set<SchemaChanges.Permit> permits = permits(changeDefaults);
+      List<TypeChange> changes = compare(admin, file, permits);
       print(changes, out);
       if (changes.stream().anyMatch(TypeChange::refused)) {
         throw new CommandFailure(1, "the rules refuse a change above; nothing was applied");
       }
+      Set<SchemaChanges.Permit> andBuildLater = EnumSet.of(SchemaChanges.Permit.BUILD_INDEXES_LATER);
+      andBuildLater.addAll(permits);
       long version = -1;
       for (TypeChange change : changes) {
         if (!change.lines().isEmpty()) {
-          String path = change.path(changeDefaults);
-          version = server.put(path + (path.contains("?") ? "&" : "?") + "buildLater=true", change.definition())
-              .path("version").asLong();
+          version = change.define(admin, andBuildLater).await().version();
           out.printf("defined %s%n", change.name());
         }
       }
       out.println(version < 0 ? "nothing to change" : "schema version " + version);
       out.flush();
-      return buildIndexes(server, out);
+      return buildIndexes(admin, out);
     }
 
     /**
      * Every unique index left building (declared on a type that has nodes): built by the unique
-     * repair's scan through the server, under a progress bar; exits 3 when values are held twice.
+     * repair's scan, under a progress bar; exits 3 when values are held twice.
      */
-    private static int buildIndexes(AdminHttp server, PrintWriter out) {
+    private static int buildIndexes(AdminService admin, PrintWriter out) {
       int status = 0;
-      JsonNode schema = server.get("/v1/schema");
-      for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> types = schema.path("nodeTypes").fields();
-          types.hasNext(); ) {
-        java.util.Map.Entry<String, JsonNode> type = types.next();
-        for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> fields = type.getValue().path("fields").fields();
-            fields.hasNext(); ) {
-          java.util.Map.Entry<String, JsonNode> field = fields.next();
-          if ("building".equals(field.getValue().path("unique").path("state").asText())) {
-            out.printf("building the unique index of %s.%s%n", type.getKey(), field.getKey());
+      for (NodeType type : admin.schema().await().nodeTypes().values()) {
+        for (var field : type.uniqueFields().entrySet()) {
+          if (field.getValue().unique().state() == UniqueIndex.State.BUILDING) {
+            out.printf("building the unique index of %s.%s%n", type.name(), field.getKey());
             out.flush();
-            JsonNode report = RepairCommand.remote(server, "/v1/admin/unique/" + type.getKey() + "/" + field.getKey()
-                + "/repair", "index " + type.getKey() + "." + field.getKey());
+            UniqueRepairReport report = RepairCommand.unique(admin, type.name(), field.getKey(),
+                "index " + type.name() + "." + field.getKey());
             RepairCommand.summarize(report, out);
-            status = report.path("duplicates").isEmpty() ? status : 3;
+            status = report.duplicates().isEmpty() ? status : 3;
           }
         }
       }
       return status;
     }
+  }
+
+  private static Set<SchemaChanges.Permit> permits(boolean changeDefaults) {
+    return changeDefaults ? EnumSet.of(SchemaChanges.Permit.CHANGE_DEFAULTS) : EnumSet.noneOf(SchemaChanges.Permit.class);
   }
 
   /**
@@ -156,40 +166,51 @@ final class SchemaCommand extends CommandGroup {
       return kind + " type " + typeName;
     }
 
-    String path(boolean changeDefaults) {
-      return "/v1/schema/" + kind + "-types/" + typeName + (changeDefaults ? "?changeDefaults=true" : "");
+    /** Defines the type as the document does ({@code preview}: only asks what that would publish). */
+    Future<Schema> define(AdminService admin, Set<SchemaChanges.Permit> permits) {
+      return kind.equals("node")
+          ? admin.defineNodeType(SchemaJson.readNodeType(typeName, definition), permits)
+          : admin.defineEdgeType(SchemaJson.readEdgeType(typeName, definition), permits);
+    }
+
+    Future<Schema> preview(AdminService admin, Set<SchemaChanges.Permit> permits) {
+      return kind.equals("node")
+          ? admin.previewNodeType(SchemaJson.readNodeType(typeName, definition), permits)
+          : admin.previewEdgeType(SchemaJson.readEdgeType(typeName, definition), permits);
     }
   }
 
-  private static List<TypeChange> compare(AdminHttp server, Path file, boolean changeDefaults) throws IOException {
+  private static List<TypeChange> compare(AdminService admin, Path file, Set<SchemaChanges.Permit> permits)
+      throws IOException {
     JsonNode document;
     try {
-      document = AdminHttp.JSON.readTree(Files.readString(file));
+      document = ApiJson.MAPPER.readTree(Files.readString(file));
     } catch (java.nio.file.NoSuchFileException missing) {
       throw new CommandFailure(2, "no file " + file);
     } catch (com.fasterxml.jackson.core.JsonProcessingException malformed) {
       throw new CommandFailure(1, file + " is not JSON: " + malformed.getOriginalMessage());
     }
-    JsonNode stored = server.get("/v1/schema");
+    JsonNode stored = SchemaJson.write(admin.schema().await());
     List<TypeChange> changes = new ArrayList<>();
     for (String kind : List.of("node", "edge")) {
       String member = kind + "Types";
       document.path(member).fields().forEachRemaining(entry -> {
         List<String> lines = differences(stored.path(member).get(entry.getKey()), entry.getValue());
         TypeChange change = new TypeChange(kind, entry.getKey(), entry.getValue(), lines, null);
-        changes.add(lines.isEmpty() ? change : verdict(server, change, changeDefaults));
+        changes.add(lines.isEmpty() ? change : verdict(admin, change, permits));
       });
     }
     return changes;
   }
 
-  /** The server's verdict on a change: the definition sent with {@code dryRun}, nothing changed. */
-  private static TypeChange verdict(AdminHttp server, TypeChange change, boolean changeDefaults) {
+  /** The rules' verdict on a change: what it would publish, asked of the registry, nothing changed. */
+  private static TypeChange verdict(AdminService admin, TypeChange change, Set<SchemaChanges.Permit> permits) {
     try {
-      server.put(change.path(changeDefaults) + (changeDefaults ? "&" : "?") + "dryRun=true", change.definition());
+      change.preview(admin, permits).await();
       return change;
-    } catch (CommandFailure refused) {
-      return new TypeChange(change.kind(), change.typeName(), change.definition(), change.lines(), refused.getMessage());
+    } catch (GraphException refused) {
+      return new TypeChange(change.kind(), change.typeName(), change.definition(), change.lines(),
+          CommandFailure.of(refused).getMessage());
     }
   }
 

@@ -1,10 +1,20 @@
 package io.quiver.api.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import io.quiver.api.http.AdminJson;
+import io.quiver.core.GraphException;
+import io.quiver.store.GraphStore;
+import io.quiver.store.MoveReport;
+import io.quiver.store.ShardMoveStatus;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapChange;
+import io.quiver.store.shard.ShardMapJson;
+import io.quiver.store.shard.ShardRange;
+import io.quiver.store.shard.ShardSpan;
+import io.quiver.store.shard.ShardState;
 import java.io.PrintWriter;
-import java.util.HashMap;
-import java.util.Map;
+import java.time.Duration;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -25,10 +35,10 @@ final class ShardsCommand extends CommandGroup {
       description = "The shards as runs of one host, state and openness to new nodes.")
   static final class List extends RemoteCommand {
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      JsonNode map = server.get("/v1/admin/shard-map");
+    int run(PrintWriter out) {
+      ShardMap map = remote.admin().shardMap().await();
       if (json) {
-        printJson(out, map);
+        printJson(out, ShardMapJson.write(map));
       } else {
         print(map, out, "");
       }
@@ -52,10 +62,8 @@ final class ShardsCommand extends CommandGroup {
     Long ifVersion;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      ObjectNode body = AdminHttp.JSON.createObjectNode().put("shards", shards).put("host", host)
-          .put("acceptNewNodes", !closed);
-      return changed(server.post("/v1/admin/shards", body, ifVersion), json, out);
+    int run(PrintWriter out) {
+      return change(this, new ShardMapChange.OpenShards(ShardSpan.parse(shards), host, !closed), ifVersion, out);
     }
   }
 
@@ -72,9 +80,9 @@ final class ShardsCommand extends CommandGroup {
     Long ifVersion;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      ObjectNode body = AdminHttp.JSON.createObjectNode().put("shards", shards).put("state", state);
-      return changed(server.post("/v1/admin/shards/state", body, ifVersion), json, out);
+    int run(PrintWriter out) {
+      return change(this, new ShardMapChange.SetState(ShardSpan.parse(shards), ShardState.fromJsonName(state)),
+          ifVersion, out);
     }
   }
 
@@ -100,49 +108,43 @@ final class ShardsCommand extends CommandGroup {
     boolean cancel;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
+    int run(PrintWriter out) {
       if (status || cancel) {
-        JsonNode answer = status ? server.get("/v1/admin/shards/move").path("move")
-            : server.post("/v1/admin/shards/move/cancel", null, null).path("cancelled");
+        Optional<ShardMoveStatus> move = status ? remote.admin().shardMove().await()
+            : Optional.of(remote.admin().cancelShardMove().await());
         if (json) {
-          printJson(out, answer);
-        } else if (answer.isNull() || answer.isMissingNode()) {
+          printJson(out, move.map(AdminJson::write).orElse(NullNode.getInstance()));
+        } else if (move.isEmpty()) {
           out.println("no shard move is under way");
         } else {
-          out.printf("%s shards %s from %s to %s, %s%s%n", cancel ? "cancelled the move of" : "moving",
-              answer.path("shards").asText(), answer.path("from").asText(), answer.path("to").asText(),
-              cancel ? "undone" : "at " + answer.path("phase").asText(),
-              answer.path("runner").isNull() ? (cancel ? "" : "; no server runs it now: rerun it to resume")
-                  : (cancel ? "; its server is undoing it" : " on server " + answer.path("runner").asText()));
+          ShardMoveStatus shown = move.get();
+          out.printf("%s shards %s from %s to %s, %s%s%n", cancel ? "cancelled the move of" : "moving", shown.shards(),
+              shown.from(), shown.to(), cancel ? "undone" : "at " + shown.phase(),
+              shown.runner() == null ? (cancel ? "" : "; no server runs it now: rerun it to resume")
+                  : (cancel ? "; its server is undoing it" : " on server " + shown.runner()));
         }
         return 0;
       }
       if (shards == null || to == null) {
         throw new CommandFailure(2, "shards move needs SHARDS and --to HOST (or --status, --cancel)");
       }
-      ObjectNode body = AdminHttp.JSON.createObjectNode().put("shards", shards).put("to", to);
-      if (stopBefore != null) {
-        body.put("stopBefore", stopBefore);
+      MoveReport report;
+      try {
+        report = MoveProgressBar.follow(remote.admin(), ShardSpan.parse(shards), to, stopBefore, out, json);
+      } catch (GraphException stopped) {
+        throw new CommandFailure(CommandFailure.of(stopped).status(), "the move stopped: "
+            + CommandFailure.of(stopped).getMessage());
       }
-      JsonNode last = MoveProgressBar.follow(server, body, out, json);
-      if (last == null || !last.has("summary")) {
-        throw new CommandFailure(1, "the move stopped: " + (last == null ? "no answer"
-            : last.path("error").isObject() ? last.path("error").path("message").asText()
-            : last.path("error").asText(last.toString())));
-      }
-      JsonNode report = last.get("summary");
       if (json) {
-        printJson(out, report);
-      } else if ("done".equals(report.path("reached").asText())) {
+        printJson(out, AdminJson.write(report));
+      } else if ("done".equals(report.reached())) {
         out.printf("moved shards %s from %s to %s in %.1f s: %d rows copied, %d chunks verified equal, writes refused"
-                + " for %d ms; the old copy is kept as %s%n", report.path("shards").asText(), report.path("from").asText(),
-            report.path("to").asText(), report.path("millis").asLong() / 1000.0, report.path("rowsCopied").asLong(),
-            report.path("chunksCompared").asLong(), report.path("writesRefusedMillis").asLong(),
-            String.join(", ", AdminHttp.JSON.convertValue(report.path("retired"), String[].class)));
+                + " for %d ms; the old copy is kept as %s%n", report.shards(), report.from(), report.to(),
+            report.millis() / 1000.0, report.rowsCopied(), report.chunksCompared(), report.writesRefusedMillis(),
+            String.join(", ", report.retired()));
       } else {
         out.printf("shards %s stopped before %s, replicating from %s to %s; rerun the move to go on%n",
-            report.path("shards").asText(), report.path("reached").asText(), report.path("from").asText(),
-            report.path("to").asText());
+            report.shards(), report.reached(), report.from(), report.to());
       }
       return 0;
     }
@@ -156,24 +158,27 @@ final class ShardsCommand extends CommandGroup {
     long graceHours;
 
     @Override
-    int run(AdminHttp server, PrintWriter out) {
-      JsonNode answer = server.post("/v1/admin/shards/retired/drop",
-          AdminHttp.JSON.createObjectNode().put("graceHours", graceHours), null);
+    int run(PrintWriter out) {
+      java.util.List<String> dropped = remote.admin().dropRetiredShards(Duration.ofHours(graceHours)).await();
       if (json) {
-        printJson(out, answer);
-      } else if (answer.path("dropped").isEmpty()) {
+        var document = io.quiver.api.http.ApiJson.object();
+        dropped.forEach(document.putArray("dropped")::add);
+        printJson(out, document);
+      } else if (dropped.isEmpty()) {
         out.println("no retired copy is older than " + graceHours + " h");
       } else {
-        answer.path("dropped").forEach(name -> out.println("dropped " + name.asText()));
+        dropped.forEach(name -> out.println("dropped " + name));
       }
       return 0;
     }
   }
 
-  /** After a change: the map as published. */
-  static int changed(JsonNode map, boolean json, PrintWriter out) {
-    if (json) {
-      RemoteCommand.printJson(out, map);
+  /** A change of the map, against version {@code ifVersion} (null: any); then the map as published. */
+  static int change(RemoteCommand command, ShardMapChange change, Long ifVersion, PrintWriter out) {
+    ShardMap map = command.remote.admin().changeShardMap(change, ifVersion == null ? GraphStore.ANY_VERSION : ifVersion)
+        .await();
+    if (command.json) {
+      RemoteCommand.printJson(out, ShardMapJson.write(map));
     } else {
       print(map, out, " published");
     }
@@ -181,33 +186,25 @@ final class ShardsCommand extends CommandGroup {
   }
 
   /** The ranges split into runs of one state and openness, so what differs shows. */
-  static void print(JsonNode map, PrintWriter out, String headingSuffix) {
-    Map<Integer, String> states = new HashMap<>();
-    map.path("state").fields().forEachRemaining(entry -> states.put(Integer.parseInt(entry.getKey()), entry.getValue().asText()));
+  static void print(ShardMap map, PrintWriter out, String headingSuffix) {
     Table table = new Table("SHARDS", "HOST", "STATE", "NEW NODES");
-    for (JsonNode range : map.path("ranges")) {
-      int runFrom = range.path("from").asInt();
-      int to = range.path("to").asInt();
-      for (int shard = runFrom; shard <= to; shard++) {
-        boolean ends = shard == to || !states.getOrDefault(shard + 1, "read-write").equals(states.getOrDefault(shard, "read-write"))
+    for (ShardRange range : map.ranges()) {
+      int runFrom = range.from();
+      for (int shard = runFrom; shard <= range.to(); shard++) {
+        boolean ends = shard == range.to() || map.stateOf(shard + 1) != map.stateOf(shard)
             || isOpen(map, shard + 1) != isOpen(map, shard);
         if (ends) {
-          table.row(runFrom == shard ? Integer.toString(shard) : runFrom + "-" + shard, range.path("host").asText(),
-              states.getOrDefault(shard, "read-write"), isOpen(map, shard) ? "yes" : "no");
+          table.row(runFrom == shard ? Integer.toString(shard) : runFrom + "-" + shard, range.host(),
+              map.stateOf(shard).jsonName(), isOpen(map, shard) ? "yes" : "no");
           runFrom = shard + 1;
         }
       }
     }
-    out.printf("shard map version %d%s%n", map.path("version").asLong(), headingSuffix);
+    out.printf("shard map version %d%s%n", map.version(), headingSuffix);
     table.print(out);
   }
 
-  private static boolean isOpen(JsonNode map, int shard) {
-    for (JsonNode span : map.path("open")) {
-      if (shard >= span.get(0).asInt() && shard <= span.get(1).asInt()) {
-        return true;
-      }
-    }
-    return false;
+  private static boolean isOpen(ShardMap map, int shard) {
+    return map.open().stream().anyMatch(span -> shard >= span.from() && shard <= span.to());
   }
 }

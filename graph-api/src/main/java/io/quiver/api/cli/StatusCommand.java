@@ -1,7 +1,9 @@
 package io.quiver.api.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.quiver.api.http.AdminJson;
+import io.quiver.api.http.StatusReport;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
 
@@ -10,25 +12,24 @@ import picocli.CommandLine.Command;
     description = "Hosts up or down with their shards, pools and outboxes; the map's and schema's versions; caches.")
 final class StatusCommand extends RemoteCommand {
   @Override
-  int run(AdminHttp server, PrintWriter out) {
-    JsonNode status = server.get("/v1/admin/status");
+  int run(PrintWriter out) {
+    StatusReport status = remote.admin().status().await();
     if (json) {
-      printJson(out, status);
+      printJson(out, AdminJson.write(status));
       return 0;
     }
-    out.printf("shard map version %d, schema version %d, ZooKeeper %s%n%n", status.path("shardMapVersion").asLong(),
-        status.path("schemaVersion").asLong(), status.path("zookeeper").asText());
-    hostTable(status.path("hosts")).print(out);
+    out.printf("shard map version %d, schema version %d, ZooKeeper %s%n%n", status.shardMapVersion(),
+        status.schemaVersion(), status.zooKeeperUp() ? "up" : "down");
+    hostTable(status.hosts()).print(out);
     out.println();
-    outboxTable(status.path("hosts")).print(out);
+    outboxTable(status.hosts()).print(out);
     out.println();
     Table caches = new Table("CACHE", "HIT RATIO", "HITS", "MISSES", "ENTRIES", "WEIGHT MB");
-    for (JsonNode cache : status.path("caches")) {
-      caches.row(cache.path("cache").asText(), String.format("%.3f", cache.path("hitRatio").asDouble()),
-          cache.path("hits").asLong(), cache.path("misses").asLong(), cache.path("entries").asLong(),
-          String.format("%.1f", cache.path("weightBytes").asLong() / 1e6));
+    for (StatusReport.CacheStatus cache : status.caches()) {
+      caches.row(cache.cache(), String.format("%.3f", cache.hitRatio()), cache.hits(), cache.misses(), cache.entries(),
+          String.format("%.1f", cache.weightBytes() / 1e6));
     }
-    if (status.path("caches").isEmpty()) {
+    if (status.caches().isEmpty()) {
       out.println("this server runs without a cache");
     } else {
       caches.print(out);
@@ -37,33 +38,31 @@ final class StatusCommand extends RemoteCommand {
   }
 
   /** The hosts part of the status: as JSON, or as the table {@code table} makes of it. */
-  static int printHosts(AdminHttp server, PrintWriter out, boolean json, Function<JsonNode, Table> table) {
-    JsonNode hosts = server.get("/v1/admin/status").path("hosts");
-    if (json) {
-      printJson(out, hosts);
+  static int printHosts(RemoteCommand command, PrintWriter out, Function<List<StatusReport.HostStatus>, Table> table) {
+    StatusReport status = command.remote.admin().status().await();
+    if (command.json) {
+      printJson(out, AdminJson.write(status).get("hosts"));
     } else {
-      table.apply(hosts).print(out);
+      table.apply(status.hosts()).print(out);
     }
     return 0;
   }
 
   /** One row per host: whether it answers this server, its primary, shards and pool. */
-  static Table hostTable(JsonNode hosts) {
+  static Table hostTable(List<StatusReport.HostStatus> hosts) {
     Table table = new Table("HOST", "PRIMARY", "STATE", "SHARDS", "POOL");
-    hosts.fields().forEachRemaining(host -> table.row(host.getKey(), host.getValue().path("primary").asText(),
-        host.getValue().path("state").asText(), host.getValue().path("shards").asInt(),
-        host.getValue().path("poolConnections").asInt()));
+    hosts.forEach(host -> table.row(host.name(), host.primary(), host.state(), host.shards(), host.poolConnections()));
     return table;
   }
 
   /** One row per host: its outbox, where this server drains it ({@code -} where another server does). */
-  static Table outboxTable(JsonNode hosts) {
+  static Table outboxTable(List<StatusReport.HostStatus> hosts) {
     Table table = new Table("HOST", "OUTBOX PENDING", "PARKED", "OLDEST MS");
-    hosts.fields().forEachRemaining(host -> {
-      JsonNode outbox = host.getValue().path("outbox");
-      table.row(host.getKey(), outbox.isMissingNode() ? "-" : outbox.path("pending").asLong(),
-          outbox.isMissingNode() ? "-" : outbox.path("parked").asLong(),
-          outbox.isMissingNode() ? "-" : outbox.path("oldestPendingAgeMs").asLong());
+    hosts.forEach(host -> {
+      StatusReport.OutboxStatus outbox = host.outbox();
+      boolean known = outbox != null && outbox.known();
+      table.row(host.name(), known ? outbox.pending() : "-", known ? outbox.parked() : "-",
+          known ? outbox.oldestPendingAgeMs() : "-");
     });
     return table;
   }

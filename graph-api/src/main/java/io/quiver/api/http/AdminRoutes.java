@@ -11,6 +11,7 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaJson;
 import io.quiver.store.AdminService;
+import io.quiver.store.MoveReport;
 import io.quiver.store.ShardMoveStatus;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMapChange;
@@ -42,9 +43,12 @@ import java.util.function.Supplier;
  * publishes a schema or shard-map change, and answers once this server serves it.
  *
  * <p>The calls: define a node or edge type ({@code ?dryRun=true}: what it would publish, or the
- * rule that refuses it); repair an edge type or a unique index (NDJSON progress); read the shard
- * map and the {@link ServerStatus}; add a host, open shards, set shards' state ({@code If-Match}:
- * only against that map version); retry parked outbox entries.
+ * rule that refuses it); apply a schema document (the types it adds); provision what the map and
+ * the schema need; repair an edge type or a unique index (NDJSON progress); read the shard map and
+ * the {@link ServerStatus}; add a host, open shards, set shards' state ({@code If-Match}: only
+ * against that map version); move shards; retry parked outbox entries. Every document is written
+ * by {@link AdminJson} (or the schema's and the map's codecs), which the remote admin service
+ * reads them back with.
  */
 public final class AdminRoutes {
   /**
@@ -98,7 +102,7 @@ public final class AdminRoutes {
     RequestObserver.operation(router.post("/v1/admin/outbox/retry-parked"), "retryParked")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> retryParked(ctx)));
     RequestObserver.operation(router.get("/v1/admin/status"), "getStatus")
-        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, status::read));
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> status.read().map(AdminJson::write)));
     RequestObserver.operation(router.post("/v1/admin/hosts"), "addHost")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> changeShardMap(ctx, ADD_HOST)));
     RequestObserver.operation(router.post("/v1/admin/shards"), "openShards")
@@ -111,6 +115,11 @@ public final class AdminRoutes {
     RequestObserver.operation(router.post("/v1/admin/shards/move/cancel"), "cancelShardMove")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.cancelShardMove()
             .map(move -> ApiJson.object().set("cancelled", moveStatus(move)))));
+    RequestObserver.operation(router.post("/v1/admin/schema/apply"), "applySchema")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.applySchema(
+            SchemaJson.read(Requests.body(ctx, Set.of("version", "nodeTypes", "edgeTypes")))).map(SchemaJson::write)));
+    RequestObserver.operation(router.post("/v1/admin/provision"), "provision")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.provision().map(AdminJson::write)));
     RequestObserver.operation(router.post("/v1/admin/shards/retired/drop"), "dropRetiredShards")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> dropRetired(ctx)));
   }
@@ -182,7 +191,7 @@ public final class AdminRoutes {
 
   /** Long work that reports progress as it goes, a JSON line at a time: a repair, a shard move. */
   private interface Scan {
-    Future<?> run(Consumer<ObjectNode> progress);
+    Future<? extends Record> run(Consumer<ObjectNode> progress);
   }
 
   /** A repair's progress, a line of text each: {@code {"progress": "..."}}. */
@@ -195,13 +204,12 @@ public final class AdminRoutes {
    * the move under way resumed if it is this one. Each
    * progress line is {@code {"phase", "done", "total", "progress"}}; the last is the report.
    */
-  private Future<?> moveShards(RoutingContext ctx, Consumer<ObjectNode> progress) {
+  private Future<MoveReport> moveShards(RoutingContext ctx, Consumer<ObjectNode> progress) {
     ObjectNode body = Requests.body(ctx, Set.of("shards", "to", "stopBefore"));
     ShardSpan shards = ShardSpan.parse(Requests.textMember(body, "shards"));
     String to = Requests.textMember(body, "to");
     String stopBefore = body.hasNonNull("stopBefore") ? Requests.textMember(body, "stopBefore") : null;
-    return admin.moveShards(shards, to, stopBefore, step -> progress.accept(ApiJson.object().put("phase", step.phase())
-        .put("done", step.done()).put("total", step.total()).put("progress", step.message())));
+    return admin.moveShards(shards, to, stopBefore, step -> progress.accept(AdminJson.write(step)));
   }
 
   /** {@code {"graceHours": 24}} (the default): retired copies older than that are dropped. */
@@ -221,7 +229,7 @@ public final class AdminRoutes {
   }
 
   private static JsonNode moveStatus(ShardMoveStatus move) {
-    return move == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : ApiJson.MAPPER.valueToTree(move);
+    return move == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : AdminJson.write(move);
   }
 
   /**
@@ -237,7 +245,7 @@ public final class AdminRoutes {
       return;
     }
     HttpServerResponse response = ctx.response();
-    Future<?> scanning;
+    Future<? extends Record> scanning;
     try {
       scanning = scan.run(line -> {
         synchronized (response) {
@@ -253,7 +261,7 @@ public final class AdminRoutes {
     scanning
         .onSuccess(report -> {
           ObjectNode summary = ApiJson.object();
-          summary.set("summary", ApiJson.MAPPER.valueToTree(report));
+          summary.set("summary", AdminJson.write(report));
           synchronized (response) {
             if (!response.headWritten()) {
               response.putHeader("Content-Type", ApiJson.CONTENT_TYPE);
@@ -263,8 +271,7 @@ public final class AdminRoutes {
         })
         .onFailure(failure -> {
           if (response.headWritten()) {
-            response.end(ApiJson.buffer(ApiJson.object().put("error", String.valueOf(failure.getMessage())))
-                .appendString("\n"));
+            response.end(ApiJson.buffer(AdminJson.failedLine(failure)).appendString("\n"));
           } else {
             ctx.fail(failure);
           }

@@ -48,10 +48,10 @@ public final class ApiErrors {
   }
 
   /** How an error code is answered: the HTTP status and the code's name on the wire. */
-  record Answer(int status, String code) {}
+  public record Answer(int status, String code) {}
 
   /** The one mapping of {@link GraphException.Code} to HTTP. */
-  static Answer answer(GraphException.Code code) {
+  public static Answer answer(GraphException.Code code) {
     return switch (code) {
       case INVALID_ARGUMENT -> new Answer(400, "invalid_request");
       case SCHEMA_VIOLATION -> new Answer(422, "schema_violation");
@@ -65,6 +65,20 @@ public final class ApiErrors {
       case UNAVAILABLE, ABORTED -> new Answer(503, "unavailable");
       case INTERNAL -> new Answer(500, "internal");
     };
+  }
+
+  /**
+   * The code an answer's wire name stands for, read back by a client of this API: the first code
+   * {@link #answer} maps to it (so {@code unavailable} reads as UNAVAILABLE, not ABORTED); a name
+   * no code maps to ({@code method_not_allowed}, say) is INVALID_ARGUMENT for a 4xx, INTERNAL else.
+   */
+  public static GraphException.Code code(String wireName, int status) {
+    for (GraphException.Code code : GraphException.Code.values()) {
+      if (answer(code).code().equals(wireName)) {
+        return code;
+      }
+    }
+    return status >= 400 && status < 500 ? GraphException.Code.INVALID_ARGUMENT : GraphException.Code.INTERNAL;
   }
 
   private static void respond(RoutingContext ctx, GraphException failure) {

@@ -1,6 +1,5 @@
 package io.quiver.api.http;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.cache.CacheFigures;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.AdminService;
@@ -36,46 +35,35 @@ public final class ServerStatus {
     this.zooKeeper = zooKeeper;
   }
 
-  /** The status document; outbox figures are those of the hosts this server drains. */
-  public Future<ObjectNode> read() {
+  /** The status; outbox figures are those of the hosts this server drains. */
+  public Future<StatusReport> read() {
     return admin.shardMap()
-        .compose(map -> telemetry.outboxStats().map(outboxes -> document(map, outboxes)));
+        .compose(map -> telemetry.outboxStats().map(outboxes -> report(map, outboxes)));
   }
 
-  private ObjectNode document(ShardMap map, Map<String, OutboxStats> outboxes) {
-    ObjectNode status = ApiJson.object();
-    status.put("shardMapVersion", map.version());
-    status.put("schemaVersion", schemas.current().version());
-    status.put("zookeeper", zooKeeper.getAsBoolean() ? "up" : "down");
+  private StatusReport report(ShardMap map, Map<String, OutboxStats> outboxes) {
     Map<String, String> states = telemetry.hostStates();
     Map<String, String> problems = telemetry.hostProblems();
     Map<String, Integer> pools = telemetry.poolSizes();
-    ObjectNode hosts = status.putObject("hosts");
-    map.hosts().values().stream().sorted((a, b) -> a.name().compareTo(b.name())).forEach(host -> {
-      ObjectNode entry = hosts.putObject(host.name());
-      entry.put("primary", host.primary());
-      // unknown: a host this server has not probed yet (just added to the map)
-      entry.put("state", states.getOrDefault(host.name(), "unknown"));
-      if (problems.containsKey(host.name())) {
-        entry.put("problem", problems.get(host.name()));
-      }
-      entry.put("shards", map.shardsOn(host.name()).size());
-      entry.put("poolConnections", pools.getOrDefault(host.name(), 0));
-      OutboxStats outbox = outboxes.get(host.name());
-      if (outbox != null) {
-        entry.putObject("outbox").put("pending", outbox.pending()).put("parked", outbox.parked())
-            .put("oldestPendingAgeMs", outbox.oldestPendingAgeMillis());
-      } else if (!map.shardsOn(host.name()).isEmpty()) {
-        // Not drained by this server, or its host did not answer in time: unknown, never left out.
-        entry.put("outbox", "unknown");
-      }
-    });
-    var cacheList = status.putArray("caches");
-    for (CacheFigures figures : caches.get()) {
-      cacheList.addObject().put("cache", figures.cache()).put("hits", figures.hits()).put("misses", figures.misses())
-          .put("hitRatio", Math.round(figures.hitRatio() * 10_000) / 10_000.0).put("entries", figures.entries())
-          .put("weightBytes", figures.weightBytes()).put("evictions", figures.evictions());
-    }
-    return status;
+    List<StatusReport.HostStatus> hosts = map.hosts().values().stream()
+        .sorted((a, b) -> a.name().compareTo(b.name()))
+        .map(host -> {
+          OutboxStats drained = outboxes.get(host.name());
+          int shards = map.shardsOn(host.name()).size();
+          // Not drained by this server, or its host did not answer in time: unknown, never left out.
+          StatusReport.OutboxStatus outbox = drained != null
+              ? StatusReport.OutboxStatus.of(drained.pending(), drained.parked(), drained.oldestPendingAgeMillis())
+              : shards > 0 ? StatusReport.OutboxStatus.UNKNOWN : null;
+          // unknown: a host this server has not probed yet (just added to the map)
+          return new StatusReport.HostStatus(host.name(), host.primary(), states.getOrDefault(host.name(), "unknown"),
+              problems.get(host.name()), shards, pools.getOrDefault(host.name(), 0), outbox);
+        })
+        .toList();
+    List<StatusReport.CacheStatus> caches = this.caches.get().stream()
+        .map(figures -> new StatusReport.CacheStatus(figures.cache(), figures.hits(), figures.misses(),
+            Math.round(figures.hitRatio() * 10_000) / 10_000.0, figures.entries(), figures.weightBytes(),
+            figures.evictions()))
+        .toList();
+    return new StatusReport(map.version(), schemas.current().version(), zooKeeper.getAsBoolean(), hosts, caches);
   }
 }

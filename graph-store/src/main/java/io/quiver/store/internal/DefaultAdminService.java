@@ -196,21 +196,21 @@ final class DefaultAdminService implements AdminService {
   }
 
   @Override
+  public Future<Schema> schema() {
+    return Future.succeededFuture(schemas.current());
+  }
+
+  @Override
   public Future<ShardMap> shardMap() {
     return run(this::storedMap);
   }
 
   @Override
-  public Future<ShardMap> publishShardMap(ShardMap next) {
-    return run(() -> {
-      provisioner.provision(next, schemas.current());
-      mapStore().publish(next);
-      return next;
-    });
-  }
-
-  @Override
   public Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion) {
+    if (change instanceof ShardMapChange.MoveShards) {
+      return Future.failedFuture(GraphException.invalid("shards are moved by a shard move, which copies their data"
+          + " before the map names their new host; the map change alone would lose it"));
+    }
     return run(() -> applyChange(change, expectedVersion));
   }
 

@@ -1,5 +1,6 @@
 package io.quiver.store.internal;
 
+import io.quiver.core.DaemonThreads;
 import io.quiver.core.Futures;
 import io.quiver.core.zk.ServedVersions;
 import io.quiver.core.zk.VersionFence;
@@ -40,7 +41,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
@@ -75,11 +75,7 @@ public final class DefaultBackend implements GraphBackend {
   private final ServedVersions mapServed;
   private final MapWrites mapWrites;
   /** Admin jobs await the reactive client batch by batch: daemon threads of their own. */
-  private final ExecutorService adminJobs = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "quiver-admin-job");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService adminJobs = DaemonThreads.cached("quiver-admin-job");
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");

@@ -55,6 +55,11 @@ public final class ShardMapJson {
     } catch (IOException e) {
       throw GraphException.invalid("shard map is not valid JSON: " + e.getMessage());
     }
+    return read(root);
+  }
+
+  /** Validates a document already parsed (the admin API's answer, read back). */
+  public static ShardMap read(JsonNode root) {
     if (root == null || !root.isObject()) {
       throw GraphException.invalid("shard map must be a JSON object");
     }
