@@ -1,11 +1,6 @@
 package io.quiver.benchmarks;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * How much a JVM's just-in-time compiler has done so far, read from outside it with the JDK's
@@ -24,26 +19,8 @@ public record JitActivity(long compiled, double seconds) {
 
   /** The process's reading, or empty where the JDK has no {@code jstat} or the process has ended. */
   public static Optional<JitActivity> of(ProcessHandle process) {
-    Path jstat = Path.of(ProcessHandle.current().info().command().orElse("java")).resolveSibling("jstat");
-    if (!Files.isExecutable(jstat)) {
-      return Optional.empty();
-    }
-    try {
-      Process run = new ProcessBuilder(jstat.toString(), "-compiler", Long.toString(process.pid()))
-          .redirectErrorStream(true).start();
-      String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!run.waitFor(20, TimeUnit.SECONDS) || run.exitValue() != 0) {
-        return Optional.empty();
-      }
-      // Compiled Failed Invalid   Time   FailedType FailedMethod
-      String[] lines = out.strip().split("\n");
-      String[] values = lines[lines.length - 1].trim().split("\\s+");
-      return Optional.of(new JitActivity(Long.parseLong(values[0]), Double.parseDouble(values[3])));
-    } catch (IOException | RuntimeException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    }
+    // Compiled Failed Invalid Time FailedType FailedMethod
+    return Jstat.read(process, "-compiler", columns ->
+        new JitActivity(Long.parseLong(columns.get("Compiled")), Double.parseDouble(columns.get("Time"))));
   }
 }

@@ -3,6 +3,7 @@ package io.quiver.benchmarks.workload;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.benchmarks.CpuTime;
+import io.quiver.benchmarks.GcActivity;
 import io.quiver.benchmarks.JitActivity;
 import io.quiver.cache.CacheFigures;
 import io.quiver.cache.CacheSettings;
@@ -318,6 +319,7 @@ public final class Workload {
     ServerMetrics before = target.quiver() ? scrape(metrics, target.spec().port()) : null;
     RedisCacheServer.Stats redisBefore = target.redis() == null ? null : target.redis().stats();
     Optional<JitActivity> jitBefore = JitActivity.of(compiling(generator, target));
+    Optional<GcActivity> gcBefore = GcActivity.of(compiling(generator, target));
     ShardMap map = target.data() == null ? null : target.data().shardMap();
     HostStatus.InnoDbIo ioBefore = map == null ? null : HostStatus.innoDbIo(map);
     double databaseCpu = CpuTime.mariaDbProcesses();
@@ -331,14 +333,18 @@ public final class Workload {
         phase.cpuSeconds() / (seconds * Runtime.getRuntime().availableProcessors()));
     Optional<JitActivity> jit = jitBefore.flatMap(earlier -> JitActivity.of(compiling(generator, target))
         .map(now -> now.since(earlier)));
+    Optional<GcActivity> gc = gcBefore.flatMap(earlier -> GcActivity.of(compiling(generator, target))
+        .map(now -> now.since(earlier)));
     Report.Disk disk = map == null ? new Report.Disk(0, 0) : HostStatus.innoDbIo(map).perOperation(ioBefore, measured);
     String run = options.runs() > 1 ? ", run " + round : "";
     report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the server's own"
             + " JVM%s %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); InnoDB per operation: %.3f"
-            + " pages read from disk, %.3f fsyncs; %s%s", name, concurrency, run, cpu.database(),
+            + " pages read from disk, %.3f fsyncs; %s%s%s", name, concurrency, run, cpu.database(),
         target.redis() == null ? "" : " and Redis", cpu.servers(), cpu.generator(), cpu.generatorShare() * 100,
         disk.pageReads(), disk.fsyncs(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
-            "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse("")));
+            "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse(""),
+        gc.map(g -> String.format(Locale.ROOT, "; its collector's pauses while measured: %d, %.0f ms in all, %.1f ms"
+            + " each on average", g.pauses(), g.seconds() * 1000, g.meanPauseMillis())).orElse("")));
     Map<String, Double> hitRatios = new HashMap<>();
     if (redisBefore != null) {
       RedisCacheServer.Stats redisAfter = target.redis().stats();

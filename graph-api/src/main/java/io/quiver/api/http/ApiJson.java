@@ -48,7 +48,12 @@ public final class ApiJson {
 
   /** One answer, written by a streaming generator straight into a buffer. */
   public static Buffer render(Writing writing) {
-    Buffer buffer = Buffer.buffer(512);
+    return render(512, writing);
+  }
+
+  /** As {@link #render(Writing)}, into a buffer first sized for {@code expectedBytes}. */
+  public static Buffer render(int expectedBytes, Writing writing) {
+    Buffer buffer = Buffer.buffer(expectedBytes);
     try (JsonGenerator out = MAPPER.getFactory().createGenerator(new OutputStream() {
       @Override
       public void write(int b) {
@@ -84,6 +89,12 @@ public final class ApiJson {
   /** An edge as an object: {@code from, type, to, sequence, data, updatedAt}. */
   public static void writeEdge(JsonGenerator out, Edge edge) throws IOException {
     out.writeStartObject();
+    writeEdgeFields(out, edge);
+    out.writeEndObject();
+  }
+
+  /** An edge's members, for an object that adds its own after them (a hydrated page's {@code node}). */
+  public static void writeEdgeFields(JsonGenerator out, Edge edge) throws IOException {
     writeId(out, "from", edge.from());
     out.writeStringField("type", edge.type());
     writeId(out, "to", edge.to());
@@ -95,7 +106,6 @@ public final class ApiJson {
     if (edge.state() == EdgeState.ARCHIVED) {
       out.writeStringField("state", "archived");
     }
-    out.writeEndObject();
   }
 
   private static void writeId(JsonGenerator out, String field, NodeId id) throws IOException {

@@ -223,7 +223,7 @@ public final class GraphRoutes {
   private Future<Buffer> getEdge(RoutingContext ctx) {
     return Futures.attempt(() -> edgeKey(ctx))
         .compose(key -> store.getEdge(key.from(), key.type(), key.to()))
-        .map(edge -> json(ctx, Buffer.buffer(rendered.edge(edge))));
+        .map(edge -> json(ctx, rendered.edge(edge)));
   }
 
   /** Archives or restores an edge; the answer is the edge as it now is, and says what changed. */
@@ -382,7 +382,7 @@ public final class GraphRoutes {
    */
   private Buffer nodeAnswer(RoutingContext ctx, Node node, boolean read) {
     ctx.response().putHeader("ETag", "\"" + node.version() + "\"");
-    return read ? json(ctx, Buffer.buffer(rendered.node(node))) : json(ctx, out -> ApiJson.writeNode(out, node));
+    return read ? json(ctx, rendered.node(node)) : json(ctx, out -> ApiJson.writeNode(out, node));
   }
 
   private static Buffer json(RoutingContext ctx, ApiJson.Writing writing) {

@@ -1,7 +1,6 @@
 package io.quiver.api.http;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeBatch;
@@ -11,153 +10,140 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeId;
 import io.vertx.core.buffer.Buffer;
-import java.nio.charset.StandardCharsets;
+import java.io.IOException;
 import java.util.List;
-import java.util.function.BiConsumer;
 
 /**
- * The API's JSON for nodes, edges and pages, with the bytes of each node and edge kept beside the
- * value while a cache holds it. A cached node or edge is one immutable object read again and
- * again; rendering it once and keeping its bytes, keyed by that very object (weak keys, so an
- * entry goes when the cache drops the value), turns a hit's rendering into copying bytes. A page
- * is its edges' bytes joined, and a page a cached window answers again (the same object: the
- * window keeps its last page) is kept whole once seen twice. Without a cache (every read a new
- * object) nothing is kept.
+ * The API's JSON for nodes, edges, pages and batches, each answer written in one pass of the
+ * streaming generator ({@link ApiJson#writeNode}, {@link ApiJson#writeEdge}) straight into its
+ * buffer, every time.
  *
- * <p>One instance per server, shared by its event loops.
+ * <p>It used to keep each rendered value's bytes beside the value (a Caffeine cache with weak
+ * keys on the value object), so a cache hit only copied bytes. Under churn that cost more than it
+ * saved: a weakly keyed entry keeps its bytes until a collection clears its key, so the bytes of
+ * every value the cache let go lived into the next young collection and were copied there. With
+ * the cache at a tenth of TAO's data, each young collection copied 9.2 MB instead of 3.3 MB and
+ * paused 26 ms on average instead of 9 — all of Quiver's p99.9 tail — and the server spent more
+ * CPU per operation, not less (benchmarks/README.md, "The tail was the collector's"). Keeping
+ * bytes only from a value's second rendering copied nearly as much (8.5 MB): under churn most
+ * cached values are read again before they go. A cached window still keeps the page it answered
+ * ({@code EdgeWindow}), so a repeated page is not built again; on its second answer the page
+ * object keeps its bytes itself ({@link EdgePage#attachment}), so they live and go with the window
+ * that holds the page, and a repeated page is copied, not written.
+ *
+ * <p>Stateless; one instance serves every event loop.
  */
 public final class RenderedJson {
-  private static final byte[] PAGE_START = "{\"edges\":[".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] NODES_START = "{\"nodes\":[".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] NEXT = "],\"next\":".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] MISSING = ",\"missing\":[".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] WITH_NODE = ",\"node\":".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] END_ARRAY_AND_OBJECT = "]}".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] NULL = "null".getBytes(StandardCharsets.UTF_8);
 
-  /** Null when nothing is kept. */
-  private final Cache<Object, byte[]> kept;
-  /**
-   * The pages seen once, by identity: a page is kept whole only when the same object comes back
-   * (a cached window answers a repeated query with the page it answered before), so a page read
-   * once — a deep page, an uncached answer — never pushes kept nodes and edges out.
-   */
-  private final Cache<Object, Boolean> pagesSeen;
-
-  private RenderedJson(Cache<Object, byte[]> kept, Cache<Object, Boolean> pagesSeen) {
-    this.kept = kept;
-    this.pagesSeen = pagesSeen;
+  public Buffer node(Node node) {
+    return ApiJson.render(256, out -> ApiJson.writeNode(out, node));
   }
 
-  /** Keeps the bytes of up to about {@code maxBytes} of nodes, edges and pages (for a server with a cache). */
-  public static RenderedJson keeping(long maxBytes) {
-    return new RenderedJson(Caffeine.newBuilder().weakKeys().maximumWeight(maxBytes)
-        .<Object, byte[]>weigher((value, bytes) -> bytes.length + 64).build(),
-        Caffeine.newBuilder().weakKeys().maximumSize(PAGES_SEEN).build());
+  public Buffer edge(Edge edge) {
+    return ApiJson.render(256, out -> ApiJson.writeEdge(out, edge));
   }
 
-  /** How many pages seen once are remembered, to be kept when seen again. */
-  private static final int PAGES_SEEN = 4096;
-
-  /** Renders every time (for a server without a cache). */
-  public static RenderedJson direct() {
-    return new RenderedJson(null, null);
-  }
-
-  public byte[] node(Node node) {
-    return kept == null ? renderNode(node) : kept.get(node, RenderedJson::renderNode);
-  }
-
-  public byte[] edge(Edge edge) {
-    return kept == null ? renderEdge(edge) : kept.get(edge, RenderedJson::renderEdge);
-  }
+  /** What a page object rendered once carries, so that its second rendering keeps its bytes. */
+  private static final Object RENDERED_ONCE = new Object();
 
   /**
-   * {@code {"edges": [...], "next": cursor}}: a page seen before, as the same object, is copied
-   * whole from the bytes kept for it; any other page is its edges' bytes joined.
+   * {@code {"edges": [...], "next": cursor}}. A page object answered a second time (a cached
+   * window answers its last page again, as the same object) keeps its bytes attached
+   * ({@link EdgePage#attachment}) and is copied from them after; a page answered once keeps none.
    */
   public Buffer page(EdgePage page) {
-    if (kept == null) {
-      return renderPage(page);
-    }
-    byte[] whole = kept.getIfPresent(page);
-    if (whole != null) {
-      return Buffer.buffer(whole);
+    Object attached = page.attachment();
+    if (attached instanceof byte[] kept) {
+      return Buffer.buffer(kept);
     }
     Buffer rendered = renderPage(page);
-    if (pagesSeen.asMap().remove(page) != null) {
-      kept.put(page, rendered.getBytes());
-    } else {
-      pagesSeen.put(page, Boolean.TRUE);
-    }
+    page.attach(attached == RENDERED_ONCE ? rendered.getBytes() : RENDERED_ONCE);
     return rendered;
   }
 
-  private Buffer renderPage(EdgePage page) {
-    Buffer out = Buffer.buffer(64 + page.edges().size() * 160).appendBytes(PAGE_START);
-    joined(out, page.edges(), (into, edge) -> into.appendBytes(edge(edge)));
-    return next(out, page.next()).appendByte((byte) '}');
+  private static Buffer renderPage(EdgePage page) {
+    return ApiJson.render(64 + page.edges().size() * 160, out -> {
+      out.writeStartObject();
+      out.writeArrayFieldStart("edges");
+      for (Edge edge : page.edges()) {
+        ApiJson.writeEdge(out, edge);
+      }
+      out.writeEndArray();
+      next(out, page.next());
+      out.writeEndObject();
+    });
   }
 
   /** Each edge with its target as {@code node}, and the targets gone as {@code missing}. */
   public Buffer hydrated(HydratedPage page) {
-    Buffer out = Buffer.buffer(64 + page.edges().size() * 360).appendBytes(PAGE_START);
-    joined(out, page.edges(), (into, entry) -> {
-      byte[] edge = edge(entry.edge());
-      into.appendBytes(edge, 0, edge.length - 1).appendBytes(WITH_NODE).appendBytes(node(entry.node()))
-          .appendByte((byte) '}');
+    return ApiJson.render(64 + page.edges().size() * 360, out -> {
+      out.writeStartObject();
+      out.writeArrayFieldStart("edges");
+      for (HydratedPage.Entry entry : page.edges()) {
+        out.writeStartObject();
+        ApiJson.writeEdgeFields(out, entry.edge());
+        out.writeFieldName("node");
+        ApiJson.writeNode(out, entry.node());
+        out.writeEndObject();
+      }
+      out.writeEndArray();
+      next(out, page.next());
+      ids(out, page.missing());
+      out.writeEndObject();
     });
-    return ids(next(out, page.next()).appendBytes(MISSING), page.missing()).appendByte((byte) '}');
   }
 
   /** {@code {"nodes": [...], "missing": [ids]}}. */
   public Buffer batch(NodeBatch batch) {
-    Buffer out = Buffer.buffer(64 + batch.nodes().size() * 200).appendBytes(NODES_START);
-    joined(out, batch.nodes(), (into, node) -> into.appendBytes(node(node)));
-    return ids(out.appendByte((byte) ']').appendBytes(MISSING), batch.missing()).appendByte((byte) '}');
+    return ApiJson.render(64 + batch.nodes().size() * 200, out -> {
+      out.writeStartObject();
+      out.writeArrayFieldStart("nodes");
+      for (Node node : batch.nodes()) {
+        ApiJson.writeNode(out, node);
+      }
+      out.writeEndArray();
+      ids(out, batch.missing());
+      out.writeEndObject();
+    });
   }
 
   /** {@code {"edges": [...], "missing": [{"from", "type", "to"}, ...]}}, each in request order. */
   public Buffer batch(EdgeBatch batch) {
-    Buffer out = Buffer.buffer(64 + batch.edges().size() * 160).appendBytes(PAGE_START);
-    joined(out, batch.edges(), (into, edge) -> into.appendBytes(edge(edge)));
-    out.appendByte((byte) ']').appendBytes(MISSING);
-    joined(out, batch.missing(), (into, id) -> into.appendBuffer(ApiJson.render(json -> {
-      json.writeStartObject();
-      json.writeStringField("from", id.from().toString());
-      json.writeStringField("type", id.type());
-      json.writeStringField("to", id.to().toString());
-      json.writeEndObject();
-    })));
-    return out.appendBytes(END_ARRAY_AND_OBJECT);
+    return ApiJson.render(64 + batch.edges().size() * 160, out -> {
+      out.writeStartObject();
+      out.writeArrayFieldStart("edges");
+      for (Edge edge : batch.edges()) {
+        ApiJson.writeEdge(out, edge);
+      }
+      out.writeEndArray();
+      out.writeArrayFieldStart("missing");
+      for (var id : batch.missing()) {
+        out.writeStartObject();
+        out.writeStringField("from", id.from().toString());
+        out.writeStringField("type", id.type());
+        out.writeStringField("to", id.to().toString());
+        out.writeEndObject();
+      }
+      out.writeEndArray();
+      out.writeEndObject();
+    });
   }
 
-  /** Each item written by {@code write}, separated by commas. */
-  private static <T> void joined(Buffer out, List<T> items, BiConsumer<Buffer, T> write) {
-    for (int i = 0; i < items.size(); i++) {
-      if (i > 0) {
-        out.appendByte((byte) ',');
-      }
-      write.accept(out, items.get(i));
+  /** {@code "next": cursor or null}. */
+  private static void next(JsonGenerator out, Cursor next) throws IOException {
+    if (next == null) {
+      out.writeNullField("next");
+    } else {
+      out.writeStringField("next", next.encode());
     }
   }
 
-  private static Buffer next(Buffer out, Cursor next) {
-    out.appendBytes(NEXT);
-    return next == null ? out.appendBytes(NULL) : out.appendByte((byte) '"').appendString(next.encode())
-        .appendByte((byte) '"');
-  }
-
-  private static Buffer ids(Buffer out, List<NodeId> ids) {
-    joined(out, ids, (into, id) -> into.appendByte((byte) '"').appendString(id.toString()).appendByte((byte) '"'));
-    return out.appendByte((byte) ']');
-  }
-
-  private static byte[] renderNode(Object node) {
-    return ApiJson.render(out -> ApiJson.writeNode(out, (Node) node)).getBytes();
-  }
-
-  private static byte[] renderEdge(Object edge) {
-    return ApiJson.render(out -> ApiJson.writeEdge(out, (Edge) edge)).getBytes();
+  /** {@code "missing": [ids]}. */
+  private static void ids(JsonGenerator out, List<NodeId> ids) throws IOException {
+    out.writeArrayFieldStart("missing");
+    for (NodeId id : ids) {
+      out.writeString(id.toString());
+    }
+    out.writeEndArray();
   }
 }

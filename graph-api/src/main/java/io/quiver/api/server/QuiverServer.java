@@ -40,8 +40,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class QuiverServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QuiverServer.class);
-  /** The bound of the rendered JSON kept beside cached nodes and edges ({@link RenderedJson}). */
-  static final long RENDERED_MAX_BYTES = 64L << 20;
   /**
    * How long one step of stopping may take before the stop goes on without it: tidying ZooKeeper
    * (a peer registration, outbox leases) waits on retries while ZooKeeper is silent.
@@ -143,7 +141,7 @@ public final class QuiverServer implements AutoCloseable {
     }
     Services services = new Services(config, store, backend, schemas, new QuiverMetrics(backend.telemetry(), cache),
         () -> curator.getZookeeperClient().isConnected(), new SlowClients(vertx, config.http().headerTimeout()),
-        cache != null ? RenderedJson.keeping(RENDERED_MAX_BYTES) : RenderedJson.direct());
+        new RenderedJson());
     int port = deploy(vertx, services, config.http().port(), cores);
     log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
         watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());
