@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.List;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
@@ -84,6 +85,24 @@ public final class ApiJson {
     writeTimestamp(out, "createdAt", node.createdAt());
     writeTimestamp(out, "updatedAt", node.updatedAt());
     out.writeEndObject();
+  }
+
+  /** {@code field: [node, …]}: nodes as {@link #writeNode} writes each. */
+  public static void writeNodes(JsonGenerator out, String field, List<Node> nodes) throws IOException {
+    out.writeArrayFieldStart(field);
+    for (Node node : nodes) {
+      writeNode(out, node);
+    }
+    out.writeEndArray();
+  }
+
+  /** {@code field: ["id", …]}: node IDs as strings. */
+  public static void writeIds(JsonGenerator out, String field, List<NodeId> ids) throws IOException {
+    out.writeArrayFieldStart(field);
+    for (NodeId id : ids) {
+      out.writeString(id.toString());
+    }
+    out.writeEndArray();
   }
 
   /** An edge as an object: {@code from, type, to, sequence, data, updatedAt}. */

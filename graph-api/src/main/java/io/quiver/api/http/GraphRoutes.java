@@ -343,27 +343,15 @@ public final class GraphRoutes {
   private static void writeTargets(com.fasterxml.jackson.core.JsonGenerator out, TargetPage page, NodeBatch nodes)
       throws java.io.IOException {
     out.writeStartObject();
-    out.writeArrayFieldStart("targets");
-    for (NodeId target : page.targets()) {
-      out.writeString(target.toString());
-    }
-    out.writeEndArray();
+    ApiJson.writeIds(out, "targets", page.targets());
     if (page.next() == null) {
       out.writeNullField("next");
     } else {
       out.writeStringField("next", page.next().toString());
     }
     if (nodes != null) {
-      out.writeArrayFieldStart("nodes");
-      for (Node node : nodes.nodes()) {
-        ApiJson.writeNode(out, node);
-      }
-      out.writeEndArray();
-      out.writeArrayFieldStart("missing");
-      for (NodeId missing : nodes.missing()) {
-        out.writeString(missing.toString());
-      }
-      out.writeEndArray();
+      ApiJson.writeNodes(out, "nodes", nodes.nodes());
+      ApiJson.writeIds(out, "missing", nodes.missing());
     }
     out.writeEndObject();
   }

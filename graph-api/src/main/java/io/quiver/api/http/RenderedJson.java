@@ -8,10 +8,8 @@ import io.quiver.store.EdgePage;
 import io.quiver.store.HydratedPage;
 import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
-import io.quiver.store.NodeId;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
-import java.util.List;
 
 /**
  * The API's JSON for nodes, edges, pages and batches, each answer written in one pass of the
@@ -88,7 +86,7 @@ public final class RenderedJson {
       }
       out.writeEndArray();
       next(out, page.next());
-      ids(out, page.missing());
+      ApiJson.writeIds(out, "missing", page.missing());
       out.writeEndObject();
     });
   }
@@ -97,12 +95,8 @@ public final class RenderedJson {
   public Buffer batch(NodeBatch batch) {
     return ApiJson.render(64 + batch.nodes().size() * 200, out -> {
       out.writeStartObject();
-      out.writeArrayFieldStart("nodes");
-      for (Node node : batch.nodes()) {
-        ApiJson.writeNode(out, node);
-      }
-      out.writeEndArray();
-      ids(out, batch.missing());
+      ApiJson.writeNodes(out, "nodes", batch.nodes());
+      ApiJson.writeIds(out, "missing", batch.missing());
       out.writeEndObject();
     });
   }
@@ -136,14 +130,5 @@ public final class RenderedJson {
     } else {
       out.writeStringField("next", next.encode());
     }
-  }
-
-  /** {@code "missing": [ids]}. */
-  private static void ids(JsonGenerator out, List<NodeId> ids) throws IOException {
-    out.writeArrayFieldStart("missing");
-    for (NodeId id : ids) {
-      out.writeString(id.toString());
-    }
-    out.writeEndArray();
   }
 }
