@@ -45,6 +45,15 @@ public final class Futures {
     return done.future();
   }
 
+  /**
+   * Runs {@code step} on each item in turn, the next once the last one's future succeeded; fails
+   * with the first that fails. A flat stack however many items ({@link #repeat}).
+   */
+  public static <T> Future<Void> forEach(Iterable<T> items, java.util.function.Function<T, Future<?>> step) {
+    java.util.Iterator<T> next = items.iterator();
+    return repeat(() -> next.hasNext() ? step.apply(next.next()).map(true) : Future.succeededFuture(false));
+  }
+
   private static void repeat(Supplier<Future<Boolean>> round, Promise<Void> done) {
     while (true) {
       Future<Boolean> more = started(round);

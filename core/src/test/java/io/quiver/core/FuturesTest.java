@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@link Futures#repeat}: any number of rounds, answered at once or later, on a flat stack. */
+/** {@link Futures#repeat} and {@link Futures#forEach}: any number of rounds, answered at once or later, on a flat stack. */
 class FuturesTest {
   private static final int ROUNDS = 200_000;
   private static Vertx vertx;
@@ -62,5 +62,23 @@ class FuturesTest {
       throw new IllegalStateException("a bug");
     });
     assertThat(threw.cause()).isInstanceOf(GraphException.class);
+  }
+
+  @Test
+  void forEach_runsEachStepInOrder_theNextOnlyOnceTheLastSucceeded_andStopsAtTheFirstFailure() {
+    java.util.List<Integer> ran = new java.util.ArrayList<>();
+    Futures.forEach(java.util.stream.IntStream.range(0, ROUNDS).boxed().toList(), item -> {
+      ran.add(item);
+      return Future.succeededFuture();
+    }).await();
+    assertThat(ran).hasSize(ROUNDS).startsWith(0, 1, 2).endsWith(ROUNDS - 1);
+
+    ran.clear();
+    Future<Void> failed = Futures.forEach(java.util.List.of(1, 2, 3), item -> {
+      ran.add(item);
+      return item == 2 ? Future.failedFuture(GraphException.invalid("item 2")) : Future.succeededFuture();
+    });
+    assertThat(failed.cause()).hasMessage("item 2");
+    assertThat(ran).containsExactly(1, 2);
   }
 }

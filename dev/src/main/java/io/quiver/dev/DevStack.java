@@ -6,6 +6,8 @@ import io.quiver.api.config.QuiverConfig;
 import io.quiver.cache.CacheSettings;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.embedded.EmbeddedZooKeeper;
+import io.quiver.fleet.AdminService;
+import io.quiver.fleet.ProvisionReport;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
@@ -14,7 +16,6 @@ import io.quiver.store.ApplierSettings;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
 import io.quiver.store.PoolSettings;
-import io.quiver.store.ProvisionReport;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapSource;
@@ -225,8 +226,12 @@ public final class DevStack implements AutoCloseable {
         .schemas(SchemaSource.fixed(Schema.empty()))
         .registry(curator, ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH)
         .build();
-    try {
-      return backend.admin().provision().await();
+    try (AdminService admin = AdminService.builder(vertx).repairs(backend.repairs())
+        .schemas(SchemaSource.fixed(Schema.empty())).shardMaps(ShardMapSource.fixed(map))
+        .pools(PoolSettings.defaults(USER, PASSWORD))
+        .registry(curator, ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH)
+        .build()) {
+      return admin.provision().await();
     } finally {
       backend.close().await();
       vertx.close().await();

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The module boundaries, checked on the sources and POMs of the whole repository: each module's
- * packages under its own root, graph-store's internals and the SQL client used by graph-store
+ * packages under its own root, no module importing one above or beside it, graph-store's main
+ * sources free of JDBC and blocking, graph-store's internals and the SQL client used by graph-store
  * alone, the cache's internals by the cache alone (and its JMH micro-benchmarks), graph-store's
  * tables below its outbox work, every table's DDL in its table class, and no production module
  * built with the embedded servers.
@@ -28,17 +29,32 @@ class LayoutTest {
       "schema-registry", "io.quiver.schema",
       "graph-store", "io.quiver.store",
       "cache", "io.quiver.cache",
+      "fleet", "io.quiver.fleet",
       "client", "io.quiver.client",
       "graph-api", "io.quiver.api",
       "dev", "io.quiver.dev",
       "embedded", "io.quiver.embedded",
       "benchmarks", "io.quiver.benchmarks");
   /** Modules a production server is built from. */
-  private static final List<String> PRODUCTION = List.of("core", "schema-registry", "graph-store", "cache", "client",
-      "graph-api");
+  private static final List<String> PRODUCTION = List.of("core", "schema-registry", "graph-store", "cache", "fleet",
+      "client", "graph-api");
+  /**
+   * What each module's main sources may import of the others: orchestration runs top-down, so a
+   * module never names one above it (the fleet changes what graph-store serves; graph-store never
+   * calls back up), and the cache and the fleet, side by side above graph-store, know nothing of
+   * each other.
+   */
+  private static final Map<String, List<String>> MAY_IMPORT = Map.of(
+      "core", List.of(),
+      "schema-registry", List.of("core"),
+      "graph-store", List.of("core", "schema-registry"),
+      "cache", List.of("core", "schema-registry", "graph-store"),
+      "fleet", List.of("core", "schema-registry", "graph-store"),
+      "client", List.of("core"),
+      "embedded", List.of());
   /** DDL, a shard table's name as a literal, or a statement naming the outbox table. */
   private static final Pattern TABLE_MARK = Pattern.compile(
-      "CREATE TABLE|\"edge_counts\"|\"(nodes|edges)_\\w+\"|\"[^\"\\n]*(FROM|INTO|UPDATE) [^\"\\n]*outbox[^\"\\n]*\"");
+      "(?<!SHOW )CREATE TABLE|\"edge_counts\"|\"(nodes|edges)_\\w+\"|\"[^\"\\n]*(FROM|INTO|UPDATE) [^\"\\n]*outbox[^\"\\n]*\"");
   private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
 
   private record Source(String module, Path path, String text) {
@@ -79,6 +95,32 @@ class LayoutTest {
       return !source.module().equals("cache") && !microBenchmark && !source.path().endsWith("LayoutTest.java")
           && source.text().contains("io.quiver.cache.internal");
     })).isEmpty();
+  }
+
+  @Test
+  void noModulesMainSources_importAModuleAboveIt_orBesideIt() {
+    List<String> upward = new ArrayList<>();
+    for (Source source : sources()) {
+      List<String> allowed = MAY_IMPORT.get(source.module());
+      if (!source.main() || allowed == null) {
+        continue;
+      }
+      ROOTS.forEach((module, root) -> {
+        if (!module.equals(source.module()) && !allowed.contains(module)
+            && source.text().contains("import " + root + ".")) {
+          upward.add(ROOT.relativize(source.path()) + " imports " + module);
+        }
+      });
+    }
+    assertThat(upward).isEmpty();
+  }
+
+  @Test
+  void graphStoresMainSources_areTheRequestPathOnly_noJdbcNoBlockingAwaitNoThrowsException() {
+    assertThat(offenders(source -> source.main() && source.module().equals("graph-store")
+        && (source.text().contains("java.sql") || source.text().contains(".await()")
+            || source.text().contains("throws Exception"))))
+        .as("blocking fleet work (JDBC, awaiting, checked everything) lives in the fleet module").isEmpty();
   }
 
   @Test

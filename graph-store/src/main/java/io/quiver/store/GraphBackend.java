@@ -6,7 +6,7 @@ import io.vertx.core.Future;
 /**
  * What one process holds open to reach the fleet — a reactive pool per host, the routing from
  * shards to pools, the outbox drainer — and the faces it offers: the graph operations
- * ({@link #store()}), the change feed, telemetry, and the admin service. Built by
+ * ({@link #store()}), the change feed, telemetry, and the repairs' scans. Built by
  * {@link GraphStore#builder}; closed once, by whoever built it.
  */
 public interface GraphBackend {
@@ -19,8 +19,12 @@ public interface GraphBackend {
 
   StoreTelemetry telemetry();
 
-  /** Schema, provisioning, repair and shard-map administration. */
-  AdminService admin();
+  /**
+   * The scans that mend an edge type's copies, a unique index, and parked outbox entries, on the
+   * background pools. The fleet module's admin service runs them; nothing else in a backend
+   * changes the fleet (schema, shard map, tables): that is the fleet module's.
+   */
+  Repairs repairs();
 
   /**
    * Starts a run of the bulk import named {@code name} ({@link BulkImport}), holding the name until

@@ -12,8 +12,9 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * Assembles a {@link GraphBackend}. Pools, shard maps and schemas are required. Without
  * {@link #drainOutboxes} the backend writes outbox entries but this process drains none (a
- * command-line tool, say); without {@link #registry} its {@link GraphBackend#admin() admin
- * service} can repair but not change the schema or the shard map.
+ * command-line tool, say); without {@link #registry} it acknowledges no schema or shard-map
+ * version (the fences a fleet change waits behind) and cannot run bulk imports under a name held
+ * across servers.
  */
 public final class GraphStoreBuilder {
   private final Vertx vertx;
@@ -26,7 +27,11 @@ public final class GraphStoreBuilder {
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
 
-  /** Where the shard map and the schema documents live in ZooKeeper, for the admin service. */
+  /**
+   * Where the shard map and the schema documents live in ZooKeeper, and the paths beside them: the
+   * versions each backend acknowledges (the acknowledging side of the fleet's fences), bulk
+   * imports' names, and a shard move's state (the fleet module's).
+   */
   public record RegistryPaths(CuratorFramework curator, String shardMapPath, String schemaPath) {
     public RegistryPaths {
       Objects.requireNonNull(curator, "curator");
@@ -87,7 +92,7 @@ public final class GraphStoreBuilder {
     return this;
   }
 
-  /** Lets the admin service read and publish the schema and the shard map in ZooKeeper. */
+  /** Acknowledges the versions this backend serves beside the documents, for the fleet's fences. */
   public GraphStoreBuilder registry(CuratorFramework curator, String shardMapPath, String schemaPath) {
     this.registry = new RegistryPaths(curator, shardMapPath, schemaPath);
     return this;

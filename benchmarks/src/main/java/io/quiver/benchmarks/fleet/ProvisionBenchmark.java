@@ -3,8 +3,8 @@ package io.quiver.benchmarks.fleet;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
+import io.quiver.fleet.ProvisionReport;
 import io.quiver.store.GraphStore;
-import io.quiver.store.ProvisionReport;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardSpan;
@@ -45,12 +45,12 @@ public final class ProvisionBenchmark {
       String h3 = before.hosts().get("h3").primary();
 
       long start = System.nanoTime();
-      server.backend().admin().changeShardMap(new ShardMapChange.OpenShards(span, "h3", false), GraphStore.ANY_VERSION)
+      server.admin().changeShardMap(new ShardMapChange.OpenShards(span, "h3", false), GraphStore.ANY_VERSION)
           .await();
       double opened = (System.nanoTime() - start) / 1e9;
 
       start = System.nanoTime();
-      ProvisionReport again = server.backend().admin().provision().await();
+      ProvisionReport again = server.admin().provision().await();
       double idempotent = (System.nanoTime() - start) / 1e9;
 
       long[] made = countOn(h3);

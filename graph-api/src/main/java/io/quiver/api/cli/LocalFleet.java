@@ -3,8 +3,8 @@ package io.quiver.api.cli;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.cache.CacheInvalidations;
+import io.quiver.fleet.AdminService;
 import io.quiver.schema.SchemaWatcher;
-import io.quiver.store.AdminService;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
 import io.quiver.store.shard.ShardMapWatcher;
@@ -52,8 +52,12 @@ final class LocalFleet {
           .registry(curator, settings.zooKeeper().shardMapPath(), settings.zooKeeper().schemaPath())
           .build();
       try (CacheInvalidations announced = CacheInvalidations.join(vertx, curator, settings.cache(), backend.changes(),
-          CacheInvalidations.Receiver.NONE)) {
-        return work.run(backend.admin());
+          CacheInvalidations.Receiver.NONE);
+          AdminService admin = AdminService.builder(vertx).repairs(backend.repairs()).schemas(schemas).shardMaps(maps)
+              .pools(settings.mysql())
+              .registry(curator, settings.zooKeeper().shardMapPath(), settings.zooKeeper().schemaPath())
+              .build()) {
+        return work.run(admin);
       } finally {
         backend.close().await();
       }

@@ -1,9 +1,9 @@
 package io.quiver.api.cli;
 
 import io.quiver.api.http.AdminJson;
-import io.quiver.store.AdminService;
-import io.quiver.store.MoveProgress;
-import io.quiver.store.MoveReport;
+import io.quiver.fleet.AdminService;
+import io.quiver.fleet.MoveProgress;
+import io.quiver.fleet.MoveReport;
 import io.quiver.store.shard.ShardSpan;
 import java.io.PrintWriter;
 import me.tongfei.progressbar.ProgressBar;

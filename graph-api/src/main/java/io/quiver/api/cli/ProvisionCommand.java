@@ -1,6 +1,6 @@
 package io.quiver.api.cli;
 
-import io.quiver.store.ProvisionReport;
+import io.quiver.fleet.ProvisionReport;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 /**
  * A command that talks to a running server: {@code --server}, {@code --token}, and {@code --json}
  * for scripts (the server's own document, pretty-printed) instead of the table for people. It
- * reaches the server through {@code remote.admin()} — an {@link io.quiver.store.AdminService},
+ * reaches the server through {@code remote.admin()} — an {@link io.quiver.fleet.AdminService},
  * so what it reads is typed and checked by the compiler — or {@code remote.client()} for graph
  * reads.
  */

@@ -1,10 +1,11 @@
 package io.quiver.api.cli;
 
 import io.quiver.api.http.AdminJson;
-import io.quiver.store.AdminService;
+import io.quiver.fleet.AdminService;
+import io.quiver.schema.UniqueIndex;
 import io.quiver.store.RepairReport;
 import io.quiver.store.UniqueRepairReport;
-import io.quiver.schema.UniqueIndex;
+import io.vertx.core.Future;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.function.Consumer;
@@ -12,7 +13,6 @@ import java.util.function.Function;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
-import io.vertx.core.Future;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

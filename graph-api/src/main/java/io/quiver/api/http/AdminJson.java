@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
-import io.quiver.store.MoveProgress;
+import io.quiver.fleet.MoveProgress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

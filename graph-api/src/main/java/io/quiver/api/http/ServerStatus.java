@@ -1,8 +1,8 @@
 package io.quiver.api.http;
 
 import io.quiver.cache.CacheFigures;
+import io.quiver.fleet.AdminService;
 import io.quiver.schema.SchemaSource;
-import io.quiver.store.AdminService;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.StoreTelemetry;
 import io.quiver.store.shard.ShardMap;

@@ -7,18 +7,18 @@ import io.quiver.api.http.ApiJson;
 import io.quiver.api.http.StatusReport;
 import io.quiver.core.DaemonThreads;
 import io.quiver.core.GraphException;
+import io.quiver.fleet.AdminService;
+import io.quiver.fleet.MoveProgress;
+import io.quiver.fleet.MoveReport;
+import io.quiver.fleet.ProvisionReport;
+import io.quiver.fleet.ShardMoveStatus;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaJson;
-import io.quiver.store.AdminService;
 import io.quiver.store.GraphStore;
-import io.quiver.store.MoveProgress;
-import io.quiver.store.MoveReport;
-import io.quiver.store.ProvisionReport;
 import io.quiver.store.RepairReport;
-import io.quiver.store.ShardMoveStatus;
 import io.quiver.store.UniqueRepairReport;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
@@ -57,7 +57,7 @@ import java.util.function.Consumer;
  * <p>What the API cannot say exactly is rounded the safe way: a drop's grace is whole hours,
  * rounded up (a copy is never dropped younger than asked).
  */
-public final class RemoteAdminService implements AdminService, AutoCloseable {
+public final class RemoteAdminService implements AdminService {
   /** How long a call answered at once may take; a streamed call (repair, move) takes as long as its work. */
   public static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 

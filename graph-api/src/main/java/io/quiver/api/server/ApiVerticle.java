@@ -2,16 +2,16 @@ package io.quiver.api.server;
 
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.http.AdminRoutes;
-import io.quiver.api.http.BulkRoute;
 import io.quiver.api.http.ApiErrors;
-import io.quiver.api.http.GraphRoutes;
-import io.quiver.api.http.HealthRoute;
+import io.quiver.api.http.BulkRoute;
 import io.quiver.api.http.CodecRefusals;
 import io.quiver.api.http.ConsoleRoutes;
+import io.quiver.api.http.GraphRoutes;
+import io.quiver.api.http.HealthRoute;
 import io.quiver.api.http.OperationsRoutes;
-import io.quiver.api.http.ServerStatus;
 import io.quiver.api.http.RequestGate;
 import io.quiver.api.http.RequestObserver;
+import io.quiver.api.http.ServerStatus;
 import io.quiver.api.http.SlowClients;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -53,9 +53,9 @@ final class ApiVerticle extends VerticleBase {
     observer = new RequestObserver(vertx, services.metrics().registry(), Clock.systemUTC());
     router.route().handler(observer);
     new BulkRoute(services.backend(), services.config().http().bodyLimitBytes()).mount(router);
-    ServerStatus status = new ServerStatus(services.backend().admin(), services.backend().telemetry(),
+    ServerStatus status = new ServerStatus(services.admin(), services.backend().telemetry(),
         services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
-    AdminRoutes admin = new AdminRoutes(services.backend().admin(), status, services.config().adminToken());
+    AdminRoutes admin = new AdminRoutes(services.admin(), status, services.config().adminToken());
     admin.mountStreams(router);
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));

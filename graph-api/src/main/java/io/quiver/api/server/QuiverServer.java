@@ -7,6 +7,7 @@ import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.cache.CacheInvalidations;
 import io.quiver.cache.CachingGraphStore;
 import io.quiver.core.GraphException;
+import io.quiver.fleet.AdminService;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaWatcher;
 import io.quiver.store.GraphBackend;
@@ -57,12 +58,15 @@ public final class QuiverServer implements AutoCloseable {
   /** What a server started, in order; closed in reverse. */
   private final List<AutoCloseable> started;
   private final GraphBackend backend;
+  private final AdminService admin;
   private final CachingGraphStore cache;
   private final int port;
 
-  private QuiverServer(List<AutoCloseable> started, GraphBackend backend, CachingGraphStore cache, int port) {
+  private QuiverServer(List<AutoCloseable> started, GraphBackend backend, AdminService admin, CachingGraphStore cache,
+      int port) {
     this.started = started;
     this.backend = backend;
+    this.admin = admin;
     this.cache = cache;
     this.port = port;
   }
@@ -118,6 +122,16 @@ public final class QuiverServer implements AutoCloseable {
         .build();
     // The backend closes before Vert.x: its leases and pools go while the event loops still run.
     started.add(() -> backend.close().otherwiseEmpty().await());
+    AdminService admin = AdminService.builder(vertx)
+        .repairs(backend.repairs())
+        .schemas(schemas)
+        .shardMaps(watcher)
+        .pools(config.mysql())
+        .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
+        .clock(Clock.systemUTC())
+        .build();
+    // Before the backend: a move this server runs stops at its next step while its pools still answer.
+    started.add(admin);
 
     CachingGraphStore cache = null;
     GraphStore store = backend.store();
@@ -137,15 +151,15 @@ public final class QuiverServer implements AutoCloseable {
     }
 
     if (seed != null) {
-      backend.admin().applySchema(seed).await();
+      admin.applySchema(seed).await();
     }
-    Services services = new Services(config, store, backend, schemas, new QuiverMetrics(backend.telemetry(), cache),
+    Services services = new Services(config, store, backend, admin, schemas, new QuiverMetrics(backend.telemetry(), cache),
         () -> curator.getZookeeperClient().isConnected(), new SlowClients(vertx, config.http().headerTimeout()),
         new RenderedJson());
     int port = deploy(vertx, services, config.http().port(), cores);
     log.info("Quiver serves HTTP on port {} over {} shards on {} hosts, schema version {}", port,
         watcher.current().allShards().size(), watcher.current().hosts().size(), schemas.current().version());
-    return new QuiverServer(started, backend, cache, port);
+    return new QuiverServer(started, backend, admin, cache, port);
   }
 
   /**
@@ -176,6 +190,11 @@ public final class QuiverServer implements AutoCloseable {
 
   public GraphBackend backend() {
     return backend;
+  }
+
+  /** This server's admin service: every change to the fleet, in process (what its admin API serves). */
+  public AdminService admin() {
+    return admin;
   }
 
   /**

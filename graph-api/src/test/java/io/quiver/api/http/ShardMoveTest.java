@@ -85,7 +85,7 @@ class ShardMoveTest {
         sql(host, "DROP DATABASE IF EXISTS " + database);
       }
     }
-    BACKEND.provisioner().provision(map, BACKEND.schema());
+    BACKEND.provision(map, BACKEND.schema());
     new ShardMapStore(BACKEND.curator(), MAP_PATH).publish(map);
     first = ApiFixture.overFleet(MAP_PATH);
     second = ApiFixture.overFleet(MAP_PATH);

@@ -4,20 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.quiver.api.testing.ApiFixture;
-import io.quiver.core.GraphException;
 import io.quiver.core.GraphException.Code;
+import io.quiver.core.GraphException;
+import io.quiver.fleet.AdminService;
+import io.quiver.fleet.MoveProgress;
+import io.quiver.fleet.MoveReport;
+import io.quiver.fleet.ProvisionReport;
+import io.quiver.fleet.ShardMoveStatus;
 import io.quiver.schema.FieldDef;
 import io.quiver.schema.FieldType;
 import io.quiver.schema.Fields;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
-import io.quiver.store.AdminService;
 import io.quiver.store.GraphStore;
-import io.quiver.store.MoveProgress;
-import io.quiver.store.MoveReport;
-import io.quiver.store.ProvisionReport;
 import io.quiver.store.RepairReport;
-import io.quiver.store.ShardMoveStatus;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
@@ -89,7 +89,7 @@ abstract class AdminServiceContractTest {
         sql(host, "DROP DATABASE IF EXISTS " + database(shard(index)));
       }
     }
-    BACKEND.provisioner().provision(map, BACKEND.schema());
+    BACKEND.provision(map, BACKEND.schema());
     String mapPath = "/quiver-test-admin-" + firstShard() + "/shard-map";
     maps = new ShardMapStore(BACKEND.curator(), mapPath);
     maps.publish(map);
@@ -99,8 +99,8 @@ abstract class AdminServiceContractTest {
 
   @AfterAll
   void stopFleet() throws Exception {
-    if (admin instanceof AutoCloseable closeable) {
-      closeable.close();
+    if (admin != null) {
+      admin.close();
     }
     if (fleet != null) {
       fleet.close();
@@ -118,7 +118,7 @@ abstract class AdminServiceContractTest {
   void schema_answersTheTypesTheFleetServes_asTheRegistryHoldsThem() {
     Schema schema = admin.schema().await();
 
-    assertThat(schema).isEqualTo(fleet.server.backend().admin().schema().await());
+    assertThat(schema).isEqualTo(fleet.server.admin().schema().await());
     assertThat(schema.nodeType("account").orElseThrow().uniqueFields()).containsKey("handle");
     assertThat(schema.edgeTypes()).containsKey("board_has_pins");
   }

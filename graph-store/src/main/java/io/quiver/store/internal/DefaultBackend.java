@@ -1,12 +1,10 @@
 package io.quiver.store.internal;
 
-import io.quiver.core.DaemonThreads;
 import io.quiver.core.Futures;
 import io.quiver.core.zk.ServedVersions;
 import io.quiver.core.zk.VersionFence;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
-import io.quiver.store.AdminService;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.BulkImport;
 import io.quiver.store.ChangeFeed;
@@ -16,14 +14,14 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
+import io.quiver.store.Repairs;
 import io.quiver.store.StoreTelemetry;
-import io.quiver.store.internal.move.ShardMover;
 import io.quiver.store.internal.outbox.Cascades;
 import io.quiver.store.internal.outbox.InverseRepair;
-import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
+import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.sql.CommitWatch;
 import io.quiver.store.internal.sql.HostHealth;
 import io.quiver.store.internal.sql.HostPools;
@@ -31,7 +29,6 @@ import io.quiver.store.internal.sql.MapWrites;
 import io.quiver.store.internal.sql.QueryKiller;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
-import io.quiver.store.internal.table.ShardProvisioner;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapSource;
 import io.vertx.core.Future;
@@ -40,15 +37,17 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
  * A backend, wired: two sets of per-host pools (requests, and background work — the drainer,
  * cascades, repair — so that a burst of background work never takes a request's connection),
  * a router for each that follows the shard map, the request-path store, the background store
- * that cascades remove edges through, the outbox drain, the admin service, and one change feed
- * that every writer among them announces on.
+ * that cascades remove edges through, the outbox drain, the repairs' scans, and one change feed
+ * that every writer among them announces on. What changes the fleet — the schema, the shard map,
+ * the tables, a shard move — is not here but in the fleet module, which holds a backend's
+ * {@link #repairs()}; a backend keeps only the acknowledging side of the fleet's fences (the
+ * versions it serves, {@link ServedVersions}).
  */
 public final class DefaultBackend implements GraphBackend {
 
@@ -66,7 +65,7 @@ public final class DefaultBackend implements GraphBackend {
   private final SchemaSource schemas;
   private final DefaultGraphStore store;
   private final OutboxDrain drain;
-  private final DefaultAdminService admin;
+  private final Repairs repairs;
   private final java.util.function.Function<String, Future<BulkImport>> imports;
   private final StoreTelemetry telemetry;
   /** This backend's acknowledgement of the schema version it writes under; null without the registry's paths. */
@@ -74,8 +73,6 @@ public final class DefaultBackend implements GraphBackend {
   /** The same for the shard-map version: the fence of a shard move's cut-over. */
   private final ServedVersions mapServed;
   private final MapWrites mapWrites;
-  /** Admin jobs await the reactive client batch by batch: daemon threads of their own. */
-  private final ExecutorService adminJobs = DaemonThreads.cached("quiver-admin-job");
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
@@ -121,13 +118,9 @@ public final class DefaultBackend implements GraphBackend {
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, client, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
-    ShardProvisioner provisioner = new ShardProvisioner(settings.pools().user(), settings.pools().password());
-    this.admin = new DefaultAdminService(vertx, adminJobs, schemas, settings.shardMaps(),
-        new InverseRepair(backgroundRouter, client, schemas, writer),
-        new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten),
-        new UniqueRepair(backgroundRouter, client, unique), provisioner, settings.registry(),
-        maps -> new ShardMover(paths.curator(), paths.movePath(), paths.mapServedPath(), settings.serverId(), maps,
-            provisioner, settings.pools().user(), settings.pools().password(), clock));
+    this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer),
+        new UniqueRepair(backgroundRouter, client, unique),
+        new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten));
     this.telemetry = new Telemetry();
 
     settings.shardMaps().onChange(this::follow);
@@ -169,8 +162,8 @@ public final class DefaultBackend implements GraphBackend {
   }
 
   @Override
-  public AdminService admin() {
-    return admin;
+  public Repairs repairs() {
+    return repairs;
   }
 
   @Override
@@ -199,8 +192,6 @@ public final class DefaultBackend implements GraphBackend {
 
   @Override
   public Future<Void> close() {
-    admin.close();
-    adminJobs.shutdownNow();
     for (ServedVersions registration : new ServedVersions[] {served, mapServed}) {
       if (registration != null) {
         try {

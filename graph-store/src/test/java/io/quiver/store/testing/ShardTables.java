@@ -258,6 +258,21 @@ public final class ShardTables {
         + HELD_BACK_US);
   }
 
+  /** The kind ({@code OutboxOp.Kind}'s name) of the outbox entry on {@code shard} from node {@code fromId}. */
+  public String outboxKindOf(int shard, long fromId) throws Exception {
+    try (Connection connection = connect(hostIndexOf(shard));
+        PreparedStatement statement = connection.prepareStatement(
+            "SELECT kind FROM " + OutboxTable.INSTANCE.on(shard) + " WHERE from_id = ?")) {
+      statement.setLong(1, fromId);
+      try (ResultSet result = statement.executeQuery()) {
+        if (!result.next()) {
+          throw new IllegalStateException("no outbox entry from " + fromId + " on shard " + shard);
+        }
+        return OutboxOp.Kind.of(result.getInt(1)).name();
+      }
+    }
+  }
+
   /** A shard's outbox entries for edges from {@code from}: pending ones, or parked ones. */
   public long outboxEntriesFrom(int shard, NodeId from, boolean parked) throws Exception {
     try (Connection connection = connect(hostIndexOf(shard));

@@ -6,7 +6,7 @@ import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.PoolSettings;
-import io.quiver.store.internal.table.ShardProvisioner;
+import io.quiver.store.ShardLayout;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapStore;
@@ -55,7 +55,7 @@ public final class TestBackend {
     schema = SchemaJson.parse(resource("/quiver-test-schema.json"));
     shardMap = twoHostMap(hosts.addresses());
     new ShardMapStore(curator, SHARD_MAP_PATH).publish(shardMap);
-    new ShardProvisioner(hosts.user(), hosts.password()).provision(shardMap, schema);
+    provision(shardMap, schema);
     new SchemaStore(curator, SCHEMA_PATH).publish(schema);
   }
 
@@ -115,8 +115,30 @@ public final class TestBackend {
         ApplierSettings.DEFAULT_TOMBSTONE_GRACE, ApplierSettings.DEFAULT_GC_INTERVAL);
   }
 
-  public ShardProvisioner provisioner() {
-    return new ShardProvisioner(hosts.user(), hosts.password());
+  /**
+   * Creates every shard database of {@code map} on its host and the tables {@code schema} gives
+   * each ({@link ShardLayout}), as the fleet module's provisioning does for a server — which
+   * graph-store's tests cannot use, the fleet module being above this one. Tables that exist are
+   * left as they are.
+   */
+  public void provision(ShardMap map, Schema schema) throws java.sql.SQLException {
+    for (Host host : map.hosts().values()) {
+      List<Integer> shards = map.shardsOn(host.name());
+      if (shards.isEmpty()) {
+        continue;
+      }
+      try (java.sql.Connection connection = java.sql.DriverManager.getConnection(
+              "jdbc:mysql://" + host.primary() + "/", hosts.user(), hosts.password());
+          java.sql.Statement statement = connection.createStatement()) {
+        for (int shard : shards) {
+          statement.execute("CREATE DATABASE IF NOT EXISTS `" + ShardLayout.database(shard)
+              + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+          for (ShardLayout.Table table : ShardLayout.tables(schema)) {
+            statement.execute(table.ddl(shard));
+          }
+        }
+      }
+    }
   }
 
   public static ShardMap twoHostMap(List<String> addresses) {

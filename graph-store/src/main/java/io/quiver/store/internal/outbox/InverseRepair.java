@@ -1,5 +1,6 @@
 package io.quiver.store.internal.outbox;
 
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.Schema;
@@ -14,6 +15,7 @@ import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable.Stored;
 import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.internal.table.OutboxTable;
+import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -32,7 +34,8 @@ import java.util.function.Consumer;
  * (on either copy's shard) is work in flight, not damage: it is counted apart ({@code inFlight})
  * and left for the entry, never "fixed" against it.
  *
- * <p>Blocking (it awaits each batch): run it on a worker thread or from the command line.
+ * <p>Reactive: a chain of batches, each checked pair by pair in order, on the background pools —
+ * one shard's scan at a time, so a repair never takes more than a few connections from the drainer.
  */
 public final class InverseRepair {
   private static final int BATCH = 500;
@@ -60,7 +63,20 @@ public final class InverseRepair {
     long fixed;
   }
 
-  public RepairReport run(String edgeTypeName, Consumer<String> progress) {
+  public Future<RepairReport> run(String edgeTypeName, Consumer<String> progress) {
+    return Futures.attempt(() -> pair(edgeTypeName)).compose(pair -> {
+      Tally tally = new Tally();
+      EdgeType type = pair.get(0);
+      EdgeType inverse = pair.get(1);
+      return scan(type, inverse, Side.FORWARD, tally, progress)
+          .compose(forward -> type.symmetric() ? Future.succeededFuture()
+              : scan(inverse, type, Side.INVERSE, tally, progress))
+          .map(scanned -> report(edgeTypeName, tally, progress));
+    });
+  }
+
+  /** The edge type and its inverse, both defined. */
+  private List<EdgeType> pair(String edgeTypeName) {
     Schema schema = schemas.current();
     EdgeType type = TypeChecks.edgeType(schema, edgeTypeName);
     if (type.inverse() == null) {
@@ -68,11 +84,10 @@ public final class InverseRepair {
     }
     EdgeType inverse = schema.edgeType(type.inverse()).orElseThrow(() -> GraphException.invalid(
         "the inverse '" + type.inverse() + "' of '" + edgeTypeName + "' is not defined yet"));
-    Tally tally = new Tally();
-    scan(type, inverse, Side.FORWARD, tally, progress);
-    if (!type.symmetric()) {
-      scan(inverse, type, Side.INVERSE, tally, progress);
-    }
+    return List.of(type, inverse);
+  }
+
+  private static RepairReport report(String edgeTypeName, Tally tally, Consumer<String> progress) {
     RepairReport report = new RepairReport(edgeTypeName, tally.scanned, tally.missing, tally.differing,
         tally.orphaned, tally.inFlight, tally.fixed);
     progress.accept(String.format("done: %d rows scanned, %d missing, %d differing, %d orphaned, %d in flight,"
@@ -82,33 +97,37 @@ public final class InverseRepair {
   }
 
   /** Every row of {@code table}'s type, each checked against its mirror in {@code mirror}'s type. */
-  private void scan(EdgeType table, EdgeType mirror, Side side, Tally tally, Consumer<String> progress) {
+  private Future<Void> scan(EdgeType table, EdgeType mirror, Side side, Tally tally, Consumer<String> progress) {
+    return Futures.forEach(router.shardMap().allShards(), shard -> scanShard(table, mirror, side, shard, tally)
+        .map(scanned -> {
+          progress.accept(String.format("%s shard %d: %d rows scanned; so far %d missing, %d differing, %d orphaned,"
+                  + " %d in flight, %d fixed", table.name(), shard, scanned, tally.missing, tally.differing,
+              tally.orphaned, tally.inFlight, tally.fixed));
+          return scanned;
+        }));
+  }
+
+  /** One shard's rows of {@code table}, page after page in primary-key order; answers how many. */
+  private Future<Long> scanShard(EdgeType table, EdgeType mirror, Side side, int shard, Tally tally) {
     EdgesTable rows = new EdgesTable(table);
-    for (int shard : router.shardMap().allShards()) {
+    EdgesTable mirrors = new EdgesTable(mirror);
+    long before = tally.scanned;
+    long[] after = {0, 0};
+    return Futures.started(() -> {
       ShardRoute route = router.route(shard, Access.READ);
-      long fromAfter = 0;
-      long toAfter = 0;
-      long before = tally.scanned;
-      while (true) {
-        long from = fromAfter;
-        long to = toAfter;
-        List<Stored> page = client.read(route, sql -> rows.scan(sql, route, from, to, BATCH)).await();
-        if (page.isEmpty()) {
-          break;
-        }
-        Map<List<Long>, EdgeRow> mirrors = mirrorsOf(page, new EdgesTable(mirror));
-        for (Stored stored : page) {
-          check(stored, mirrors.get(List.of(stored.to().value(), stored.from().value())), table, mirror, side, tally);
-        }
-        tally.scanned += page.size();
-        Stored last = page.get(page.size() - 1);
-        fromAfter = last.from().value();
-        toAfter = last.to().value();
-      }
-      progress.accept(String.format("%s shard %d: %d rows scanned; so far %d missing, %d differing, %d orphaned,"
-              + " %d in flight, %d fixed", table.name(), shard, tally.scanned - before, tally.missing, tally.differing,
-          tally.orphaned, tally.inFlight, tally.fixed));
-    }
+      return Futures.repeat(() -> client.read(route, sql -> rows.scan(sql, route, after[0], after[1], BATCH))
+          .compose(page -> page.isEmpty() ? Future.succeededFuture(false)
+              : mirrorsOf(page, mirrors)
+                  .compose(found -> Futures.forEach(page, stored -> check(stored,
+                      found.get(List.of(stored.to().value(), stored.from().value())), table, mirror, side, tally)))
+                  .map(checked -> {
+                    tally.scanned += page.size();
+                    Stored last = page.get(page.size() - 1);
+                    after[0] = last.from().value();
+                    after[1] = last.to().value();
+                    return true;
+                  })));
+    }).map(scanned -> tally.scanned - before);
   }
 
   /**
@@ -117,18 +136,26 @@ public final class InverseRepair {
    * however their tombstones were stamped (a cascade's tombstone and the placeholder a lock left,
    * say), so they are neither counted nor rewritten.
    */
-  private void check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side, Tally tally) {
+  private Future<Void> check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side,
+      Tally tally) {
     EdgeRow held = mirror == null ? EdgeRow.ABSENT : mirror;
     if (stored.row().readsAs(held)) {
-      return;
+      return Future.succeededFuture();
     }
-    if (inFlight(stored, table, mirrorType)) {
-      // A pair with both copies was already met from the forward side: count it once.
-      if (side == Side.FORWARD || mirror == null) {
-        tally.inFlight++;
+    return inFlight(stored, table, mirrorType).compose(inFlight -> {
+      if (inFlight) {
+        // A pair with both copies was already met from the forward side: count it once.
+        if (side == Side.FORWARD || mirror == null) {
+          tally.inFlight++;
+        }
+        return Future.succeededFuture();
       }
-      return;
-    }
+      return damaged(stored, mirror, held, table, mirrorType, side, tally);
+    });
+  }
+
+  private Future<Void> damaged(Stored stored, EdgeRow mirror, EdgeRow held, EdgeType table, EdgeType mirrorType,
+      Side side, Tally tally) {
     if (mirror == null) {
       if (side == Side.FORWARD) {
         tally.missing++;
@@ -138,41 +165,47 @@ public final class InverseRepair {
     } else {
       tally.differing++;
     }
-    if (stored.row().outranks(held)) {
-      fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally);
-    } else {
-      fix(new InverseOp(table.id(), stored.from(), stored.to(), mirror), tally);
-    }
+    return stored.row().outranks(held)
+        ? fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally)
+        : fix(new InverseOp(table.id(), stored.from(), stored.to(), mirror), tally);
   }
 
   /**
    * Whether an entry still to be applied will write either copy of the pair: the mirror's, from
    * the stored copy's shard, or the stored copy, from the mirror's shard.
    */
-  private boolean inFlight(Stored stored, EdgeType table, EdgeType mirrorType) {
+  private Future<Boolean> inFlight(Stored stored, EdgeType table, EdgeType mirrorType) {
     return pendingOn(stored.from().shard(), mirrorType, stored.to().value(), stored.from().value())
-        || pendingOn(stored.to().shard(), table, stored.from().value(), stored.to().value());
+        .compose(pending -> pending ? Future.succeededFuture(true)
+            : pendingOn(stored.to().shard(), table, stored.from().value(), stored.to().value()));
   }
 
-  private boolean pendingOn(int shard, EdgeType copyType, long from, long to) {
-    ShardRoute route = router.route(shard, Access.READ);
-    return client.read(route, sql -> OutboxTable.INSTANCE.pendingFor(sql, route,
-        OutboxOp.Kind.INVERSE_EDGE.code(), copyType.id(), from, to)).await();
+  private Future<Boolean> pendingOn(int shard, EdgeType copyType, long from, long to) {
+    return Futures.started(() -> {
+      ShardRoute route = router.route(shard, Access.READ);
+      return client.read(route, sql -> OutboxTable.INSTANCE.pendingFor(sql, route,
+          OutboxOp.Kind.INVERSE_EDGE.code(), copyType.id(), from, to));
+    });
   }
 
-  private void fix(InverseOp op, Tally tally) {
-    writer.announceDamaged(op);
-    if (writer.apply(op).await().changed()) {
-      tally.fixed++;
-    }
+  private Future<Void> fix(InverseOp op, Tally tally) {
+    return Futures.started(() -> {
+      writer.announceDamaged(op);
+      return writer.apply(op);
+    }).map(outcome -> {
+      if (outcome.changed()) {
+        tally.fixed++;
+      }
+      return null;
+    });
   }
 
-  /** The mirror rows of a page, keyed by (from, to), fetched with one query per mirror shard. */
-  private Map<List<Long>, EdgeRow> mirrorsOf(List<Stored> rows, EdgesTable mirror) {
+  /** The mirror rows of a page, keyed by (from, to), fetched with one query per mirror shard, side by side. */
+  private Future<Map<List<Long>, EdgeRow>> mirrorsOf(List<Stored> rows, EdgesTable mirror) {
     Map<Integer, List<Stored>> byShard = new HashMap<>();
     rows.forEach(row -> byShard.computeIfAbsent(row.to().shard(), shard -> new ArrayList<>()).add(row));
-    Map<List<Long>, EdgeRow> mirrors = new HashMap<>();
-    byShard.forEach((shard, onShard) -> {
+    List<Future<List<Stored>>> reads = new ArrayList<>();
+    byShard.forEach((shard, onShard) -> reads.add(Futures.started(() -> {
       ShardRoute route = router.route(shard, Access.READ);
       Set<Long> froms = new LinkedHashSet<>();
       Set<Long> tos = new LinkedHashSet<>();
@@ -180,10 +213,13 @@ public final class InverseRepair {
         froms.add(row.to().value());
         tos.add(row.from().value());
       });
-      for (Stored found : client.read(route, sql -> mirror.among(sql, route, froms, tos)).await()) {
-        mirrors.put(List.of(found.from().value(), found.to().value()), found.row());
-      }
+      return client.read(route, sql -> mirror.among(sql, route, froms, tos));
+    })));
+    return Future.all(reads).map(all -> {
+      Map<List<Long>, EdgeRow> mirrors = new HashMap<>();
+      reads.forEach(read -> read.result().forEach(found ->
+          mirrors.put(List.of(found.from().value(), found.to().value()), found.row())));
+      return mirrors;
     });
-    return mirrors;
   }
 }

@@ -4,10 +4,10 @@ import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.core.GraphException;
-import io.quiver.store.GraphStore.Cascade;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
+import io.quiver.store.GraphStore.Cascade;
 import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.quiver.store.NodeId;
@@ -138,7 +138,7 @@ class ConvergenceCheckerTest {
     // Other test classes of this JVM leave planted damage behind (rows altered behind the store's
     // back): repaired first, so that what repair finds at the end is this run's alone.
     for (Pair pair : PAIRS) {
-      RepairReport before = serverA.backend.admin().repair(pair.type(), line -> { }).await();
+      RepairReport before = serverA.backend.repairs().edges(pair.type(), line -> { }).await();
       System.out.printf("convergence checker: before the run, repair of %s: %s%n", pair.type(), before);
     }
     Random random = new Random(SEED);
@@ -213,8 +213,8 @@ class ConvergenceCheckerTest {
     assertThat(live).as("the run leaves live edges to compare").isPositive();
 
     for (Pair pair : PAIRS) {
-      RepairReport first = serverA.backend.admin().repair(pair.type(), line -> { }).await();
-      RepairReport second = serverB.backend.admin().repair(pair.type(), line -> { }).await();
+      RepairReport first = serverA.backend.repairs().edges(pair.type(), line -> { }).await();
+      RepairReport second = serverB.backend.repairs().edges(pair.type(), line -> { }).await();
       assertThat(List.of(first.missingInverse(), first.differing(), first.orphanedInverse(), first.fixed()))
           .as("repair of %s after the run: %s", pair.type(), first).containsOnly(0L);
       assertThat(List.of(second.missingInverse(), second.differing(), second.orphanedInverse(), second.fixed()))

@@ -77,7 +77,7 @@ class InverseRepairTest {
       }
     }
     tables.awaitOutboxesDrained(Duration.ofSeconds(30));
-    fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
 
     // Three inverses deleted, two altered, two inverses with no forward edge.
     for (int i = 0; i < 3; i++) {
@@ -90,7 +90,7 @@ class InverseRepairTest {
     insertOrphan(pins.get(3), lonelyBoard);
 
     List<String> progress = new CopyOnWriteArrayList<>();
-    RepairReport report = fixture.backend.admin().repair("board_has_pins", progress::add).await();
+    RepairReport report = fixture.backend.repairs().edges("board_has_pins", progress::add).await();
 
     assertThat(report.missingInverse()).isEqualTo(3);
     assertThat(report.differing()).isEqualTo(2);
@@ -101,7 +101,7 @@ class InverseRepairTest {
     assertMirrors();
     assertThat(store.countEdges(lonelyBoard, "board_has_pins").await()).as("the orphans' forward edges exist").isEqualTo(2);
 
-    RepairReport again = fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    RepairReport again = fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
     assertThat(again.fixed() + again.missingInverse() + again.differing() + again.orphanedInverse()).isZero();
   }
 
@@ -114,7 +114,7 @@ class InverseRepairTest {
     store.addEdge(board, "board_has_pins", removed, 3L, null, InverseWait.APPLIED).await();
     store.removeEdge(board, "board_has_pins", removed, InverseWait.APPLIED).await();
     store.addEdge(board, "board_has_pins", hidden, 4L, null, EdgeState.ARCHIVED, InverseWait.APPLIED).await();
-    fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
     // The removed edge's inverse as the placeholder a lock leaves; the archived edge's inverse lost.
     tables.execute(removed.shard(), "UPDATE " + tables.edgesTable("pin_owned_by_board").on(removed.shard())
         + " SET sequence = 0, data = NULL, updated_us = 0 WHERE from_id = " + removed.value()
@@ -122,13 +122,13 @@ class InverseRepairTest {
     tables.execute(hidden.shard(), "DELETE FROM " + tables.edgesTable("pin_owned_by_board").on(hidden.shard())
         + " WHERE from_id = " + hidden.value() + " AND to_id = " + board.value());
 
-    RepairReport report = fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    RepairReport report = fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
 
     assertThat(report.differing()).as("two tombstones read alike: %s", report).isZero();
     assertThat(report.missingInverse()).as("the archived copy's lost mirror: %s", report).isEqualTo(1);
     assertThat(report.fixed()).isEqualTo(1);
     assertThat(store.getEdge(hidden, "pin_owned_by_board", board).await().state()).isEqualTo(EdgeState.ARCHIVED);
-    RepairReport again = fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    RepairReport again = fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
     assertThat(again.fixed() + again.missingInverse() + again.differing() + again.orphanedInverse()).isZero();
   }
 
@@ -140,7 +140,7 @@ class InverseRepairTest {
     NodeId unwritten = store.createNode("pin", json("{\"link\": \"u\"}"), null).await().id();
     store.addEdge(board, "board_has_pins", moved, 5L, null, InverseWait.APPLIED).await();
     store.addEdge(board, "board_has_pins", unwritten, 6L, null, InverseWait.APPLIED).await();
-    fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
     // As a write whose inverse is still on its way leaves things: the forward copy changed (or the
     // inverse not yet there), and an entry waiting in the forward shard's outbox (held back here).
     tables.execute(board.shard(), "UPDATE " + tables.edgesTable("board_has_pins").on(board.shard())
@@ -153,7 +153,7 @@ class InverseRepairTest {
 
     RepairReport report;
     try {
-      report = fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+      report = fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
     } finally {
       letGo(board.shard());
     }
@@ -162,7 +162,7 @@ class InverseRepairTest {
     assertThat(report.missingInverse() + report.differing() + report.orphanedInverse()).as("no damage").isZero();
     assertThat(report.fixed()).as("nothing fixed against a pending entry").isZero();
     tables.awaitOutboxesDrained(Duration.ofSeconds(30));
-    fixture.backend.admin().repair("board_has_pins", line -> { }).await();
+    fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
     assertMirrors();
   }
 

@@ -3,9 +3,9 @@ package io.quiver.store.internal.sql;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.quiver.core.testing.Await;
 import ch.qos.logback.classic.Level;
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.Await;
 import io.quiver.core.testing.ExpectedLog;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.schema.SchemaSource;
@@ -95,7 +95,7 @@ class FullDiskTest {
         Map.of("h1", new Host("h1", healthy.address(), List.of()), "h2", new Host("h2", filling.address(), List.of())),
         List.of(new ShardRange(0, 3, "h1"), new ShardRange(4, 7, "h2")), List.of(new ShardSpan(0, 7)), Map.of());
     TestBackend test = TestBackend.get();
-    test.provisioner().provision(map, test.schema());
+    test.provision(map, test.schema());
     PoolSettings pools = new PoolSettings(test.hosts().user(), test.hosts().password(), 8, 256, Duration.ofMillis(500),
         Duration.ofMillis(800), 256, 16, DEADLINE, PoolSettings.DEFAULT_DOWN_AFTER);
     vertx = Vertx.vertx();

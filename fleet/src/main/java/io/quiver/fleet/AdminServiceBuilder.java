@@ -1,0 +1,83 @@
+package io.quiver.fleet;
+
+import io.quiver.fleet.internal.DefaultAdminService;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.GraphStoreBuilder.RegistryPaths;
+import io.quiver.store.PoolSettings;
+import io.quiver.store.Repairs;
+import io.quiver.store.shard.ShardMapSource;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * Assembles the in-process {@link AdminService}. The repairs, the schema and shard-map sources and
+ * the pools' account are required; without {@link #registry} the service can repair but not change
+ * the schema or the shard map (a tool reaching the fleet with no ZooKeeper paths).
+ */
+public final class AdminServiceBuilder {
+  private final Vertx vertx;
+  private Repairs repairs;
+  private SchemaSource schemas;
+  private ShardMapSource shardMaps;
+  private PoolSettings pools;
+  private RegistryPaths registry;
+  private Clock clock = Clock.systemUTC();
+  private String serverId = UUID.randomUUID().toString();
+
+  AdminServiceBuilder(Vertx vertx) {
+    this.vertx = Objects.requireNonNull(vertx, "vertx");
+  }
+
+  /** The scans of the backend this process runs ({@code GraphBackend.repairs()}). */
+  public AdminServiceBuilder repairs(Repairs repairs) {
+    this.repairs = repairs;
+    return this;
+  }
+
+  /** The schema this process serves: a change is answered once it is served here. */
+  public AdminServiceBuilder schemas(SchemaSource source) {
+    this.schemas = source;
+    return this;
+  }
+
+  /** The shard map this process routes by: a change is answered once it routes by it. */
+  public AdminServiceBuilder shardMaps(ShardMapSource source) {
+    this.shardMaps = source;
+    return this;
+  }
+
+  /** The account provisioning and shard moves reach the hosts as (the servers' own). */
+  public AdminServiceBuilder pools(PoolSettings settings) {
+    this.pools = settings;
+    return this;
+  }
+
+  /** Where the documents, the served versions and a move's state live in ZooKeeper. */
+  public AdminServiceBuilder registry(CuratorFramework curator, String shardMapPath, String schemaPath) {
+    this.registry = new RegistryPaths(curator, shardMapPath, schemaPath);
+    return this;
+  }
+
+  public AdminServiceBuilder clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    return this;
+  }
+
+  /** How this process names itself in a shard move's lease. */
+  public AdminServiceBuilder serverId(String id) {
+    this.serverId = Objects.requireNonNull(id, "id");
+    return this;
+  }
+
+  public AdminService build() {
+    return new DefaultAdminService(vertx, new DefaultAdminService.Settings(
+        Objects.requireNonNull(repairs, "repairs"),
+        Objects.requireNonNull(schemas, "schemas"),
+        Objects.requireNonNull(shardMaps, "shardMaps"),
+        Objects.requireNonNull(pools, "pools"),
+        registry, clock, serverId));
+  }
+}

@@ -1,0 +1,63 @@
+package io.quiver.store;
+
+import io.quiver.schema.Schema;
+import io.quiver.store.internal.sql.SqlNames;
+import io.quiver.store.internal.table.ShardTables;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a shard database holds, for the code that creates, copies and drops shard databases (the
+ * fleet module's provisioning and shard moves): each shard's database name, every table a schema
+ * gives it with its DDL, and the one check every identifier read back from a host passes before
+ * it is written into SQL text. The tables themselves — their columns and statements — stay inside
+ * graph-store; this is the part of them fleet work needs.
+ */
+public final class ShardLayout {
+  private ShardLayout() {}
+
+  /** One table of a shard database, as provisioning creates it. */
+  public interface Table {
+
+    /** The table's name inside a shard database. */
+    String name();
+
+    /** The statement that creates this table on one shard if it is not there (the table class's own DDL). */
+    String ddl(int shard);
+
+    /**
+     * Statements that bring an existing table of an older layout up to this one, given the columns
+     * it has; empty when it is current. Provisioning runs them before anything reads the table.
+     */
+    default List<String> upgrades(int shard, Set<String> existingColumns) {
+      return List.of();
+    }
+
+    /** The table's qualified, quoted name on one shard: {@code `db00003`.`nodes_pin`}. */
+    default String on(int shard) {
+      return SqlNames.table(shard, name());
+    }
+  }
+
+  /**
+   * Every table a shard holds under {@code schema}: one per node type and one per unique field of
+   * it, one per edge type, counts, the outbox and bulk imports' references.
+   */
+  public static List<Table> tables(Schema schema) {
+    return List.copyOf(ShardTables.of(schema));
+  }
+
+  /** The database of a shard: {@code db00000} … {@code db65535}. */
+  public static String database(int shard) {
+    return SqlNames.database(shard);
+  }
+
+  /**
+   * A table or column name read back from a host (information_schema) before it is written into
+   * SQL text: it must be one Quiver could have given ({@code [a-z][a-z0-9_]{0,63}}), or the work
+   * stops with an IllegalStateException.
+   */
+  public static String identifier(String name) {
+    return SqlNames.identifier(name);
+  }
+}
