@@ -104,7 +104,11 @@ class InverseOutageTest {
       throws Exception {
     PoolSettings pools = TestBackend.get().poolSettings();
     Duration bound = pools.acquireTimeout().plus(pools.statementTimeout());
-    // Measured once first, so the drainers hold connections to h2 open and idle when it freezes.
+    // h2 answering first (another test may have just restarted it: while the probe still calls it
+    // down its shards are not measured at all, and a frozen host would go unnoticed), then measured
+    // once, so the drainers hold connections to h2 open and idle when it freezes.
+    Await.until("h2 answering before it freezes", Duration.ofSeconds(20),
+        () -> fixture.backend.telemetry().hostsAnswering().get("h2"));
     assertThat(fixture.backend.telemetry().outboxStats().await()).containsKeys("h1", "h2");
     TestBackend.get().hosts().freeze(1);
     try {
