@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code ./quiver}: the server's own command line ({@link Main}) with one more command,
- * {@code quiver dev [--port N] [--data DIR] [--hosts N]}, which starts the embedded stack and a
+ * {@code quiver dev [--port N] [--data DIR] [--hosts N] [--replicas N]}, which starts the embedded stack and a
  * server over it.
  */
 public final class DevMain {
@@ -41,17 +41,33 @@ public final class DevMain {
             + " the others hold none until shards are moved there")
     int hosts;
 
+    @Option(names = "--replicas", defaultValue = "0", paramLabel = "N",
+        description = "replicas of each host (default ${DEFAULT-VALUE}): each seeded from its host, replicating by"
+            + " GTID and confirming every write before it is acknowledged")
+    int replicas;
+
     @Override
     public Integer call() throws Exception {
       if (hosts < DevStack.MIN_HOSTS || hosts > DevStack.MAX_HOSTS) {
         throw new CommandLine.ParameterException(spec.commandLine(),
             "--hosts takes " + DevStack.MIN_HOSTS + " to " + DevStack.MAX_HOSTS + ", not " + hosts);
       }
-      DevStack stack = DevStack.start(data, hosts);
+      if (replicas < 0 || replicas > DevStack.MAX_REPLICAS) {
+        throw new CommandLine.ParameterException(spec.commandLine(),
+            "--replicas takes 0 to " + DevStack.MAX_REPLICAS + ", not " + replicas);
+      }
+      DevStack stack = DevStack.start(data, hosts, replicas, java.util.List.of());
       QuiverServer server;
       try {
         server = QuiverServer.start(stack.config(port), stack.schema());
       } catch (Exception e) {
+        stack.close();
+        throw e;
+      }
+      try {
+        stack.attachReplicas(server.admin());
+      } catch (RuntimeException e) {
+        server.close();
         stack.close();
         throw e;
       }

@@ -48,6 +48,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The hosts take free ports at every start; when they differ from the stored shard map's,
  * the map is republished with the new addresses, as an operator would after moving a host.
+ *
+ * <p>With {@code --replicas N} each host gets N replicas ({@code var/mariadb/hN-rK}), attached
+ * through the admin service once the server runs ({@link #attachReplicas}): seeded from their
+ * primary at the first start, resumed from their own position at every later one (their primary's
+ * port changed), listed in the map, confirming every write before it is acknowledged.
  */
 public final class DevStack implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DevStack.class);
@@ -58,15 +63,19 @@ public final class DevStack implements AutoCloseable {
   private final DataDirectory directory;
   private final EmbeddedZooKeeper zooKeeper;
   private final List<EmbeddedMariaDb> hosts;
+  /** Each host's replicas, by host name. */
+  private final Map<String, List<EmbeddedMariaDb>> replicas;
   private final Schema schema;
   private final String adminToken = newAdminToken();
   /** The shard map this start published (or found current). */
   private ShardMap shardMap;
 
-  private DevStack(DataDirectory directory, EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts, Schema schema) {
+  private DevStack(DataDirectory directory, EmbeddedZooKeeper zooKeeper, List<EmbeddedMariaDb> hosts,
+      Map<String, List<EmbeddedMariaDb>> replicas, Schema schema) {
     this.directory = directory;
     this.zooKeeper = zooKeeper;
     this.hosts = hosts;
+    this.replicas = replicas;
     this.schema = schema;
   }
 
@@ -101,8 +110,24 @@ public final class DevStack implements AutoCloseable {
 
   /** As {@link #start(Path, int)}, each MariaDB host started with {@code serverOptions} too ({@link EmbeddedMariaDb#start(Path, int, List)}). */
   public static DevStack start(Path dataDir, int hostCount, List<String> serverOptions) throws Exception {
+    return start(dataDir, hostCount, 0, serverOptions);
+  }
+
+  /** The most replicas a dev stack gives each host. */
+  public static final int MAX_REPLICAS = 3;
+
+  /**
+   * As {@link #start(Path, int, List)}, with {@code replicaCount} replicas started for each host
+   * (they join their hosts once a server runs: {@link #attachReplicas}).
+   */
+  public static DevStack start(Path dataDir, int hostCount, int replicaCount, List<String> serverOptions)
+      throws Exception {
     if (hostCount < MIN_HOSTS || hostCount > MAX_HOSTS) {
       throw new IllegalArgumentException("a dev stack has " + MIN_HOSTS + " to " + MAX_HOSTS + " hosts, not " + hostCount);
+    }
+    if (replicaCount < 0 || replicaCount > MAX_REPLICAS) {
+      throw new IllegalArgumentException("a dev stack gives each host 0 to " + MAX_REPLICAS + " replicas, not "
+          + replicaCount);
     }
     log.info("starting the embedded stack with its data in {}", dataDir.toAbsolutePath());
     EmbeddedMariaDb.requireDurable(dataDir);
@@ -112,10 +137,23 @@ public final class DevStack implements AutoCloseable {
       EmbeddedZooKeeper zooKeeper = remember(started, EmbeddedZooKeeper.start(dataDir.resolve("zookeeper"), 0));
       int count = Math.max(hostCount, storedHostCount(zooKeeper));
       List<EmbeddedMariaDb> hosts = new ArrayList<>();
+      Map<String, List<EmbeddedMariaDb>> replicas = new java.util.TreeMap<>();
+      List<String> replicaOptions = new ArrayList<>(serverOptions);
+      // A replica logs what it applies, so that once promoted its binary log holds everything; and
+      // it waits to be pointed at its primary's address of this run (attachReplicas) before it
+      // replicates, instead of calling the last run's.
+      replicaOptions.add("--log-slave-updates=ON");
+      replicaOptions.add("--skip-slave-start");
       for (int host = 1; host <= count; host++) {
         hosts.add(remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h" + host), 0, serverOptions)));
+        List<EmbeddedMariaDb> ofHost = new ArrayList<>();
+        for (int replica = 1; replica <= replicaCount; replica++) {
+          ofHost.add(remember(started, EmbeddedMariaDb.start(dataDir.resolve("mariadb/h" + host + "-r" + replica), 0,
+              replicaOptions)));
+        }
+        replicas.put("h" + host, ofHost);
       }
-      DevStack stack = new DevStack(directory, zooKeeper, hosts, exampleSchema());
+      DevStack stack = new DevStack(directory, zooKeeper, hosts, replicas, exampleSchema());
       stack.publishAndProvision();
       return stack;
     } catch (Exception | Error e) {
@@ -251,9 +289,8 @@ public final class DevStack implements AutoCloseable {
         Map.of()));
     ShardMap moved = map;
     for (int i = 0; i < hosts.size(); i++) {
-      String name = "h" + (i + 1);
-      Host known = map.hosts().get(name);
-      moved = moved.withHost(new Host(name, hosts.get(i).address(), known == null ? List.of() : known.replicas()));
+      // Replicas are listed again by attachReplicas, at this run's addresses, once they replicate.
+      moved = moved.withHost(new Host("h" + (i + 1), hosts.get(i).address(), List.of()));
     }
     return stored.isEmpty() || moved.equals(map) ? moved : moved.withVersion(map.version() + 1);
   }
@@ -284,8 +321,18 @@ public final class DevStack implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes each replica this stack started a replica of its host through {@code admin} (a running
+   * server's): seeded at its first start, resumed at later ones, then listed in the shard map.
+   */
+  public void attachReplicas(AdminService admin) {
+    replicas.forEach((host, ofHost) -> ofHost.forEach(replica -> admin.addReplica(host, replica.address(),
+        line -> log.info("{}: {}", host, line)).await()));
+  }
+
   @Override
   public void close() {
+    replicas.values().forEach(ofHost -> ofHost.forEach(EmbeddedMariaDb::close));
     hosts.forEach(EmbeddedMariaDb::close);
     zooKeeper.close();
     directory.close();

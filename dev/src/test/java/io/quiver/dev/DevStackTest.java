@@ -54,6 +54,59 @@ class DevStackTest {
     }
   }
 
+  /**
+   * {@code --replicas 1}: each host's replica is seeded at the first start, resumed (its primary on
+   * a new port) at the next, listed at this run's address, and holds every write, including those
+   * made before the restart.
+   */
+  @Test
+  void withReplicas_eachHostsReplicaIsListed_holdsEveryWrite_andResumesAfterARestart() throws Exception {
+    Path data = Path.of("target", "dev-stack-replicas-" + System.nanoTime());
+    ObjectNode boardData = (ObjectNode) new ObjectMapper().readTree("{\"title\": \"replicated\"}");
+    Node before;
+    try (DevStack stack = DevStack.start(data, 2, 1, java.util.List.of());
+        QuiverServer server = QuiverServer.start(stack.config(0), stack.schema())) {
+      stack.attachReplicas(server.admin());
+      var map = server.admin().shardMap().await();
+      assertThat(map.hosts().values()).allSatisfy(host -> assertThat(host.replicas()).hasSize(1));
+      before = server.store().createNode("board", boardData, null).await();
+      assertThat(rowsOnReplica(map, before, 1)).isEqualTo(1);
+    }
+
+    try (DevStack stack = DevStack.start(data, 2, 1, java.util.List.of());
+        QuiverServer server = QuiverServer.start(stack.config(0), stack.schema())) {
+      stack.attachReplicas(server.admin());
+      var map = server.admin().shardMap().await();
+      assertThat(map.hosts().values()).allSatisfy(host -> assertThat(host.replicas()).hasSize(1));
+      Node after = server.store().createNode("board", boardData, before.id()).await();
+      assertThat(rowsOnReplica(map, after, 2)).as("the write before the restart and the one after").isEqualTo(2);
+    }
+  }
+
+  /**
+   * How many boards the replica of {@code node}'s host holds on its shard, once it holds {@code
+   * expected} or ten seconds passed: an acknowledged write was confirmed by the replica, which
+   * applies it within moments.
+   */
+  private static long rowsOnReplica(io.quiver.store.shard.ShardMap map, Node node, long expected) throws Exception {
+    String replica = map.hosts().get(map.rangeOf(node.id().shard()).orElseThrow().host()).replicas().get(0);
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (true) {
+      try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + replica + "/", DevStack.USER,
+              DevStack.PASSWORD);
+          var statement = connection.createStatement();
+          var rows = statement.executeQuery(String.format("SELECT COUNT(*) FROM db%05d.nodes_board",
+              node.id().shard()))) {
+        rows.next();
+        long count = rows.getLong(1);
+        if (count >= expected || System.nanoTime() > deadline) {
+          return count;
+        }
+      }
+      Thread.sleep(20);
+    }
+  }
+
   /** Waits for the server's probe to find the host answering (it probes every few hundred ms). */
   private static void awaitAnswering(QuiverServer server, String host) throws InterruptedException {
     long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();

@@ -103,7 +103,9 @@ public interface AdminService extends AutoCloseable {
    * published. {@code expectedVersion} ({@link GraphStore#ANY_VERSION} for none) is the version the
    * operator decided on: another one stored is a VERSION_CONFLICT, as is a change published
    * meanwhile; a change the map cannot take is INVALID_ARGUMENT saying why, and so is a
-   * {@link ShardMapChange.MoveShards}: shards change hosts only through {@link #moveShards}.
+   * {@link ShardMapChange.MoveShards} (shards change hosts only through {@link #moveShards}) and a
+   * replica's change (replicas are listed by {@link #addReplica}, which seeds them, and unlisted
+   * by {@link #removeReplica}, which stops them).
    */
   Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion);
 
@@ -123,6 +125,23 @@ public interface AdminService extends AutoCloseable {
 
   /** Cancels the move under way, before its cut-over; the map and the source stay as they were. */
   Future<ShardMoveStatus> cancelShardMove();
+
+  /**
+   * Makes the server at {@code address} a replica of {@code host}: seeded from one consistent
+   * snapshot of the primary (or, when it holds data already, resumed from its own position),
+   * replicating by GTID, confirming every write before the primary acknowledges it
+   * ({@link ReplicaAcks}), caught up — then listed in the shard map, whose new version this
+   * answers. Idempotent for a replica already listed. INVALID_ARGUMENT for an unknown host or an
+   * address that is already a primary or another host's replica; UNAVAILABLE when either server
+   * cannot be reached or the replica does not catch up.
+   */
+  Future<ShardMap> addReplica(String host, String address, Consumer<String> progress);
+
+  /**
+   * Unlists the replica at {@code address} of {@code host}, then stops its replication; a primary
+   * left without replicas stops waiting for confirmations. NOT_FOUND when the host does not list it.
+   */
+  Future<ShardMap> removeReplica(String host, String address);
 
   /** Drops the retired copies moves left on the fleet's hosts that are older than {@code grace}; answers their names. */
   Future<List<String>> dropRetiredShards(Duration grace);

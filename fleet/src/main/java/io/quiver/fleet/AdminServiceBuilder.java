@@ -24,6 +24,7 @@ public final class AdminServiceBuilder {
   private ShardMapSource shardMaps;
   private PoolSettings pools;
   private RegistryPaths registry;
+  private ReplicaAcks acks = ReplicaAcks.defaults();
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
 
@@ -61,6 +62,12 @@ public final class AdminServiceBuilder {
     return this;
   }
 
+  /** What a write to a host with replicas waits for; {@link ReplicaAcks#defaults()} unless set. */
+  public AdminServiceBuilder replicaAcks(ReplicaAcks acks) {
+    this.acks = Objects.requireNonNull(acks, "acks");
+    return this;
+  }
+
   public AdminServiceBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
@@ -78,6 +85,6 @@ public final class AdminServiceBuilder {
         Objects.requireNonNull(schemas, "schemas"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(pools, "pools"),
-        registry, clock, serverId));
+        registry, acks, clock, serverId));
   }
 }

@@ -137,6 +137,14 @@ class LayoutTest {
         .as("a command speaks AdminService (RemoteAdminService) or QuiverClient, never HTTP by hand").isEmpty();
   }
 
+  @Test
+  void theCommandLine_readsNoJsonByFieldName_everyAnswerIsATypedRecord() {
+    Pattern lookup = Pattern.compile("\\.path\\(\"|\\.at\\(\"|(?<!details\\(\\))\\.get\\(\"");
+    assertThat(offenders(source -> source.main() && source.packageName().equals("io.quiver.api.cli")
+        && lookup.matcher(source.text()).find()))
+        .as("a command reads AdminService's records and the client's values, never a JSON member by name").isEmpty();
+  }
+
   /** The sources {@code breaks} a rule, as paths from the repository's root. */
   private static List<String> offenders(java.util.function.Predicate<Source> breaks) {
     return sources().stream().filter(breaks).map(source -> ROOT.relativize(source.path()).toString()).toList();

@@ -141,23 +141,27 @@ public final class SchemaJson {
 
   private static ObjectNode write(Map<String, FieldDef> fields) {
     ObjectNode body = NODES.objectNode();
-    fields.forEach((name, field) -> {
-      ObjectNode def = body.putObject(name);
-      def.put("type", field.type().jsonName());
-      if (field.required()) {
-        def.put("required", true);
-      }
-      if (field.hasDefault()) {
-        def.set("default", field.defaultValue().deepCopy());
-      }
-      if (field.nodeType() != null) {
-        def.put("nodeType", field.nodeType());
-      }
-      if (field.unique() != null) {
-        def.putObject("unique").put("shards", field.unique().shards()).put("state", field.unique().state().jsonName());
-      }
-    });
+    fields.forEach((name, field) -> body.set(name, write(field)));
     return body;
+  }
+
+  /** One field's definition, as a type's {@code fields} member holds it. */
+  public static ObjectNode write(FieldDef field) {
+    ObjectNode def = NODES.objectNode();
+    def.put("type", field.type().jsonName());
+    if (field.required()) {
+      def.put("required", true);
+    }
+    if (field.hasDefault()) {
+      def.set("default", field.defaultValue().deepCopy());
+    }
+    if (field.nodeType() != null) {
+      def.put("nodeType", field.nodeType());
+    }
+    if (field.unique() != null) {
+      def.putObject("unique").put("shards", field.unique().shards()).put("state", field.unique().state().jsonName());
+    }
+    return def;
   }
 
   private static Fields readFields(ObjectNode type, boolean strict) {

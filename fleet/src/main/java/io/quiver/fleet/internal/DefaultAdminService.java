@@ -7,8 +7,10 @@ import io.quiver.fleet.AdminService;
 import io.quiver.fleet.MoveProgress;
 import io.quiver.fleet.MoveReport;
 import io.quiver.fleet.ProvisionReport;
+import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.ShardMoveStatus;
 import io.quiver.fleet.internal.move.ShardMover;
+import io.quiver.fleet.internal.replica.Replicas;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
@@ -21,6 +23,7 @@ import io.quiver.store.PoolSettings;
 import io.quiver.store.RepairReport;
 import io.quiver.store.Repairs;
 import io.quiver.store.UniqueRepairReport;
+import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
 import io.quiver.store.shard.ShardMapSource;
@@ -48,6 +51,7 @@ import org.slf4j.LoggerFactory;
  * schema publishing ({@link SchemaRegistry}, which provisions each new type's tables before it
  * publishes), shard-map changes ({@link MapChanges}), provisioning ({@link ShardProvisioner}),
  * shard moves ({@link ShardMover}, which changes the map through the same {@link MapChanges}),
+ * replicas ({@link Replicas}: seeded and replicating before the map lists them),
  * and the backend's repairs ({@link Repairs}), run when an operator asks or when a unique index is
  * built behind its fence. Nothing below calls back up into it.
  *
@@ -64,7 +68,7 @@ public final class DefaultAdminService implements AdminService {
    * What the builder gathered; {@code registry} may be null (a service that can repair only).
    */
   public record Settings(Repairs repairs, SchemaSource schemas, ShardMapSource shardMaps, PoolSettings pools,
-      RegistryPaths registry, Clock clock, String serverId) {}
+      RegistryPaths registry, ReplicaAcks acks, Clock clock, String serverId) {}
 
   private final Vertx vertx;
   /** Admin jobs block on ZooKeeper, JDBC and the reactive client: daemon threads of their own. */
@@ -72,6 +76,8 @@ public final class DefaultAdminService implements AdminService {
   private final SchemaSource schemas;
   private final Repairs repairs;
   private final ShardProvisioner provisioner;
+  private final Replicas replicas;
+  private final ReplicaAcks acks;
   private final RegistryPaths paths;
   /** The next four are null without the registry's paths. */
   private final SchemaStore schemaStore;
@@ -86,6 +92,8 @@ public final class DefaultAdminService implements AdminService {
     this.paths = settings.registry();
     PoolSettings pools = settings.pools();
     this.provisioner = new ShardProvisioner(pools.user(), pools.password());
+    this.replicas = new Replicas(provisioner, pools.user(), pools.password());
+    this.acks = settings.acks();
     if (paths == null) {
       this.schemaStore = null;
       this.maps = null;
@@ -229,6 +237,14 @@ public final class DefaultAdminService implements AdminService {
       return Future.failedFuture(GraphException.invalid("shards are moved by a shard move, which copies their data"
           + " before the map names their new host; the map change alone would lose it"));
     }
+    if (change instanceof ShardMapChange.AddHost add && !add.host().replicas().isEmpty()) {
+      return Future.failedFuture(GraphException.invalid("a host is added without replicas; add each one then with"
+          + " addReplica (quiver hosts add-replica), which seeds it from the primary before the map lists it"));
+    }
+    if (change instanceof ShardMapChange.AddReplica || change instanceof ShardMapChange.RemoveReplica) {
+      return Future.failedFuture(GraphException.invalid("replicas are added by addReplica, which seeds them before"
+          + " the map lists them, and removed by removeReplica, which stops them"));
+    }
     return run(() -> maps().change(change, expectedVersion));
   }
 
@@ -246,6 +262,31 @@ public final class DefaultAdminService implements AdminService {
   @Override
   public Future<ShardMoveStatus> cancelShardMove() {
     return run(() -> mover().cancel());
+  }
+
+  @Override
+  public Future<ShardMap> addReplica(String host, String address, Consumer<String> progress) {
+    return run(() -> {
+      ShardMapChange.AddReplica change = new ShardMapChange.AddReplica(host, address);
+      ShardMap map = maps().stored();
+      Host primary = map.hosts().get(host);
+      if (primary == null || !primary.replicas().contains(address)) {
+        change.applyTo(map); // refuses an unknown host or a taken address before anything is touched
+      }
+      replicas.add(primary, address, acks, progress);
+      return primary.replicas().contains(address) ? map : maps().change(change);
+    });
+  }
+
+  @Override
+  public Future<ShardMap> removeReplica(String host, String address) {
+    return run(() -> {
+      ShardMap map = maps().stored();
+      ShardMap next = maps().change(new ShardMapChange.RemoveReplica(host, address), map.version());
+      Host primary = map.hosts().get(host);
+      replicas.remove(primary, address, primary.replicas().size() == 1, acks);
+      return next;
+    });
   }
 
   @Override

@@ -1,16 +1,18 @@
 package io.quiver.api.cli;
 
 import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code quiver hosts list | add}: the MySQL hosts of the shard map. */
-@Command(name = "hosts", mixinStandardHelpOptions = true, description = "The hosts of the shard map: list them, add one.",
-    subcommands = {HostsCommand.List.class, HostsCommand.Add.class})
+/** {@code quiver hosts list | add | add-replica | remove-replica}: the MySQL hosts of the shard map. */
+@Command(name = "hosts", mixinStandardHelpOptions = true,
+    description = "The hosts of the shard map: list them, add one, add or remove a host's replica.",
+    subcommands = {HostsCommand.List.class, HostsCommand.Add.class, HostsCommand.AddReplica.class,
+        HostsCommand.RemoveReplica.class})
 final class HostsCommand extends CommandGroup {
 
   @Command(name = "list", mixinStandardHelpOptions = true,
@@ -31,15 +33,53 @@ final class HostsCommand extends CommandGroup {
     @Parameters(index = "1", paramLabel = "PRIMARY", description = "host:port of its primary")
     String primary;
 
-    @Option(names = "--replica", paramLabel = "HOST:PORT", description = "a replica, listed for failover (repeatable)")
-    java.util.List<String> replicas = new ArrayList<>();
-
     @Option(names = "--if-version", paramLabel = "N", description = "change only map version N")
     Long ifVersion;
 
     @Override
     int run(PrintWriter out) {
-      return ShardsCommand.change(this, new ShardMapChange.AddHost(new Host(name, primary, replicas)), ifVersion, out);
+      return ShardsCommand.change(this, new ShardMapChange.AddHost(new Host(name, primary, java.util.List.of())),
+          ifVersion, out);
+    }
+  }
+
+  @Command(name = "add-replica", mixinStandardHelpOptions = true,
+      description = "Make a MariaDB server a replica of a host: seeded from a snapshot of its primary (or resumed,"
+          + " if it holds data), replicating, confirming every write before the primary acknowledges it; then listed.")
+  static final class AddReplica extends RemoteCommand {
+    @Parameters(index = "0", paramLabel = "HOST", description = "the host, as h1")
+    String host;
+
+    @Parameters(index = "1", paramLabel = "ADDRESS", description = "host:port of the replica's server")
+    String address;
+
+    @Override
+    int run(PrintWriter out) {
+      ShardMap map = remote.admin().addReplica(host, address, line -> {
+        out.println(line);
+        out.flush();
+      }).await();
+      out.println("host " + host + " at " + map.hosts().get(host).primary() + " has replicas "
+          + map.hosts().get(host).replicas() + " (shard map version " + map.version() + ")");
+      return 0;
+    }
+  }
+
+  @Command(name = "remove-replica", mixinStandardHelpOptions = true,
+      description = "Unlist a host's replica and stop its replication.")
+  static final class RemoveReplica extends RemoteCommand {
+    @Parameters(index = "0", paramLabel = "HOST", description = "the host, as h1")
+    String host;
+
+    @Parameters(index = "1", paramLabel = "ADDRESS", description = "host:port of the replica")
+    String address;
+
+    @Override
+    int run(PrintWriter out) {
+      ShardMap map = remote.admin().removeReplica(host, address).await();
+      out.println("host " + host + " has replicas " + map.hosts().get(host).replicas() + " (shard map version "
+          + map.version() + ")");
+      return 0;
     }
   }
 }

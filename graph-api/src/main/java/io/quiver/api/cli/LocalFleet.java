@@ -56,6 +56,7 @@ final class LocalFleet {
           AdminService admin = AdminService.builder(vertx).repairs(backend.repairs()).schemas(schemas).shardMaps(maps)
               .pools(settings.mysql())
               .registry(curator, settings.zooKeeper().shardMapPath(), settings.zooKeeper().schemaPath())
+              .replicaAcks(settings.replication())
               .build()) {
         return work.run(admin);
       } finally {

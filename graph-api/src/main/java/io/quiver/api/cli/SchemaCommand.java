@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.api.http.ApiJson;
 import io.quiver.core.GraphException;
 import io.quiver.fleet.AdminService;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.FieldDef;
 import io.quiver.schema.Fields;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
@@ -157,105 +159,117 @@ final class SchemaCommand extends CommandGroup {
    * One type of the document against the registry: what would change ({@code lines}, empty when
    * nothing), and the server's verdict on it (null when allowed).
    */
-  record TypeChange(String kind, String typeName, JsonNode definition, List<String> lines, String refusal) {
+  record TypeChange(NodeType node, EdgeType edge, List<String> lines, String refusal) {
     boolean refused() {
       return refusal != null;
     }
 
     String name() {
-      return kind + " type " + typeName;
+      return node != null ? "node type " + node.name() : "edge type " + edge.name();
     }
 
     /** Defines the type as the document does ({@code preview}: only asks what that would publish). */
     Future<Schema> define(AdminService admin, Set<SchemaChanges.Permit> permits) {
-      return kind.equals("node")
-          ? admin.defineNodeType(SchemaJson.readNodeType(typeName, definition), permits)
-          : admin.defineEdgeType(SchemaJson.readEdgeType(typeName, definition), permits);
+      return node != null ? admin.defineNodeType(node, permits) : admin.defineEdgeType(edge, permits);
     }
 
     Future<Schema> preview(AdminService admin, Set<SchemaChanges.Permit> permits) {
-      return kind.equals("node")
-          ? admin.previewNodeType(SchemaJson.readNodeType(typeName, definition), permits)
-          : admin.previewEdgeType(SchemaJson.readEdgeType(typeName, definition), permits);
+      return node != null ? admin.previewNodeType(node, permits) : admin.previewEdgeType(edge, permits);
     }
   }
 
   private static List<TypeChange> compare(AdminService admin, Path file, Set<SchemaChanges.Permit> permits)
       throws IOException {
-    JsonNode document;
+    Schema wanted;
     try {
-      document = ApiJson.MAPPER.readTree(Files.readString(file));
+      // Read as apply reads it: a document apply would refuse is refused here too.
+      wanted = SchemaJson.parse(Files.readString(file));
     } catch (java.nio.file.NoSuchFileException missing) {
       throw new CommandFailure(2, "no file " + file);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException malformed) {
-      throw new CommandFailure(1, file + " is not JSON: " + malformed.getOriginalMessage());
+    } catch (GraphException malformed) {
+      throw new CommandFailure(1, file + ": " + malformed.getMessage());
     }
-    JsonNode stored = SchemaJson.write(admin.schema().await());
+    Schema stored = admin.schema().await();
     List<TypeChange> changes = new ArrayList<>();
-    for (String kind : List.of("node", "edge")) {
-      String member = kind + "Types";
-      document.path(member).fields().forEachRemaining(entry -> {
-        List<String> lines = differences(stored.path(member).get(entry.getKey()), entry.getValue());
-        TypeChange change = new TypeChange(kind, entry.getKey(), entry.getValue(), lines, null);
-        changes.add(lines.isEmpty() ? change : verdict(admin, change, permits));
-      });
-    }
+    wanted.nodeTypes().forEach((name, type) -> changes.add(verdict(admin, new TypeChange(type, null,
+        differences(stored.nodeType(name).orElse(null), type), null), permits)));
+    wanted.edgeTypes().forEach((name, type) -> changes.add(verdict(admin, new TypeChange(null, type,
+        differences(stored.edgeType(name).orElse(null), type), null), permits)));
     return changes;
   }
 
   /** The rules' verdict on a change: what it would publish, asked of the registry, nothing changed. */
   private static TypeChange verdict(AdminService admin, TypeChange change, Set<SchemaChanges.Permit> permits) {
+    if (change.lines().isEmpty()) {
+      return change;
+    }
     try {
       change.preview(admin, permits).await();
       return change;
     } catch (GraphException refused) {
-      return new TypeChange(change.kind(), change.typeName(), change.definition(), change.lines(),
-          CommandFailure.of(refused).getMessage());
+      return new TypeChange(change.node(), change.edge(), change.lines(), CommandFailure.of(refused).getMessage());
     }
   }
 
   /** What defining {@code after} over {@code before} (null: not defined) changes, a line each. */
-  private static List<String> differences(JsonNode before, JsonNode after) {
-    List<String> lines = new ArrayList<>();
+  private static List<String> differences(NodeType before, NodeType after) {
     if (before == null) {
-      lines.add("new");
-      return lines;
+      return List.of("new");
     }
-    for (String member : List.of("id", "strict", "from", "to", "inverse")) {
-      JsonNode was = before.path(member);
-      JsonNode is = after.path(member);
-      if (!is.isMissingNode() && !is.equals(was) && !(member.equals("strict") && !is.asBoolean() && was.isMissingNode())) {
-        lines.add("~ " + member + ": " + was + " -> " + is);
-      }
-    }
-    JsonNode oldFields = before.path("fields");
-    JsonNode newFields = after.path("fields");
-    newFields.fields().forEachRemaining(field -> {
-      JsonNode was = oldFields.get(field.getKey());
-      if (was == null) {
-        lines.add("+ field " + field.getKey() + " " + comparable(field.getValue()));
-      } else if (!comparable(was).equals(comparable(field.getValue()))) {
-        lines.add("~ field " + field.getKey() + " " + comparable(was) + " -> " + comparable(field.getValue()));
-      }
-    });
-    oldFields.fieldNames().forEachRemaining(name -> {
-      if (!newFields.has(name)) {
-        lines.add("- field " + name);
-      }
-    });
+    List<String> lines = new ArrayList<>();
+    changed(lines, "id", before.id(), after.id());
+    changed(lines, "strict", before.strict(), after.strict());
+    fieldDifferences(lines, before.fields(), after.fields());
     return lines;
   }
 
-  /** A field's definition as the document states it: a unique index is {@code "unique": true}, whatever its state. */
-  private static JsonNode comparable(JsonNode field) {
-    com.fasterxml.jackson.databind.node.ObjectNode copy = field.deepCopy();
-    JsonNode unique = copy.get("unique");
-    if (unique != null && (unique.isObject() || unique.asBoolean())) {
-      copy.put("unique", true);
-    } else {
-      copy.remove("unique");
+  private static List<String> differences(EdgeType before, EdgeType after) {
+    if (before == null) {
+      return List.of("new");
     }
-    return copy;
+    List<String> lines = new ArrayList<>();
+    changed(lines, "id", before.id(), after.id());
+    changed(lines, "from", quoted(before.from()), quoted(after.from()));
+    changed(lines, "to", quoted(before.to()), quoted(after.to()));
+    changed(lines, "inverse", quoted(before.inverse()), quoted(after.inverse()));
+    fieldDifferences(lines, before.fields(), after.fields());
+    return lines;
+  }
+
+  private static void changed(List<String> lines, String member, Object was, Object is) {
+    if (!java.util.Objects.equals(was, is)) {
+      lines.add("~ " + member + ": " + was + " -> " + is);
+    }
+  }
+
+  private static String quoted(String name) {
+    return name == null ? null : "\"" + name + "\"";
+  }
+
+  private static void fieldDifferences(List<String> lines, Fields before, Fields after) {
+    after.definitions().forEach((name, field) -> {
+      FieldDef was = before.definitions().get(name);
+      if (was == null) {
+        lines.add("+ field " + name + " " + comparable(field));
+      } else if (!comparable(was).equals(comparable(field))) {
+        lines.add("~ field " + name + " " + comparable(was) + " -> " + comparable(field));
+      }
+    });
+    before.definitions().keySet().forEach(name -> {
+      if (!after.definitions().containsKey(name)) {
+        lines.add("- field " + name);
+      }
+    });
+  }
+
+  /** A field's definition as a document states it: a unique index is {@code "unique": true}, whatever its state. */
+  private static JsonNode comparable(FieldDef field) {
+    com.fasterxml.jackson.databind.node.ObjectNode json = SchemaJson.write(
+        new FieldDef(field.type(), field.required(), field.defaultValue(), field.nodeType(), null));
+    if (field.unique() != null) {
+      json.put("unique", true);
+    }
+    return json;
   }
 
   private static void print(List<TypeChange> changes, PrintWriter out) {

@@ -41,7 +41,7 @@ final class StatusCommand extends RemoteCommand {
   static int printHosts(RemoteCommand command, PrintWriter out, Function<List<StatusReport.HostStatus>, Table> table) {
     StatusReport status = command.remote.admin().status().await();
     if (command.json) {
-      printJson(out, AdminJson.write(status).get("hosts"));
+      printJson(out, AdminJson.writeHosts(status.hosts()));
     } else {
       table.apply(status.hosts()).print(out);
     }
@@ -50,8 +50,9 @@ final class StatusCommand extends RemoteCommand {
 
   /** One row per host: whether it answers this server, its primary, shards and pool. */
   static Table hostTable(List<StatusReport.HostStatus> hosts) {
-    Table table = new Table("HOST", "PRIMARY", "STATE", "SHARDS", "POOL");
-    hosts.forEach(host -> table.row(host.name(), host.primary(), host.state(), host.shards(), host.poolConnections()));
+    Table table = new Table("HOST", "PRIMARY", "STATE", "SHARDS", "POOL", "REPLICAS");
+    hosts.forEach(host -> table.row(host.name(), host.primary(), host.state(), host.shards(), host.poolConnections(),
+        host.replicas().isEmpty() ? "-" : String.join(",", host.replicas())));
     return table;
   }
 

@@ -3,6 +3,7 @@ package io.quiver.api.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.cache.CacheSettings;
+import io.quiver.fleet.ReplicaAcks;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.PoolSettings;
@@ -30,11 +31,12 @@ import java.util.Set;
  *  "outbox":    {"tombstoneGraceSeconds": 604800, "maxAttempts": 10},
  *  "cache":     {"enabled": true, "nodeMaxBytes": 268435456, "edgeWindow": 100, "advertiseHost": "10.0.0.5"},
  *  "admin":     {"token": "…at least 16 characters…"},
+ *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
 public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
-    CacheSettings cache, Path schemaFile, String adminToken) {
+    CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -47,6 +49,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     Objects.requireNonNull(mysql, "mysql");
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(cache, "cache");
+    Objects.requireNonNull(replication, "replication");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -129,9 +132,16 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     }
   }
 
+  /** A configuration whose writes to hosts with replicas wait as {@link ReplicaAcks#defaults()} says. */
+  public QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, CacheSettings cache,
+      Path schemaFile, String adminToken) {
+    this(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, ReplicaAcks.defaults());
+  }
+
   public QuiverConfig withPort(int port) {
     return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout(), http.headerTimeout(),
-        http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken);
+        http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken,
+        replication);
   }
 
   public static QuiverConfig load(Path file) {
@@ -144,7 +154,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
 
   /** Every key a configuration may hold, by section; "" is the top level. */
   private static final Map<String, Set<String>> KEYS = Map.of(
-      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile"),
+      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication"),
       "http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
           "maxRequestLineBytes"),
       "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs"),
@@ -154,7 +164,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
           "gcIntervalSeconds"),
       "cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
           "advertiseHost", "staleBoundMs"),
-      "admin", Set.of("token"));
+      "admin", Set.of("token"),
+      "replication", Set.of("withoutAck", "ackTimeoutMs"));
 
   /**
    * Refuses a key the configuration does not have, naming the nearest one it does: a misspelt
@@ -252,6 +263,20 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             cache.path("advertiseHost").asText(cacheDefaults.advertiseHost()),
             Duration.ofMillis(cache.path("staleBoundMs").asLong(cacheDefaults.staleBound().toMillis()))),
         root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
-        root.path("admin").path("token").asText(null));
+        root.path("admin").path("token").asText(null),
+        replication(root.path("replication")));
+  }
+
+  /** {@code {"withoutAck": "refuse", "ackTimeoutMs": 1000}}: what a write waits for on a host with replicas. */
+  private static ReplicaAcks replication(JsonNode replication) {
+    String mode = replication.path("withoutAck").asText("refuse");
+    ReplicaAcks.Mode parsed = switch (mode) {
+      case "refuse" -> ReplicaAcks.Mode.REFUSE;
+      case "async" -> ReplicaAcks.Mode.ASYNC;
+      default -> throw new IllegalArgumentException("replication.withoutAck must be \"refuse\" or \"async\", got \""
+          + mode + "\"");
+    };
+    return new ReplicaAcks(parsed, Duration.ofMillis(replication.path("ackTimeoutMs")
+        .asLong(ReplicaAcks.DEFAULT_TIMEOUT.toMillis())));
   }
 }

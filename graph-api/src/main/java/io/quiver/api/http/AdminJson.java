@@ -88,10 +88,23 @@ public final class AdminJson {
     status.put("shardMapVersion", report.shardMapVersion());
     status.put("schemaVersion", report.schemaVersion());
     status.put("zookeeper", report.zooKeeperUp() ? "up" : "down");
-    ObjectNode hosts = status.putObject("hosts");
-    for (StatusReport.HostStatus host : report.hosts()) {
+    status.set("hosts", writeHosts(report.hosts()));
+    var caches = status.putArray("caches");
+    for (StatusReport.CacheStatus cache : report.caches()) {
+      caches.addObject().put("cache", cache.cache()).put("hits", cache.hits()).put("misses", cache.misses())
+          .put("hitRatio", cache.hitRatio()).put("entries", cache.entries()).put("weightBytes", cache.weightBytes())
+          .put("evictions", cache.evictions());
+    }
+    return status;
+  }
+
+  /** The hosts of a status document: each by name, its primary, replicas, state, shards, pool and outbox. */
+  public static ObjectNode writeHosts(List<StatusReport.HostStatus> report) {
+    ObjectNode hosts = ApiJson.object();
+    for (StatusReport.HostStatus host : report) {
       ObjectNode entry = hosts.putObject(host.name());
       entry.put("primary", host.primary());
+      host.replicas().forEach(entry.putArray("replicas")::add);
       entry.put("state", host.state());
       if (host.problem() != null) {
         entry.put("problem", host.problem());
@@ -106,13 +119,7 @@ public final class AdminJson {
         entry.put("outbox", "unknown");
       }
     }
-    var caches = status.putArray("caches");
-    for (StatusReport.CacheStatus cache : report.caches()) {
-      caches.addObject().put("cache", cache.cache()).put("hits", cache.hits()).put("misses", cache.misses())
-          .put("hitRatio", cache.hitRatio()).put("entries", cache.entries()).put("weightBytes", cache.weightBytes())
-          .put("evictions", cache.evictions());
-    }
-    return status;
+    return hosts;
   }
 
   /** The status document read back. */
@@ -121,7 +128,10 @@ public final class AdminJson {
     status.path("hosts").fields().forEachRemaining(entry -> {
       JsonNode host = entry.getValue();
       JsonNode outbox = host.get("outbox");
-      hosts.add(new StatusReport.HostStatus(entry.getKey(), host.path("primary").asText(), host.path("state").asText(),
+      List<String> replicas = new ArrayList<>();
+      host.path("replicas").forEach(replica -> replicas.add(replica.asText()));
+      hosts.add(new StatusReport.HostStatus(entry.getKey(), host.path("primary").asText(), replicas,
+          host.path("state").asText(),
           host.hasNonNull("problem") ? host.get("problem").asText() : null, host.path("shards").asInt(),
           host.path("poolConnections").asInt(), outbox == null ? null
               : outbox.isObject() ? StatusReport.OutboxStatus.of(outbox.path("pending").asLong(),

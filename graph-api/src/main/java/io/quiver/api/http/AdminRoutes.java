@@ -78,14 +78,20 @@ public final class AdminRoutes {
   public void mountStreams(Router router) {
     RequestObserver.operation(router.post("/v1/admin/repair/:edgeType"), "repair")
         .handler(QueryParams.allowing(Set.of()))
-        .handler(ctx -> streamScan(ctx, progress -> admin.repair(ctx.pathParam("edgeType"), lines(progress))));
+        .handler(ctx -> streamScan(ctx, progress -> admin.repair(ctx.pathParam("edgeType"), lines(progress))
+            .map(AdminJson::write)));
     RequestObserver.operation(router.post("/v1/admin/unique/:type/:field/repair"), "repairUnique")
         .handler(QueryParams.allowing(Set.of()))
         .handler(ctx -> streamScan(ctx, progress -> admin.repairUnique(ctx.pathParam("type"), ctx.pathParam("field"),
-            lines(progress))));
+            lines(progress)).map(AdminJson::write)));
     router.post("/v1/admin/shards/move").handler(BodyHandler.create(false).setBodyLimit(STREAM_BODY_LIMIT));
     RequestObserver.operation(router.post("/v1/admin/shards/move"), "moveShards")
         .handler(QueryParams.allowing(Set.of())).handler(ctx -> streamScan(ctx, progress -> moveShards(ctx, progress)));
+    router.post("/v1/admin/hosts/:host/replicas").handler(BodyHandler.create(false).setBodyLimit(STREAM_BODY_LIMIT));
+    RequestObserver.operation(router.post("/v1/admin/hosts/:host/replicas"), "addReplica")
+        .handler(QueryParams.allowing(Set.of())).handler(ctx -> streamScan(ctx, progress -> admin.addReplica(
+            ctx.pathParam("host"), Requests.textMember(Requests.body(ctx, Set.of("address")), "address"),
+            lines(progress)).map(ShardMapJson::write)));
   }
 
   /** The largest body a streamed call reads ({@code {"shards", "to", "stopBefore"}} and no more). */
@@ -120,6 +126,9 @@ public final class AdminRoutes {
             SchemaJson.read(Requests.body(ctx, Set.of("version", "nodeTypes", "edgeTypes")))).map(SchemaJson::write)));
     RequestObserver.operation(router.post("/v1/admin/provision"), "provision")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.provision().map(AdminJson::write)));
+    RequestObserver.operation(router.delete("/v1/admin/hosts/:host/replicas/:address"), "removeReplica")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.removeReplica(
+            ctx.pathParam("host"), ctx.pathParam("address")).map(ShardMapJson::write)));
     RequestObserver.operation(router.post("/v1/admin/shards/retired/drop"), "dropRetiredShards")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> dropRetired(ctx)));
   }
@@ -191,7 +200,8 @@ public final class AdminRoutes {
 
   /** Long work that reports progress as it goes, a JSON line at a time: a repair, a shard move. */
   private interface Scan {
-    Future<? extends Record> run(Consumer<ObjectNode> progress);
+    /** Runs, telling {@code progress} each line; answers the summary. */
+    Future<? extends JsonNode> run(Consumer<ObjectNode> progress);
   }
 
   /** A repair's progress, a line of text each: {@code {"progress": "..."}}. */
@@ -204,12 +214,13 @@ public final class AdminRoutes {
    * the move under way resumed if it is this one. Each
    * progress line is {@code {"phase", "done", "total", "progress"}}; the last is the report.
    */
-  private Future<MoveReport> moveShards(RoutingContext ctx, Consumer<ObjectNode> progress) {
+  private Future<JsonNode> moveShards(RoutingContext ctx, Consumer<ObjectNode> progress) {
     ObjectNode body = Requests.body(ctx, Set.of("shards", "to", "stopBefore"));
     ShardSpan shards = ShardSpan.parse(Requests.textMember(body, "shards"));
     String to = Requests.textMember(body, "to");
     String stopBefore = body.hasNonNull("stopBefore") ? Requests.textMember(body, "stopBefore") : null;
-    return admin.moveShards(shards, to, stopBefore, step -> progress.accept(AdminJson.write(step)));
+    return admin.moveShards(shards, to, stopBefore, step -> progress.accept(AdminJson.write(step)))
+        .map(AdminJson::write);
   }
 
   /** {@code {"graceHours": 24}} (the default): retired copies older than that are dropped. */
@@ -245,7 +256,7 @@ public final class AdminRoutes {
       return;
     }
     HttpServerResponse response = ctx.response();
-    Future<? extends Record> scanning;
+    Future<? extends JsonNode> scanning;
     try {
       scanning = scan.run(line -> {
         synchronized (response) {
@@ -261,7 +272,7 @@ public final class AdminRoutes {
     scanning
         .onSuccess(report -> {
           ObjectNode summary = ApiJson.object();
-          summary.set("summary", AdminJson.write(report));
+          summary.set("summary", report);
           synchronized (response) {
             if (!response.headWritten()) {
               response.putHeader("Content-Type", ApiJson.CONTENT_TYPE);

@@ -55,7 +55,8 @@ public final class ServerStatus {
               ? StatusReport.OutboxStatus.of(drained.pending(), drained.parked(), drained.oldestPendingAgeMillis())
               : shards > 0 ? StatusReport.OutboxStatus.UNKNOWN : null;
           // unknown: a host this server has not probed yet (just added to the map)
-          return new StatusReport.HostStatus(host.name(), host.primary(), states.getOrDefault(host.name(), "unknown"),
+          return new StatusReport.HostStatus(host.name(), host.primary(), host.replicas(),
+              states.getOrDefault(host.name(), "unknown"),
               problems.get(host.name()), shards, pools.getOrDefault(host.name(), 0), outbox);
         })
         .toList();

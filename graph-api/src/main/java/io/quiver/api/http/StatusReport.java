@@ -17,13 +17,17 @@ public record StatusReport(long shardMapVersion, long schemaVersion, boolean zoo
   }
 
   /**
-   * One host: whether it answers this server ({@code up}, {@code down: why}, {@code unknown} for
+   * One host: its primary and the replicas that confirm its writes, whether it answers this server ({@code up}, {@code down: why}, {@code unknown} for
    * one not probed yet), its problem if it has one (null otherwise), how many shards it holds, its
    * pool, and its outbox — null for a host that holds no shards, {@link OutboxStatus#UNKNOWN} for
    * one another server drains (or whose figures did not come in time).
    */
-  public record HostStatus(String name, String primary, String state, String problem, int shards, int poolConnections,
-      OutboxStatus outbox) {}
+  public record HostStatus(String name, String primary, List<String> replicas, String state, String problem, int shards,
+      int poolConnections, OutboxStatus outbox) {
+    public HostStatus {
+      replicas = List.copyOf(replicas);
+    }
+  }
 
   /** A host's outbox: entries pending, parked, and the oldest pending one's age. */
   public record OutboxStatus(boolean known, long pending, long parked, long oldestPendingAgeMs) {

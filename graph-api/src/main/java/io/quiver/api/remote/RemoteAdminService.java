@@ -168,9 +168,12 @@ public final class RemoteAdminService implements AdminService {
     } else if (change instanceof ShardMapChange.SetState set) {
       path = "/v1/admin/shards/state";
       body.put("shards", set.shards().toString()).put("state", set.state().jsonName());
-    } else {
+    } else if (change instanceof ShardMapChange.MoveShards) {
       return Future.failedFuture(GraphException.invalid("shards are moved by a shard move, which copies their data"
           + " before the map names their new host; the map change alone would lose it"));
+    } else {
+      return Future.failedFuture(GraphException.invalid("replicas are added by addReplica, which seeds them before"
+          + " the map lists them, and removed by removeReplica, which stops them"));
     }
     String to = path;
     return call(() -> ShardMapJson.read(http.call("POST", to, body, ifVersion)));
@@ -188,6 +191,19 @@ public final class RemoteAdminService implements AdminService {
         progress.accept(step);
       }
     }), MoveReport.class));
+  }
+
+  @Override
+  public Future<ShardMap> addReplica(String host, String address, Consumer<String> progress) {
+    ObjectNode body = ApiJson.object().put("address", address);
+    return call(() -> ShardMapJson.read(http.stream("/v1/admin/hosts/" + segment(host) + "/replicas", body,
+        line -> progress.accept(line.path("progress").asText()))));
+  }
+
+  @Override
+  public Future<ShardMap> removeReplica(String host, String address) {
+    return call(() -> ShardMapJson.read(http.call("DELETE", "/v1/admin/hosts/" + segment(host) + "/replicas/"
+        + segment(address), null, null)));
   }
 
   @Override

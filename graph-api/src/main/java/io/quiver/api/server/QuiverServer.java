@@ -128,6 +128,7 @@ public final class QuiverServer implements AutoCloseable {
         .shardMaps(watcher)
         .pools(config.mysql())
         .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
+        .replicaAcks(config.replication())
         .clock(Clock.systemUTC())
         .build();
     // Before the backend: a move this server runs stops at its next step while its pools still answer.

@@ -113,7 +113,8 @@
     fill($('hosts').tBodies[0], Object.entries(status.hosts).map(([name, host]) => {
       const outbox = host.outbox || {};
       const retry = el('button', {type: 'button', 'data-host': name, onclick: () => retryParked(name)}, 'Retry parked');
-      return [name, host.primary, el('span', {class: host.state}, host.state), host.shards, host.poolConnections,
+      return [name, host.primary, (host.replicas || []).join(', ') || '–', el('span', {class: host.state}, host.state),
+        host.shards, host.poolConnections,
         outbox.pending ?? '–', outbox.parked ?? '–', outbox.oldestPendingAgeMs ?? '–', retry];
     }));
     fill($('ranges').tBodies[0], shardRuns(map));

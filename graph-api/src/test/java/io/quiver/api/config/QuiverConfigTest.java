@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.fleet.ReplicaAcks;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** A configuration file is read strictly: a misspelt key is an error naming the key it was meant to be. */
@@ -36,9 +38,19 @@ class QuiverConfigTest {
          "cache": {"enabled": false, "nodeMaxBytes": 100, "edgeWindow": 10, "edgeMaxBytes": 100, "valueTtlSeconds": 9,
                    "peersPath": "/p", "advertiseHost": "10.0.0.5"},
          "admin": {"token": "a-long-enough-secret"},
+         "replication": {"withoutAck": "async", "ackTimeoutMs": 250},
          "schemaFile": "/etc/quiver/schema.json"}""");
     assertThat(config.mysql().maxSize()).isEqualTo(160);
+    assertThat(config.replication()).isEqualTo(new ReplicaAcks(ReplicaAcks.Mode.ASYNC, Duration.ofMillis(250)));
     assertThat(config.http().headerTimeout().toMillis()).isEqualTo(3000);
     assertThat(config.zooKeeper().connectTimeout().toMillis()).isEqualTo(4000);
+  }
+
+  @Test
+  void writesToHostsWithReplicas_waitForAReplicaByDefault_andAnUnknownChoiceIsAnError() throws Exception {
+    assertThat(parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}}").replication()).isEqualTo(ReplicaAcks.defaults());
+    assertThat(ReplicaAcks.defaults().mode()).isEqualTo(ReplicaAcks.Mode.REFUSE);
+    assertThatThrownBy(() -> parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}, \"replication\": {\"withoutAck\": \"lose\"}}"))
+        .hasMessageContaining("replication.withoutAck must be \"refuse\" or \"async\"");
   }
 }

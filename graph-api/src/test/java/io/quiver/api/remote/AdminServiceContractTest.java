@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.core.GraphException.Code;
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.Await;
+import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.fleet.AdminService;
 import io.quiver.fleet.MoveProgress;
 import io.quiver.fleet.MoveReport;
@@ -301,6 +303,54 @@ abstract class AdminServiceContractTest {
     assertThat(databases("h1")).noneMatch(name -> name.endsWith("_" + database(shard(2))));
   }
 
+  @Test
+  @Order(13)
+  void aReplicaAdded_isSeededReplicatesAndListed_aMapChangeCannotListOne_andRemovedItIsUnlisted() throws Exception {
+    // A host of its own with no shards, so no other test's writes wait for this replica's confirmations.
+    try (EmbeddedMariaDb primary = EmbeddedMariaDb.start(null, 0);
+        EmbeddedMariaDb replica = EmbeddedMariaDb.start(null, 0)) {
+      Map<String, String> servers = new java.util.HashMap<>(addresses);
+      servers.put("h9", primary.address());
+      servers.put("h9 replica", replica.address());
+      addresses = servers;
+      admin.changeShardMap(new ShardMapChange.AddHost(new Host("h9", primary.address(), List.of())),
+          GraphStore.ANY_VERSION).await();
+      sql("h9", "CREATE DATABASE db09999");
+      sql("h9", "CREATE TABLE db09999.t (id BIGINT PRIMARY KEY)");
+      sql("h9", "INSERT INTO db09999.t VALUES (1)");
+      List<String> told = new CopyOnWriteArrayList<>();
+
+      ShardMap listed = admin.addReplica("h9", replica.address(), told::add).await();
+
+      assertThat(listed.hosts().get("h9").replicas()).containsExactly(replica.address());
+      assertThat(admin.shardMap().await()).isEqualTo(listed);
+      assertThat(told).anyMatch(line -> line.contains("seeding")).anyMatch(line -> line.contains("confirms"));
+      assertThat(rows("h9 replica", "SELECT COUNT(*) FROM db09999.t")).as("seeded").isEqualTo(1);
+      sql("h9", "INSERT INTO db09999.t VALUES (2)");
+      Await.until("a later write replicated", Duration.ofSeconds(10),
+          () -> rows("h9 replica", "SELECT COUNT(*) FROM db09999.t") == 2);
+      assertThat(admin.addReplica("h9", replica.address(), line -> { }).await()).as("added again: unchanged")
+          .isEqualTo(listed);
+      GraphException listedByHand = refusal(admin.changeShardMap(
+          new ShardMapChange.AddReplica("h9", "127.0.0.1:1"), GraphStore.ANY_VERSION));
+      assertThat(listedByHand.code()).isEqualTo(Code.INVALID_ARGUMENT);
+      GraphException taken = refusal(admin.addReplica("h9", primary.address(), line -> { }));
+      assertThat(taken.code()).isEqualTo(Code.INVALID_ARGUMENT);
+      // A primary that stopped waiting for its replica (restarted without the setting, say) is reported.
+      sql("h9", "SET GLOBAL rpl_semi_sync_master_enabled = OFF");
+      Await.until("h9 reported degraded: acknowledged without a replica", Duration.ofSeconds(15),
+          () -> String.valueOf(fleet.server.backend().telemetry().hostProblems().get("h9"))
+              .contains("acknowledged without a replica"));
+      sql("h9", "SET GLOBAL rpl_semi_sync_master_enabled = ON");
+
+      ShardMap unlisted = admin.removeReplica("h9", replica.address()).await();
+
+      assertThat(unlisted.hosts().get("h9").replicas()).isEmpty();
+      assertThat(rows("h9", "SELECT @@GLOBAL.rpl_semi_sync_master_enabled")).as("the primary waits for none").isZero();
+      assertThat(refusal(admin.removeReplica("h9", replica.address())).code()).isEqualTo(Code.NOT_FOUND);
+    }
+  }
+
   /** The failure {@code call} ends with; fails the test if it succeeds. */
   static GraphException refusal(Future<?> call) {
     List<Throwable> failed = new ArrayList<>();
@@ -328,6 +378,14 @@ abstract class AdminServiceContractTest {
       }
     }
     return names;
+  }
+
+  private long rows(String host, String query) throws Exception {
+    try (Connection connection = connect(host); Statement statement = connection.createStatement();
+        var rows = statement.executeQuery(query)) {
+      rows.next();
+      return rows.getLong(1);
+    }
   }
 
   private void sql(String host, String statement) throws Exception {

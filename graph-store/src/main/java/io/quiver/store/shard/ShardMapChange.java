@@ -8,7 +8,7 @@ import java.util.TreeMap;
 
 /**
  * One change an operator makes to the shard map — add a host, open a range of new shards on a
- * host, set shards' state — as a value that can be checked against the stored map before anything
+ * host, set shards' state, list or unlist a host's replica — as a value that can be checked against the stored map before anything
  * is published. {@link #applyTo} answers the changed map (the caller publishes it one version up,
  * compare-and-set) or refuses with a message saying why; it never touches a host or ZooKeeper, so
  * the admin service can check reachability and provision in between.
@@ -54,6 +54,9 @@ public sealed interface ShardMapChange {
         if (other.primary().equals(host.primary())) {
           throw GraphException.invalid("host '" + other.name() + "' already has the primary " + host.primary());
         }
+        if (other.replicas().contains(host.primary())) {
+          throw GraphException.invalid(host.primary() + " is already a replica of host '" + other.name() + "'");
+        }
       }
       Map<String, Host> hosts = new TreeMap<>(map.hosts());
       hosts.put(host.name(), host);
@@ -64,6 +67,79 @@ public sealed interface ShardMapChange {
     public String describe() {
       return "add host " + host.name() + " at " + host.primary();
     }
+  }
+
+  /**
+   * A replica listed for a host, once it replicates the host's primary (the fleet's
+   * {@code addReplica} seeds it first: listing one alone would name a server that holds nothing).
+   * Refused when the host is not in the map or the address is already a primary or a replica.
+   */
+  record AddReplica(String host, String address) implements ShardMapChange {
+    public AddReplica {
+      if (host == null || address == null) {
+        throw GraphException.invalid("adding a replica needs the host and the replica's address (host:port)");
+      }
+      new Host(host, address, java.util.List.of()); // checks the name and the address as a host's
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      Host primary = hostOf(map, host);
+      for (Host other : map.hosts().values()) {
+        if (other.primary().equals(address) || other.replicas().contains(address)) {
+          throw GraphException.invalid(address + " is already " + (other.primary().equals(address) ? "the primary"
+              : "a replica") + " of host '" + other.name() + "'");
+        }
+      }
+      List<String> replicas = new ArrayList<>(primary.replicas());
+      replicas.add(address);
+      return withHost(map, new Host(host, primary.primary(), replicas));
+    }
+
+    @Override
+    public String describe() {
+      return "add replica " + address + " to host " + host;
+    }
+  }
+
+  /** A replica no longer listed for its host. Refused when the host does not list it. */
+  record RemoveReplica(String host, String address) implements ShardMapChange {
+    public RemoveReplica {
+      if (host == null || address == null) {
+        throw GraphException.invalid("removing a replica needs the host and the replica's address (host:port)");
+      }
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      Host primary = hostOf(map, host);
+      if (!primary.replicas().contains(address)) {
+        throw GraphException.notFound("host '" + host + "' has no replica " + address + "; it has "
+            + primary.replicas());
+      }
+      List<String> replicas = new ArrayList<>(primary.replicas());
+      replicas.remove(address);
+      return withHost(map, new Host(host, primary.primary(), replicas));
+    }
+
+    @Override
+    public String describe() {
+      return "remove replica " + address + " from host " + host;
+    }
+  }
+
+  private static Host hostOf(ShardMap map, String host) {
+    Host found = map.hosts().get(host);
+    if (found == null) {
+      throw GraphException.invalid("host '" + host + "' is not in the shard map; it has " + map.hosts().keySet());
+    }
+    return found;
+  }
+
+  private static ShardMap withHost(ShardMap map, Host host) {
+    Map<String, Host> hosts = new TreeMap<>(map.hosts());
+    hosts.put(host.name(), host);
+    return new ShardMap(map.version(), hosts, map.ranges(), map.open(), map.states());
   }
 
   /**

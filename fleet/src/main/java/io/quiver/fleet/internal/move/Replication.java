@@ -12,10 +12,11 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The moving shards' stream of changes: MariaDB's own replication, as one named channel on the
- * target ({@code quiver_move}, multi-source replication) from the source's binary log, by GTID,
- * filtered to the moving databases ({@code replicate_do_db} per channel). The copy is taken at
- * a snapshot whose GTID position {@link SnapshotCopy} reads; the channel starts exactly there.
+ * One stream of changes from one host to another: MariaDB's own replication, as one channel on the
+ * target (multi-source replication) from the source's binary log, by GTID. A shard move's channel
+ * ({@link #MOVE}) is filtered to the moving databases ({@code replicate_do_db} per channel); a
+ * host's replica replicates everything on the default channel ({@link #REPLICA}). The copy is taken
+ * at a snapshot whose GTID position {@link SnapshotCopy} reads; the channel starts exactly there.
  *
  * <p>Why the database's replication rather than a binlog client in Quiver: it applies row events
  * to tables that are exactly the source's, in order, transaction by transaction, and it keeps its
@@ -28,38 +29,70 @@ import java.util.List;
  * <p>Every statement uses bind parameters; the channel name is a constant. Blocking JDBC, from
  * admin threads.
  */
-final class Replication {
-  static final String CHANNEL = "quiver_move";
+public final class Replication {
+  /** A shard move's channel, on the move's target. */
+  public static final String MOVE = "quiver_move";
+  /** A replica's channel from its primary: the default one. */
+  public static final String REPLICA = "";
   /** How long {@link #catchUp} waits in one call before it says how far behind the target is. */
   private static final Duration WAIT_STEP = Duration.ofSeconds(5);
 
   private final ShardProvisioner hosts;
   private final String user;
   private final String password;
+  /** The channel's name: one of the two constants, never a caller's text. */
+  private final String channel;
 
-  Replication(ShardProvisioner hosts, String user, String password) {
+  public Replication(ShardProvisioner hosts, String user, String password, String channel) {
+    if (!MOVE.equals(channel) && !REPLICA.equals(channel)) {
+      throw new IllegalArgumentException("replication channel '" + channel + "' is not one of Quiver's");
+    }
     this.hosts = hosts;
     this.user = user;
     this.password = password == null ? "" : password;
+    this.channel = channel;
   }
 
-  /** Starts the channel on {@code target} from {@code position} of {@code source}, for {@code databases} only. */
-  void start(Host source, Host target, List<String> databases, String position) throws SQLException {
+  /**
+   * Starts the channel on {@code target} from {@code position} of {@code source}, for
+   * {@code databases} only (every database when empty).
+   */
+  public void start(Host source, Host target, List<String> databases, String position) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
       remove(connection);
       update(connection, "SET GLOBAL gtid_slave_pos = ?", position);
-      int colon = source.primary().lastIndexOf(':');
-      try (PreparedStatement change = connection.prepareStatement("CHANGE MASTER '" + CHANNEL + "' TO MASTER_HOST = ?,"
-          + " MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?, MASTER_USE_GTID = slave_pos,"
-          + " MASTER_CONNECT_RETRY = 1, MASTER_SSL_VERIFY_SERVER_CERT = 0")) {
-        change.setString(1, source.primary().substring(0, colon));
-        change.setInt(2, Integer.parseInt(source.primary().substring(colon + 1)));
-        change.setString(3, user);
-        change.setString(4, password);
-        change.execute();
+      point(connection, source);
+      if (!databases.isEmpty()) {
+        update(connection, "SET GLOBAL " + channel + ".replicate_do_db = ?", String.join(",", databases));
       }
-      update(connection, "SET GLOBAL " + CHANNEL + ".replicate_do_db = ?", String.join(",", databases));
-      execute(connection, "START SLAVE '" + CHANNEL + "'");
+      execute(connection, "START SLAVE '" + channel + "'");
+    }
+  }
+
+  /**
+   * Points the channel of {@code target} at {@code source}'s current address and starts it from
+   * where the target stands ({@code gtid_slave_pos}): a replica whose primary came back on another
+   * address, or one that already holds what it was seeded with.
+   */
+  public void repoint(Host source, Host target) throws SQLException {
+    try (Connection connection = hosts.connect(target)) {
+      if (status(connection, channel) != null) {
+        execute(connection, "STOP SLAVE '" + channel + "'");
+      }
+      point(connection, source);
+      execute(connection, "START SLAVE '" + channel + "'");
+    }
+  }
+
+  private void point(Connection connection, Host source) throws SQLException {
+    try (PreparedStatement change = connection.prepareStatement("CHANGE MASTER '" + channel + "' TO MASTER_HOST = ?,"
+        + " MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?, MASTER_USE_GTID = slave_pos,"
+        + " MASTER_CONNECT_RETRY = 1, MASTER_SSL_VERIFY_SERVER_CERT = 0")) {
+      change.setString(1, source.primaryHost());
+      change.setInt(2, source.primaryPort());
+      change.setString(3, user);
+      change.setString(4, password);
+      change.execute();
     }
   }
 
@@ -68,20 +101,20 @@ final class Replication {
    * long it took. UNAVAILABLE when the channel has failed (with the database's own error) or has
    * not caught up within {@code timeout}.
    */
-  Duration catchUp(Host source, Host target, Duration timeout) throws SQLException {
+  public Duration catchUp(Host source, Host target, Duration timeout) throws SQLException {
     try (Link link = link(source, target)) {
       return link.catchUp(timeout);
     }
   }
 
   /** Waits until the target has applied the source's log up to {@code position}. */
-  private static Duration waitFor(Connection connection, Host target, String position, Duration timeout)
-      throws SQLException {
+  private static Duration waitFor(Connection connection, Host target, String channel, String position,
+      Duration timeout) throws SQLException {
     long started = System.nanoTime();
     long deadline = started + timeout.toNanos();
     try (PreparedStatement wait = connection.prepareStatement("SELECT MASTER_GTID_WAIT(?, ?)")) {
       while (true) {
-        requireHealthy(connection);
+        requireHealthy(connection, channel);
         long left = Math.max(1, Math.min(WAIT_STEP.toMillis(), (deadline - System.nanoTime()) / 1_000_000));
         wait.setString(1, position);
         wait.setDouble(2, left / 1000.0);
@@ -103,7 +136,7 @@ final class Replication {
   Link link(Host source, Host target) throws SQLException {
     Connection toSource = hosts.connect(source);
     try {
-      return new Link(toSource, hosts.connect(target), target);
+      return new Link(toSource, hosts.connect(target), target, channel);
     } catch (RuntimeException failed) {
       toSource.close();
       throw failed;
@@ -115,23 +148,25 @@ final class Replication {
     private final Connection source;
     private final Connection target;
     private final Host targetHost;
+    private final String channel;
 
-    private Link(Connection source, Connection target, Host targetHost) {
+    private Link(Connection source, Connection target, Host targetHost, String channel) {
       this.source = source;
       this.target = target;
       this.targetHost = targetHost;
+      this.channel = channel;
     }
 
     Duration catchUp(Duration timeout) throws SQLException {
-      return waitFor(target, targetHost, single(source, "SELECT @@GLOBAL.gtid_binlog_pos"), timeout);
+      return waitFor(target, targetHost, channel, single(source, "SELECT @@GLOBAL.gtid_binlog_pos"), timeout);
     }
 
     boolean exists() throws SQLException {
-      return status(target) != null;
+      return status(target, channel) != null;
     }
 
     void remove() throws SQLException {
-      Replication.remove(target);
+      Replication.remove(target, channel);
     }
 
     @Override
@@ -147,7 +182,7 @@ final class Replication {
   /** Stops the channel where it is. */
   void stop(Host target) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
-      execute(connection, "STOP SLAVE '" + CHANNEL + "'");
+      execute(connection, "STOP SLAVE '" + channel + "'");
     }
   }
 
@@ -158,10 +193,10 @@ final class Replication {
    */
   void pauseAt(Host target, String position, Duration timeout) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
-      update(connection, "START SLAVE '" + CHANNEL + "' UNTIL master_gtid_pos = ?", position);
-      waitFor(connection, target, position, timeout);
+      update(connection, "START SLAVE '" + channel + "' UNTIL master_gtid_pos = ?", position);
+      waitFor(connection, target, channel, position, timeout);
       long deadline = System.nanoTime() + timeout.toNanos();
-      while (sqlThreadRunning(connection)) {
+      while (sqlThreadRunning(connection, channel)) {
         if (System.nanoTime() > deadline) {
           throw GraphException.unavailable("replication on " + target.name() + " did not stop at " + position);
         }
@@ -172,72 +207,87 @@ final class Replication {
 
   void resume(Host target) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
-      execute(connection, "START SLAVE '" + CHANNEL + "'");
+      execute(connection, "START SLAVE '" + channel + "'");
     }
   }
 
   /** Stops the channel and forgets it (its position and relay logs); nothing when there is none. */
-  void remove(Host target) throws SQLException {
+  public void remove(Host target) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
       remove(connection);
     }
   }
 
-  private static void remove(Connection connection) throws SQLException {
-    if (status(connection) == null) {
-      return;
-    }
-    execute(connection, "STOP SLAVE '" + CHANNEL + "'");
-    execute(connection, "RESET SLAVE '" + CHANNEL + "' ALL");
+  private void remove(Connection connection) throws SQLException {
+    remove(connection, channel);
   }
 
-  private static void requireHealthy(Connection connection) throws SQLException {
-    Status status = status(connection);
+  private static void remove(Connection connection, String channel) throws SQLException {
+    if (status(connection, channel) == null) {
+      return;
+    }
+    execute(connection, "STOP SLAVE '" + channel + "'");
+    execute(connection, "RESET SLAVE '" + channel + "' ALL");
+  }
+
+  private static void requireHealthy(Connection connection, String channel) throws SQLException {
+    Status status = status(connection, channel);
     if (status == null) {
-      throw GraphException.unavailable("the move's replication channel is gone from the target; rerun the move to copy"
-          + " again");
+      throw GraphException.unavailable("the replication channel is gone from the target; "
+          + (MOVE.equals(channel) ? "rerun the move to copy again" : "add the replica again"));
     }
     if (!status.sqlError().isEmpty()) {
       throw GraphException.unavailable("replication to the target failed: " + status.sqlError());
     }
   }
 
-  private static boolean sqlThreadRunning(Connection connection) throws SQLException {
-    Status status = status(connection);
+  private static boolean sqlThreadRunning(Connection connection, String channel) throws SQLException {
+    Status status = status(connection, channel);
     return status != null && status.sqlRunning();
   }
 
+  /** The channel's state on {@code target}, or null when it has no such channel. */
+  public Status status(Host target) throws SQLException {
+    try (Connection connection = hosts.connect(target)) {
+      return status(connection, channel);
+    }
+  }
+
   /** The channel's state, or null when the target has no such channel. */
-  private static Status status(Connection connection) throws SQLException {
+  private static Status status(Connection connection, String channel) throws SQLException {
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery("SHOW ALL SLAVES STATUS")) {
       while (rows.next()) {
-        if (CHANNEL.equals(rows.getString("Connection_name"))) {
-          return new Status("Yes".equals(rows.getString("Slave_SQL_Running")),
-              java.util.Objects.toString(rows.getString("Last_SQL_Error"), ""));
+        if (channel.equals(rows.getString("Connection_name"))) {
+          return new Status("Yes".equals(rows.getString("Slave_IO_Running")),
+              "Yes".equals(rows.getString("Slave_SQL_Running")),
+              java.util.Objects.toString(rows.getString("Last_IO_Error"), ""),
+              java.util.Objects.toString(rows.getString("Last_SQL_Error"), ""),
+              java.util.Objects.toString(rows.getString("Gtid_IO_Pos"), ""));
         }
       }
       return null;
     }
   }
 
-  private record Status(boolean sqlRunning, String sqlError) {}
+  /** A channel's state: whether its two threads run, their last errors, and what it has received. */
+  public record Status(boolean ioRunning, boolean sqlRunning, String ioError, String sqlError, String received) {}
 
-  private static String single(Connection connection, String sql) throws SQLException {
+  static String single(Connection connection, String sql) throws SQLException {
     try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
       rows.next();
       return rows.getString(1);
     }
   }
 
-  private static void update(Connection connection, String sql, String value) throws SQLException {
+  static void update(Connection connection, String sql, String value) throws SQLException {
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       statement.setString(1, value);
       statement.execute();
     }
   }
 
-  private static void execute(Connection connection, String sql) throws SQLException {
+  static void execute(Connection connection, String sql) throws SQLException {
     try (Statement statement = connection.createStatement()) {
       statement.execute(sql);
     }

@@ -93,7 +93,7 @@ public final class ShardMover implements AutoCloseable {
     this.store = new MoveStore(curator, movePath);
     this.maps = maps;
     this.hosts = hosts;
-    this.replication = new Replication(hosts, user, password);
+    this.replication = new Replication(hosts, user, password, Replication.MOVE);
     this.copy = new SnapshotCopy(hosts);
     this.checksums = new TableChecksums(hosts, replication);
     this.retired = new RetiredShards(hosts, clock);

@@ -24,12 +24,12 @@ import java.util.function.BooleanSupplier;
  * multi-row INSERTs of {@link #BATCH} rows with bind parameters. A copy is never resumed halfway:
  * a move that dies here starts the copy again, from a fresh snapshot.
  */
-final class SnapshotCopy {
+public final class SnapshotCopy {
   static final int BATCH = 500;
 
   private final ShardProvisioner hosts;
 
-  SnapshotCopy(ShardProvisioner hosts) {
+  public SnapshotCopy(ShardProvisioner hosts) {
     this.hosts = hosts;
   }
 
@@ -39,7 +39,7 @@ final class SnapshotCopy {
    * @param progress told the rows to copy, then the rows copied so far, after each batch
    * @param stop asked between batches; true stops the copy with UNAVAILABLE
    */
-  String copy(Host source, Host target, List<String> databases, StepProgress progress, BooleanSupplier stop)
+  public String copy(Host source, Host target, List<String> databases, StepProgress progress, BooleanSupplier stop)
       throws SQLException {
     try (Snapshot snapshot = new Snapshot(hosts.connect(source));
         Connection writer = hosts.connect(target)) {

@@ -4,7 +4,18 @@ package io.quiver.fleet.internal.move;
  * What a long step of a move (a copy, a verification) tells as it goes: its total once, before
  * the first unit, then how many units are done after each batch.
  */
-interface StepProgress {
+public interface StepProgress {
+  /** Tells nothing: a step whose progress no one follows. */
+  StepProgress IGNORED = new StepProgress() {
+    @Override
+    public void total(long total) {
+    }
+
+    @Override
+    public void done(long done) {
+    }
+  };
+
   /** The step will do {@code total} units (rows, chunks). */
   void total(long total);
 

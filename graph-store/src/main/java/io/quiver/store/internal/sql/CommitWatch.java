@@ -25,6 +25,9 @@ public final class CommitWatch {
     this.clock = clock;
   }
 
+  /** What makes a COMMIT wait without end, named in the report. */
+  private static final String CAUSES = " (a full disk, or no replica confirming its writes?)";
+
   /** A COMMIT is sent to {@code host}; answers the token to {@link #answered} with. */
   public long sent(String host) {
     long token = tokens.incrementAndGet();
@@ -53,17 +56,18 @@ public final class CommitWatch {
    * deadline, the first stalled COMMIT could be killed unseen, MariaDB turn its binary log off, and
    * the next COMMIT succeed: a stall never reported.
    */
+
   public String stalled(String host, long deadlineMs) {
     long thresholdMs = Math.max(1, deadlineMs / 2);
     long now = clock.millis();
     long oldest = oldestWaitMillis(host);
     if (oldest >= thresholdMs) {
       stalledSince.putIfAbsent(host, now - oldest);
-      return "its commits stall: the oldest COMMIT in flight has waited " + oldest + " ms (a full disk?)";
+      return "its commits stall: the oldest COMMIT in flight has waited " + oldest + " ms" + CAUSES;
     }
     Long since = stalledSince.get(host);
     return since == null ? null : "its commits stall: a COMMIT waited " + thresholdMs + " ms or more, "
-        + (now - since) + " ms ago, and none has succeeded since (a full disk?)";
+        + (now - since) + " ms ago, and none has succeeded since" + CAUSES;
   }
 
   /** How long the oldest COMMIT in flight on {@code host} has waited, in ms; 0 when none is in flight. */

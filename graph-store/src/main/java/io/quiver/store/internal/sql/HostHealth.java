@@ -80,6 +80,8 @@ public final class HostHealth {
    * creation reads it for every shard it considers, so reading it is one map lookup.
    */
   private volatile Map<String, String> degraded = Map.of();
+  /** The map probed by, for each host's replicas. Guarded by this. */
+  private ShardMap map;
 
   public HostHealth(Vertx vertx, PoolSettings settings, Clock clock, ShardMap initial, CommitWatch commits,
       QueryKiller killer) {
@@ -95,6 +97,7 @@ public final class HostHealth {
 
   /** Probes the map's hosts: a new host, or one whose primary moved, gets a new probe; a gone one loses its own. */
   public synchronized void apply(ShardMap map) {
+    this.map = map;
     probes.apply(map);
     publish();
   }
@@ -106,8 +109,9 @@ public final class HostHealth {
 
   /**
    * Why {@code host} is degraded, or null while it is not: its commits stall ({@link CommitWatch}),
-   * or its binary log is off (MariaDB turns it off for good when a write to it fails, as when a
-   * COMMIT stalled on a full disk is killed: replicas and shard moves then see nothing).
+   * its binary log is off (MariaDB turns it off for good when a write to it fails, as when a
+   * COMMIT stalled on a full disk is killed: replicas and shard moves then see nothing), or it lists
+   * replicas but none confirms its writes.
    */
   public String degraded(String host) {
     return degraded.get(host);
@@ -165,8 +169,9 @@ public final class HostHealth {
     probes.values().forEach((name, probe) -> {
       if (probe.down != null) {
         reasons.put(name, probe.down);
-      } else if (probe.stalled != null || probe.binlogOff != null) {
-        degradations.put(name, probe.stalled != null ? probe.stalled : probe.binlogOff);
+      } else if (probe.stalled != null || probe.binlogOff != null || probe.unconfirmed != null) {
+        degradations.put(name, probe.stalled != null ? probe.stalled
+            : probe.binlogOff != null ? probe.binlogOff : probe.unconfirmed);
       }
     });
     down = Map.copyOf(reasons);
@@ -190,6 +195,12 @@ public final class HostHealth {
     private String binlogOff;
     /** Why the host's commits stall ({@link CommitWatch}), as of the last tick; null while they do not. */
     private String stalled;
+    /**
+     * Why the writes of a host that lists replicas are not confirmed by one (semi-synchronous
+     * replication off, or no replica connected); null while a replica confirms them, or when the
+     * host lists none.
+     */
+    private String unconfirmed;
 
     Probe(Host host) {
       this.host = host;
@@ -239,6 +250,9 @@ public final class HostHealth {
      */
     private void checkBinlog() {
       binlogChecking = true;
+      boolean replicated = map != null && map.hosts().containsKey(host.name())
+          && !map.hosts().get(host.name()).replicas().isEmpty();
+      checkReplicas(replicated);
       pool.query("SELECT @@log_bin").execute()
           .compose(configured -> configured.iterator().next().getInteger(0) == 1
               ? pool.query("SHOW MASTER STATUS").execute().map(status -> status.size() == 0)
@@ -256,6 +270,48 @@ public final class HostHealth {
               }
               binlogOff = off ? "its binary log is off: MariaDB turned it off after a write to it failed (a full"
                   + " disk?); free space and restart the host to turn it on again" : null;
+            }
+          });
+    }
+
+    /**
+     * For a host that lists replicas: whether a replica confirms its writes. MariaDB reports its
+     * semi-synchronous state ({@code Rpl_semi_sync_master_status}: OFF once it fell back to
+     * acknowledging alone, or when a restart left it unconfigured) and how many replicas confirm
+     * ({@code Rpl_semi_sync_master_clients}).
+     */
+    private void checkReplicas(boolean replicated) {
+      if (!replicated) {
+        unconfirmed = null;
+        return;
+      }
+      pool.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Rpl_semi_sync_master_status',"
+              + " 'Rpl_semi_sync_master_clients')").execute()
+          .onComplete(checked -> {
+            synchronized (HostHealth.this) {
+              if (checked.failed()) {
+                return;
+              }
+              String status = "OFF";
+              long clients = 0;
+              for (io.vertx.sqlclient.Row row : checked.result()) {
+                if (row.getString(0).equalsIgnoreCase("Rpl_semi_sync_master_status")) {
+                  status = row.getString(1);
+                } else {
+                  clients = Long.parseLong(row.getString(1));
+                }
+              }
+              String why = !"ON".equalsIgnoreCase(status)
+                  ? "its writes are acknowledged without a replica: semi-synchronous replication is off (no replica"
+                      + " confirmed in time, or the primary restarted without it); add the replica again"
+                  : clients == 0 ? "no replica confirms its writes: they wait for one (or are acknowledged alone"
+                      + " after the timeout, with replication.withoutAck async)" : null;
+              if (why != null && unconfirmed == null) {
+                log.warn("host {} ({}): {}", host.name(), host.primary(), why);
+              } else if (why == null && unconfirmed != null) {
+                log.info("host {}: a replica confirms its writes again", host.name());
+              }
+              unconfirmed = why;
             }
           });
     }

@@ -1,0 +1,242 @@
+package io.quiver.fleet.internal.replica;
+
+import io.quiver.core.GraphException;
+import io.quiver.fleet.ReplicaAcks;
+import io.quiver.fleet.internal.ShardProvisioner;
+import io.quiver.fleet.internal.move.Replication;
+import io.quiver.fleet.internal.move.SnapshotCopy;
+import io.quiver.fleet.internal.move.StepProgress;
+import io.quiver.store.ShardLayout;
+import io.quiver.store.shard.Host;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A host's replicas: each a MariaDB server that holds everything its primary holds and confirms
+ * every transaction before the primary acknowledges it, so a failover promotes a copy that lost
+ * nothing acknowledged (Pinterest's MySQL pairs, Vitess' semi-synchronous reparenting).
+ *
+ * <h2>Adding one</h2>
+ * <ol>
+ *   <li><b>Seed.</b> A server that never replicated gets every database of the primary from one
+ *       consistent snapshot ({@link SnapshotCopy}, the same copy a shard move makes), written
+ *       without its own binary log; the snapshot's GTID position is where replication starts, so
+ *       nothing is missed and nothing applied twice. A server that has replicated before (its
+ *       {@code gtid_slave_pos} is set: a replica restarted, or a dev stack's replica whose primary
+ *       came back on another port) is not seeded again: it is pointed at the primary and resumes
+ *       from its own position.
+ *   <li><b>Replicate.</b> The default channel from the primary by GTID ({@link Replication#REPLICA}),
+ *       every database, the replica {@code read_only} and confirming as a semi-synchronous replica.
+ *   <li><b>Acknowledge.</b> The primary waits for a replica's confirmation after each transaction
+ *       reaches its binary log ({@code AFTER_SYNC}) for as long as {@link ReplicaAcks} says.
+ *   <li><b>Catch up.</b> The call answers once the replica has applied everything the primary had
+ *       logged when it started, and the primary counts it among its semi-synchronous replicas.
+ * </ol>
+ * Removing one stops and forgets its channel; a primary left with none stops waiting.
+ *
+ * <p>The settings are MariaDB's global variables, set here over the servers' account (which needs
+ * {@code SUPER} or the replication admin privileges, as a shard move does). They do not survive a
+ * restart of the server: configure them in its {@code my.cnf} too (docs/operations.md, "Replicas").
+ * Blocking JDBC, on admin threads.
+ */
+public final class Replicas {
+  private static final Logger log = LoggerFactory.getLogger(Replicas.class);
+  /** Databases every server has of its own, never copied to a replica. */
+  private static final List<String> SYSTEM = List.of("mysql", "information_schema", "performance_schema", "sys");
+  /** How long an added replica may take to catch up with its primary before the call gives up. */
+  static final Duration CATCH_UP = Duration.ofMinutes(5);
+
+  private final ShardProvisioner hosts;
+  private final Replication replication;
+  private final SnapshotCopy copy;
+
+  public Replicas(ShardProvisioner hosts, String user, String password) {
+    this.hosts = hosts;
+    this.replication = new Replication(hosts, user, password, Replication.REPLICA);
+    this.copy = new SnapshotCopy(hosts);
+  }
+
+  /** A replica's address as a host to connect to (named after its primary). */
+  static Host replicaOf(Host primary, String address) {
+    return new Host(primary.name() + "-replica", address, List.of());
+  }
+
+  /**
+   * Makes {@code address} a replica of {@code primary}: seeded (or resumed), replicating,
+   * confirming, caught up. Idempotent: adding a replica that already replicates the primary
+   * points it again and waits for it to catch up.
+   */
+  public void add(Host primary, String address, ReplicaAcks acks, Consumer<String> progress) throws SQLException {
+    Host replica = replicaOf(primary, address);
+    if (address.equals(primary.primary())) {
+      throw GraphException.invalid("host " + primary.name() + " cannot replicate from itself (" + address + ")");
+    }
+    try (Connection connection = hosts.connect(replica)) {
+      execute(connection, "SET GLOBAL read_only = ON");
+      execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = ON");
+      String position = single(connection, "SELECT @@GLOBAL.gtid_slave_pos");
+      if (position.isEmpty()) {
+        seed(primary, replica, connection, progress);
+      } else {
+        progress.accept(address + " has replicated before (up to " + position + "): resuming it from there");
+        replication.repoint(primary, replica);
+      }
+    }
+    configureAcks(primary, true, acks);
+    Duration took = replication.catchUp(primary, replica, CATCH_UP);
+    awaitConfirming(primary, address);
+    progress.accept(address + " replicates " + primary.name() + " and confirms its writes (caught up in "
+        + took.toMillis() + " ms)");
+  }
+
+  /**
+   * Copies every database of the primary to the replica from one snapshot and starts replication
+   * at the snapshot's position. A server that holds tables in any of those databases but never
+   * replicated is refused: it is someone's, not an empty server to seed.
+   */
+  private void seed(Host primary, Host replica, Connection connection, Consumer<String> progress) throws SQLException {
+    List<String> databases;
+    try (Connection source = hosts.connect(primary)) {
+      databases = databases(source);
+    }
+    for (String database : databases) {
+      if (!tables(connection, database).isEmpty()) {
+        throw GraphException.invalid(replica.primary() + " holds tables in " + database + " but has never replicated;"
+            + " a replica is seeded on an empty server");
+      }
+    }
+    try (Statement statement = connection.createStatement()) {
+      statement.execute("SET SESSION sql_log_bin = 0");
+      for (String database : databases) {
+        statement.execute("CREATE DATABASE IF NOT EXISTS `" + database + "` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+      }
+    }
+    progress.accept("seeding " + replica.primary() + " from a snapshot of " + primary.name() + ": "
+        + databases.size() + " databases");
+    String position = copy.copy(primary, replica, databases, StepProgress.IGNORED, () -> false);
+    replication.start(primary, replica, List.of(), position);
+    log.info("replica {} of {} seeded at GTID position '{}'", replica.primary(), primary.name(), position);
+  }
+
+  /**
+   * Stops {@code address} replicating {@code primary} and forgets its channel; with
+   * {@code lastOne}, the primary stops waiting for confirmations. A replica that cannot be reached
+   * is only left out of the primary's waiting.
+   */
+  public void remove(Host primary, String address, boolean lastOne, ReplicaAcks acks) throws SQLException {
+    if (lastOne) {
+      configureAcks(primary, false, acks);
+    }
+    try {
+      replication.remove(replicaOf(primary, address));
+    } catch (GraphException unreachable) {
+      log.warn("replica {} of {} could not be reached to stop its replication: {}", address, primary.name(),
+          unreachable.getMessage());
+    }
+  }
+
+  /** Makes {@code primary} wait for a replica's confirmation of each write, or not. */
+  public void configureAcks(Host primary, boolean replicated, ReplicaAcks acks) throws SQLException {
+    try (Connection connection = hosts.connect(primary)) {
+      if (replicated) {
+        execute(connection, "SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'");
+        try (PreparedStatement timeout = connection.prepareStatement("SET GLOBAL rpl_semi_sync_master_timeout = ?")) {
+          timeout.setLong(1, acks.primaryTimeoutMs());
+          timeout.execute();
+        }
+        execute(connection, "SET GLOBAL rpl_semi_sync_master_enabled = ON");
+      } else {
+        execute(connection, "SET GLOBAL rpl_semi_sync_master_enabled = OFF");
+      }
+    }
+  }
+
+  /** The state of {@code address}'s replication from its primary; null when it has none. */
+  public Replication.Status status(Host primary, String address) throws SQLException {
+    return replication.status(replicaOf(primary, address));
+  }
+
+  /**
+   * Waits until the primary counts a semi-synchronous replica (the replica's I/O thread connects
+   * after {@code START SLAVE}); UNAVAILABLE naming the primary if none does within seconds.
+   */
+  private void awaitConfirming(Host primary, String address) throws SQLException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    try (Connection connection = hosts.connect(primary);
+        Statement statement = connection.createStatement()) {
+      while (true) {
+        try (ResultSet rows = statement.executeQuery("SHOW GLOBAL STATUS LIKE 'Rpl_semi_sync_master_clients'")) {
+          if (rows.next() && rows.getLong(2) > 0) {
+            return;
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw GraphException.unavailable("replica " + address + " replicates " + primary.name()
+              + " but does not confirm its writes (no semi-synchronous replica connected)");
+        }
+        sleep(Duration.ofMillis(20));
+      }
+    }
+  }
+
+  private static List<String> tables(Connection connection, String database) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement statement = connection.prepareStatement(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = ?")) {
+      statement.setString(1, database);
+      try (ResultSet rows = statement.executeQuery()) {
+        while (rows.next()) {
+          names.add(rows.getString(1));
+        }
+      }
+    }
+    return names;
+  }
+
+  private static String single(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getString(1) == null ? "" : rows.getString(1);
+    }
+  }
+
+  /** Every database of a server but its own system ones. */
+  private static List<String> databases(Connection connection) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SELECT schema_name FROM information_schema.schemata"
+            + " ORDER BY schema_name")) {
+      while (rows.next()) {
+        String name = rows.getString(1);
+        if (!SYSTEM.contains(name)) {
+          names.add(ShardLayout.identifier(name));
+        }
+      }
+    }
+    return names;
+  }
+
+  private static void execute(Connection connection, String sql) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  private static void sleep(Duration pause) {
+    try {
+      Thread.sleep(pause.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw GraphException.unavailable("adding the replica was stopped: its server is shutting down");
+    }
+  }
+}
