@@ -181,6 +181,20 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     signal("STOP");
   }
 
+  /**
+   * Kills the server process at once (SIGKILL), as a host that loses its power: nothing is flushed
+   * beyond what each commit already made durable. For fault tests; {@link #restart} starts it again
+   * on its data. POSIX systems only.
+   */
+  public synchronized void kill() {
+    if (!running) {
+      return;
+    }
+    signal("KILL");
+    running = false;
+    db.stopped = true;
+  }
+
   /** Resumes a {@link #freeze frozen} server (SIGCONT). */
   public void thaw() {
     signal("CONT");

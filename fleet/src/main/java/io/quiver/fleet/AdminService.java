@@ -1,5 +1,6 @@
 package io.quiver.fleet;
 
+import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.NodeType;
 import io.quiver.schema.Schema;
@@ -33,6 +34,29 @@ import java.util.function.Consumer;
  * running server's admin API.
  */
 public interface AdminService extends AutoCloseable {
+
+  /**
+   * Why {@link #changeShardMap} refuses {@code change}, if it does — one rule for every
+   * implementation: shards change hosts only by a move (which copies them first), a host is added
+   * without replicas, and replicas are listed, unlisted and promoted only by the calls that seed,
+   * stop and promote them.
+   */
+  static Optional<GraphException> refusal(ShardMapChange change) {
+    if (change instanceof ShardMapChange.MoveShards) {
+      return Optional.of(GraphException.invalid("shards are moved by a shard move, which copies their data before"
+          + " the map names their new host; the map change alone would lose it"));
+    }
+    if (change instanceof ShardMapChange.AddHost add && !add.host().replicas().isEmpty()) {
+      return Optional.of(GraphException.invalid("a host is added without replicas; add each one then with"
+          + " addReplica (quiver hosts add-replica), which seeds it from the primary before the map lists it"));
+    }
+    if (change instanceof ShardMapChange.AddReplica || change instanceof ShardMapChange.RemoveReplica
+        || change instanceof ShardMapChange.Promote) {
+      return Optional.of(GraphException.invalid("replicas are added by addReplica, which seeds them before the map"
+          + " lists them, removed by removeReplica, which stops them, and promoted by a failover or a switchover"));
+    }
+    return Optional.empty();
+  }
 
   /** Assembles the admin service of this process, over its backend's repairs. */
   static AdminServiceBuilder builder(Vertx vertx) {
@@ -142,6 +166,9 @@ public interface AdminService extends AutoCloseable {
    * left without replicas stops waiting for confirmations. NOT_FOUND when the host does not list it.
    */
   Future<ShardMap> removeReplica(String host, String address);
+
+  /** Every failover recorded, oldest first (the last hundred). */
+  Future<List<FailoverReport>> failovers();
 
   /** Drops the retired copies moves left on the fleet's hosts that are older than {@code grace}; answers their names. */
   Future<List<String>> dropRetiredShards(Duration grace);

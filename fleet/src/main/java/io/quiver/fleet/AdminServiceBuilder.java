@@ -25,6 +25,7 @@ public final class AdminServiceBuilder {
   private PoolSettings pools;
   private RegistryPaths registry;
   private ReplicaAcks acks = ReplicaAcks.defaults();
+  private FailoverSettings failover = FailoverSettings.disabled();
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
 
@@ -68,6 +69,16 @@ public final class AdminServiceBuilder {
     return this;
   }
 
+  /**
+   * Whether (and how) this process takes part in failing over silent primaries; a server's
+   * configuration enables it, and it is {@link FailoverSettings#disabled()} unless set, so a tool
+   * never coordinates one.
+   */
+  public AdminServiceBuilder failover(FailoverSettings settings) {
+    this.failover = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
   public AdminServiceBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
@@ -85,6 +96,6 @@ public final class AdminServiceBuilder {
         Objects.requireNonNull(schemas, "schemas"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(pools, "pools"),
-        registry, acks, clock, serverId));
+        registry, acks, failover, clock, serverId));
   }
 }

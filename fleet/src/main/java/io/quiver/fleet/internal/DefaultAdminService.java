@@ -4,11 +4,15 @@ import io.quiver.core.DaemonThreads;
 import io.quiver.core.GraphException;
 import io.quiver.core.zk.ServedVersions;
 import io.quiver.fleet.AdminService;
+import io.quiver.fleet.FailoverReport;
+import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.MoveProgress;
 import io.quiver.fleet.MoveReport;
 import io.quiver.fleet.ProvisionReport;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.ShardMoveStatus;
+import io.quiver.fleet.internal.failover.FailoverCoordinator;
+import io.quiver.fleet.internal.failover.FailoverLog;
 import io.quiver.fleet.internal.move.ShardMover;
 import io.quiver.fleet.internal.replica.Replicas;
 import io.quiver.schema.EdgeType;
@@ -51,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * schema publishing ({@link SchemaRegistry}, which provisions each new type's tables before it
  * publishes), shard-map changes ({@link MapChanges}), provisioning ({@link ShardProvisioner}),
  * shard moves ({@link ShardMover}, which changes the map through the same {@link MapChanges}),
- * replicas ({@link Replicas}: seeded and replicating before the map lists them),
+ * replicas ({@link Replicas}: seeded and replicating before the map lists them), failovers
+ * ({@link FailoverCoordinator}: one coordinator among the servers promotes a silent primary's replica),
  * and the backend's repairs ({@link Repairs}), run when an operator asks or when a unique index is
  * built behind its fence. Nothing below calls back up into it.
  *
@@ -68,7 +73,7 @@ public final class DefaultAdminService implements AdminService {
    * What the builder gathered; {@code registry} may be null (a service that can repair only).
    */
   public record Settings(Repairs repairs, SchemaSource schemas, ShardMapSource shardMaps, PoolSettings pools,
-      RegistryPaths registry, ReplicaAcks acks, Clock clock, String serverId) {}
+      RegistryPaths registry, ReplicaAcks acks, FailoverSettings failover, Clock clock, String serverId) {}
 
   private final Vertx vertx;
   /** Admin jobs block on ZooKeeper, JDBC and the reactive client: daemon threads of their own. */
@@ -84,6 +89,9 @@ public final class DefaultAdminService implements AdminService {
   private final MapChanges maps;
   private final SchemaRegistry registry;
   private final ShardMover mover;
+  private final FailoverLog failovers;
+  /** Null unless this process takes part in coordinating failovers ({@link FailoverSettings#enabled}). */
+  private final FailoverCoordinator coordinator;
 
   public DefaultAdminService(Vertx vertx, Settings settings) {
     this.vertx = vertx;
@@ -99,6 +107,8 @@ public final class DefaultAdminService implements AdminService {
       this.maps = null;
       this.registry = null;
       this.mover = null;
+      this.failovers = null;
+      this.coordinator = null;
       return;
     }
     this.schemaStore = new SchemaStore(paths.curator(), paths.schemaPath());
@@ -111,6 +121,20 @@ public final class DefaultAdminService implements AdminService {
       refuseDuringMove();
       provisioner.provision(shardMaps.current(), schema);
     }, new Indexes(shardMaps));
+    this.failovers = new FailoverLog(paths.curator(), paths.shardMapPath() + "-failovers");
+    this.coordinator = settings.failover().enabled()
+        ? new FailoverCoordinator(maps, provisioner, replicas, acks, settings.failover(), paths.curator(),
+            paths.shardMapPath() + "-failover-leader", paths.mapServedPath(), failovers, repairs, schemas,
+            settings.serverId(), settings.clock())
+        : null;
+    if (coordinator != null) {
+      try {
+        coordinator.start();
+      } catch (Exception e) {
+        throw GraphException.of(GraphException.Code.UNAVAILABLE, "the failover coordinator did not start: "
+            + e.getMessage(), e);
+      }
+    }
   }
 
   /** The registry's unique indexes: sized from the shard map, built by the repair's scan. */
@@ -233,17 +257,9 @@ public final class DefaultAdminService implements AdminService {
 
   @Override
   public Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion) {
-    if (change instanceof ShardMapChange.MoveShards) {
-      return Future.failedFuture(GraphException.invalid("shards are moved by a shard move, which copies their data"
-          + " before the map names their new host; the map change alone would lose it"));
-    }
-    if (change instanceof ShardMapChange.AddHost add && !add.host().replicas().isEmpty()) {
-      return Future.failedFuture(GraphException.invalid("a host is added without replicas; add each one then with"
-          + " addReplica (quiver hosts add-replica), which seeds it from the primary before the map lists it"));
-    }
-    if (change instanceof ShardMapChange.AddReplica || change instanceof ShardMapChange.RemoveReplica) {
-      return Future.failedFuture(GraphException.invalid("replicas are added by addReplica, which seeds them before"
-          + " the map lists them, and removed by removeReplica, which stops them"));
+    Optional<GraphException> refused = AdminService.refusal(change);
+    if (refused.isPresent()) {
+      return Future.failedFuture(refused.get());
     }
     return run(() -> maps().change(change, expectedVersion));
   }
@@ -290,6 +306,14 @@ public final class DefaultAdminService implements AdminService {
   }
 
   @Override
+  public Future<List<FailoverReport>> failovers() {
+    return run(() -> {
+      requireRegistry();
+      return failovers.read();
+    });
+  }
+
+  @Override
   public Future<List<String>> dropRetiredShards(Duration grace) {
     return run(() -> mover().dropRetired(grace));
   }
@@ -309,6 +333,9 @@ public final class DefaultAdminService implements AdminService {
   /** Stops a move this server runs at its next step (its lease goes with the session), and the admin threads. */
   @Override
   public void close() {
+    if (coordinator != null) {
+      coordinator.close();
+    }
     if (mover != null) {
       mover.close();
     }

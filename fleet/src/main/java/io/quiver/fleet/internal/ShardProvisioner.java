@@ -148,10 +148,25 @@ public final class ShardProvisioner {
    * directly; UNAVAILABLE, naming the host, when it does not answer.
    */
   public Connection connect(Host host) {
+    return connect(host, CONNECT_TIMEOUT, null);
+  }
+
+  /** How long {@link #connect(Host)} waits for a host to accept the connection. */
+  private static final java.time.Duration CONNECT_TIMEOUT = java.time.Duration.ofSeconds(5);
+
+  /**
+   * As {@link #connect(Host)}, waiting at most {@code connectTimeout} for the host to accept and, when
+   * {@code readTimeout} is not null, at most that for any answer: a host that is frozen rather than
+   * down answers nothing, and a failover's probe must not wait for it longer than it asked.
+   */
+  public Connection connect(Host host, java.time.Duration connectTimeout, java.time.Duration readTimeout) {
     Properties properties = new Properties();
     properties.setProperty("user", user);
     properties.setProperty("password", password);
-    properties.setProperty("connectTimeout", "5000");
+    properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
+    if (readTimeout != null) {
+      properties.setProperty("socketTimeout", Long.toString(readTimeout.toMillis()));
+    }
     properties.setProperty("allowPublicKeyRetrieval", "true");
     try {
       return DriverManager.getConnection("jdbc:mysql://" + host.primary() + "/", properties);

@@ -12,7 +12,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "hosts", mixinStandardHelpOptions = true,
     description = "The hosts of the shard map: list them, add one, add or remove a host's replica.",
     subcommands = {HostsCommand.List.class, HostsCommand.Add.class, HostsCommand.AddReplica.class,
-        HostsCommand.RemoveReplica.class})
+        HostsCommand.RemoveReplica.class, HostsCommand.Failovers.class})
 final class HostsCommand extends CommandGroup {
 
   @Command(name = "list", mixinStandardHelpOptions = true,
@@ -79,6 +79,31 @@ final class HostsCommand extends CommandGroup {
       ShardMap map = remote.admin().removeReplica(host, address).await();
       out.println("host " + host + " has replicas " + map.hosts().get(host).replicas() + " (shard map version "
           + map.version() + ")");
+      return 0;
+    }
+  }
+
+  @Command(name = "failovers", mixinStandardHelpOptions = true,
+      description = "Every failover recorded: which host, from which primary to which replica, when, how long writes"
+          + " were refused.")
+  static final class Failovers extends RemoteCommand {
+    @Override
+    int run(PrintWriter out) {
+      java.util.List<io.quiver.fleet.FailoverReport> reports = remote.admin().failovers().await();
+      if (json) {
+        com.fasterxml.jackson.databind.node.ArrayNode list = io.quiver.api.http.ApiJson.MAPPER.createArrayNode();
+        reports.forEach(report -> list.add(io.quiver.api.http.AdminJson.write(report)));
+        printJson(out, list);
+        return 0;
+      }
+      Table table = new Table("AT", "HOST", "FROM", "TO", "SILENT MS", "WRITES REFUSED MS", "REPOINTED");
+      reports.forEach(report -> table.row(report.at(), report.host(), report.from(), report.to(), report.unreachableMs(),
+          report.writesRefusedMs(), report.repointed().isEmpty() ? "-" : String.join(",", report.repointed())));
+      if (reports.isEmpty()) {
+        out.println("no failover recorded");
+      } else {
+        table.print(out);
+      }
       return 0;
     }
   }

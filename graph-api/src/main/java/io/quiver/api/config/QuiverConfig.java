@@ -3,6 +3,7 @@ package io.quiver.api.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.cache.CacheSettings;
+import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
@@ -32,11 +33,12 @@ import java.util.Set;
  *  "cache":     {"enabled": true, "nodeMaxBytes": 268435456, "edgeWindow": 100, "advertiseHost": "10.0.0.5"},
  *  "admin":     {"token": "…at least 16 characters…"},
  *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000},
+ *  "failover":  {"enabled": true, "detectAfterMs": 3000},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
 public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
-    CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication) {
+    CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication, FailoverSettings failover) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -50,6 +52,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(cache, "cache");
     Objects.requireNonNull(replication, "replication");
+    Objects.requireNonNull(failover, "failover");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -132,16 +135,20 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     }
   }
 
-  /** A configuration whose writes to hosts with replicas wait as {@link ReplicaAcks#defaults()} says. */
+  /**
+   * A configuration whose writes to hosts with replicas wait as {@link ReplicaAcks#defaults()} says,
+   * and whose server takes part in failovers with {@link FailoverSettings#defaults()}.
+   */
   public QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, CacheSettings cache,
       Path schemaFile, String adminToken) {
-    this(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, ReplicaAcks.defaults());
+    this(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, ReplicaAcks.defaults(),
+        FailoverSettings.defaults());
   }
 
   public QuiverConfig withPort(int port) {
     return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout(), http.headerTimeout(),
         http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken,
-        replication);
+        replication, failover);
   }
 
   public static QuiverConfig load(Path file) {
@@ -154,7 +161,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
 
   /** Every key a configuration may hold, by section; "" is the top level. */
   private static final Map<String, Set<String>> KEYS = Map.of(
-      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication"),
+      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication", "failover"),
       "http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
           "maxRequestLineBytes"),
       "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs"),
@@ -165,7 +172,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       "cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
           "advertiseHost", "staleBoundMs"),
       "admin", Set.of("token"),
-      "replication", Set.of("withoutAck", "ackTimeoutMs"));
+      "replication", Set.of("withoutAck", "ackTimeoutMs"),
+      "failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs"));
 
   /**
    * Refuses a key the configuration does not have, naming the nearest one it does: a misspelt
@@ -264,7 +272,16 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             Duration.ofMillis(cache.path("staleBoundMs").asLong(cacheDefaults.staleBound().toMillis()))),
         root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
         root.path("admin").path("token").asText(null),
-        replication(root.path("replication")));
+        replication(root.path("replication")),
+        failover(root.path("failover")));
+  }
+
+  /** {@code {"enabled": true, "detectAfterMs": 3000, "probeEveryMs": 500, "fenceTimeoutMs": 5000}}. */
+  private static FailoverSettings failover(JsonNode failover) {
+    return new FailoverSettings(failover.path("enabled").asBoolean(true),
+        Duration.ofMillis(failover.path("detectAfterMs").asLong(FailoverSettings.DEFAULT_DETECT_AFTER.toMillis())),
+        Duration.ofMillis(failover.path("probeEveryMs").asLong(FailoverSettings.DEFAULT_PROBE_EVERY.toMillis())),
+        Duration.ofMillis(failover.path("fenceTimeoutMs").asLong(FailoverSettings.DEFAULT_FENCE_TIMEOUT.toMillis())));
   }
 
   /** {@code {"withoutAck": "refuse", "ackTimeoutMs": 1000}}: what a write waits for on a host with replicas. */

@@ -129,6 +129,13 @@ public final class AdminRoutes {
     RequestObserver.operation(router.delete("/v1/admin/hosts/:host/replicas/:address"), "removeReplica")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.removeReplica(
             ctx.pathParam("host"), ctx.pathParam("address")).map(ShardMapJson::write)));
+    RequestObserver.operation(router.get("/v1/admin/failovers"), "getFailovers")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.failovers().map(reports -> {
+          ObjectNode document = ApiJson.object();
+          var list = document.putArray("failovers");
+          reports.forEach(report -> list.add(AdminJson.write(report)));
+          return document;
+        })));
     RequestObserver.operation(router.post("/v1/admin/shards/retired/drop"), "dropRetiredShards")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> dropRetired(ctx)));
   }

@@ -8,6 +8,7 @@ import io.quiver.api.http.StatusReport;
 import io.quiver.core.DaemonThreads;
 import io.quiver.core.GraphException;
 import io.quiver.fleet.AdminService;
+import io.quiver.fleet.FailoverReport;
 import io.quiver.fleet.MoveProgress;
 import io.quiver.fleet.MoveReport;
 import io.quiver.fleet.ProvisionReport;
@@ -155,6 +156,10 @@ public final class RemoteAdminService implements AdminService {
 
   @Override
   public Future<ShardMap> changeShardMap(ShardMapChange change, long expectedVersion) {
+    Optional<GraphException> refused = AdminService.refusal(change);
+    if (refused.isPresent()) {
+      return Future.failedFuture(refused.get());
+    }
     Long ifVersion = expectedVersion == GraphStore.ANY_VERSION ? null : expectedVersion;
     ObjectNode body = ApiJson.object();
     String path;
@@ -168,12 +173,8 @@ public final class RemoteAdminService implements AdminService {
     } else if (change instanceof ShardMapChange.SetState set) {
       path = "/v1/admin/shards/state";
       body.put("shards", set.shards().toString()).put("state", set.state().jsonName());
-    } else if (change instanceof ShardMapChange.MoveShards) {
-      return Future.failedFuture(GraphException.invalid("shards are moved by a shard move, which copies their data"
-          + " before the map names their new host; the map change alone would lose it"));
     } else {
-      return Future.failedFuture(GraphException.invalid("replicas are added by addReplica, which seeds them before"
-          + " the map lists them, and removed by removeReplica, which stops them"));
+      return Future.failedFuture(GraphException.invalid("no admin call makes the change " + change.describe()));
     }
     String to = path;
     return call(() -> ShardMapJson.read(http.call("POST", to, body, ifVersion)));
@@ -204,6 +205,17 @@ public final class RemoteAdminService implements AdminService {
   public Future<ShardMap> removeReplica(String host, String address) {
     return call(() -> ShardMapJson.read(http.call("DELETE", "/v1/admin/hosts/" + segment(host) + "/replicas/"
         + segment(address), null, null)));
+  }
+
+  @Override
+  public Future<List<FailoverReport>> failovers() {
+    return call(() -> {
+      List<FailoverReport> reports = new java.util.ArrayList<>();
+      for (JsonNode report : http.call("GET", "/v1/admin/failovers", null, null).path("failovers")) {
+        reports.add(AdminJson.read(report, FailoverReport.class));
+      }
+      return reports;
+    });
   }
 
   @Override

@@ -129,6 +129,7 @@ public final class QuiverServer implements AutoCloseable {
         .pools(config.mysql())
         .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
         .replicaAcks(config.replication())
+        .failover(config.failover())
         .clock(Clock.systemUTC())
         .build();
     // Before the backend: a move this server runs stops at its next step while its pools still answer.

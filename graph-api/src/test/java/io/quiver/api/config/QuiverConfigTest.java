@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.ReplicaAcks;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -39,9 +40,12 @@ class QuiverConfigTest {
                    "peersPath": "/p", "advertiseHost": "10.0.0.5"},
          "admin": {"token": "a-long-enough-secret"},
          "replication": {"withoutAck": "async", "ackTimeoutMs": 250},
+         "failover": {"enabled": false, "detectAfterMs": 2000, "probeEveryMs": 200, "fenceTimeoutMs": 1000},
          "schemaFile": "/etc/quiver/schema.json"}""");
     assertThat(config.mysql().maxSize()).isEqualTo(160);
     assertThat(config.replication()).isEqualTo(new ReplicaAcks(ReplicaAcks.Mode.ASYNC, Duration.ofMillis(250)));
+    assertThat(config.failover()).isEqualTo(new FailoverSettings(false, Duration.ofMillis(2000), Duration.ofMillis(200),
+        Duration.ofMillis(1000)));
     assertThat(config.http().headerTimeout().toMillis()).isEqualTo(3000);
     assertThat(config.zooKeeper().connectTimeout().toMillis()).isEqualTo(4000);
   }
@@ -50,6 +54,7 @@ class QuiverConfigTest {
   void writesToHostsWithReplicas_waitForAReplicaByDefault_andAnUnknownChoiceIsAnError() throws Exception {
     assertThat(parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}}").replication()).isEqualTo(ReplicaAcks.defaults());
     assertThat(ReplicaAcks.defaults().mode()).isEqualTo(ReplicaAcks.Mode.REFUSE);
+    assertThat(parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}}").failover()).isEqualTo(FailoverSettings.defaults());
     assertThatThrownBy(() -> parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}, \"replication\": {\"withoutAck\": \"lose\"}}"))
         .hasMessageContaining("replication.withoutAck must be \"refuse\" or \"async\"");
   }

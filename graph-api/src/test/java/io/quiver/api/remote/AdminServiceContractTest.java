@@ -250,6 +250,7 @@ abstract class AdminServiceContractTest {
   @Test
   @Order(10)
   void noMoveUnderWay_isAnEmptyStatus_andCancellingItIsNotFound() {
+    assertThat(admin.failovers().await()).as("no failover in this fleet").isEmpty();
     assertThat(admin.shardMove().await()).isEmpty();
     assertThat(refusal(admin.cancelShardMove()).code()).isEqualTo(Code.NOT_FOUND);
     assertThat(refusal(admin.moveShards(new ShardSpan(shard(0), shard(0)), "h9", null, step -> { })).code())

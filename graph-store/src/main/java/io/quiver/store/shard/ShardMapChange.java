@@ -128,6 +128,37 @@ public sealed interface ShardMapChange {
     }
   }
 
+  /**
+   * A failover's or a switchover's flip: the host's replica at {@code address} becomes its primary,
+   * and the old primary leaves the host (it rejoins, if ever, as a replica the fleet adds). The
+   * fleet promotes the server before the map names it. Refused when the host does not list the
+   * replica.
+   */
+  record Promote(String host, String address) implements ShardMapChange {
+    public Promote {
+      if (host == null || address == null) {
+        throw GraphException.invalid("promoting a replica needs the host and the replica's address (host:port)");
+      }
+    }
+
+    @Override
+    public ShardMap applyTo(ShardMap map) {
+      Host primary = hostOf(map, host);
+      if (!primary.replicas().contains(address)) {
+        throw GraphException.invalid("host '" + host + "' has no replica " + address + " to promote; it has "
+            + primary.replicas());
+      }
+      List<String> replicas = new ArrayList<>(primary.replicas());
+      replicas.remove(address);
+      return withHost(map, new Host(host, address, replicas));
+    }
+
+    @Override
+    public String describe() {
+      return "promote replica " + address + " of host " + host + " to its primary";
+    }
+  }
+
   private static Host hostOf(ShardMap map, String host) {
     Host found = map.hosts().get(host);
     if (found == null) {

@@ -59,14 +59,19 @@ public final class Replication {
    */
   public void start(Host source, Host target, List<String> databases, String position) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
-      remove(connection);
-      update(connection, "SET GLOBAL gtid_slave_pos = ?", position);
-      point(connection, source);
-      if (!databases.isEmpty()) {
-        update(connection, "SET GLOBAL " + channel + ".replicate_do_db = ?", String.join(",", databases));
-      }
-      execute(connection, "START SLAVE '" + channel + "'");
+      start(connection, source, databases, position);
     }
+  }
+
+  /** As {@link #start(Host, Host, List, String)}, over a connection to the target. */
+  public void start(Connection connection, Host source, List<String> databases, String position) throws SQLException {
+    remove(connection);
+    update(connection, "SET GLOBAL gtid_slave_pos = ?", position);
+    point(connection, source);
+    if (!databases.isEmpty()) {
+      update(connection, "SET GLOBAL " + channel + ".replicate_do_db = ?", String.join(",", databases));
+    }
+    begin(connection);
   }
 
   /**
@@ -76,12 +81,22 @@ public final class Replication {
    */
   public void repoint(Host source, Host target) throws SQLException {
     try (Connection connection = hosts.connect(target)) {
-      if (status(connection, channel) != null) {
-        execute(connection, "STOP SLAVE '" + channel + "'");
-      }
-      point(connection, source);
-      execute(connection, "START SLAVE '" + channel + "'");
+      pointAt(connection, source);
+      begin(connection);
     }
+  }
+
+  /** Stops the channel, if it runs, and points it at {@code source}'s current address, not starting it. */
+  public void pointAt(Connection target, Host source) throws SQLException {
+    if (status(target, channel) != null) {
+      execute(target, "STOP SLAVE '" + channel + "'");
+    }
+    point(target, source);
+  }
+
+  /** Starts the channel from where its target stands. */
+  public void begin(Connection target) throws SQLException {
+    execute(target, "START SLAVE '" + channel + "'");
   }
 
   private void point(Connection connection, Host source) throws SQLException {
@@ -244,6 +259,11 @@ public final class Replication {
   private static boolean sqlThreadRunning(Connection connection, String channel) throws SQLException {
     Status status = status(connection, channel);
     return status != null && status.sqlRunning();
+  }
+
+  /** The channel's state over a connection to its target, or null when it has no such channel. */
+  public Status status(Connection target) throws SQLException {
+    return status(target, channel);
   }
 
   /** The channel's state on {@code target}, or null when it has no such channel. */

@@ -54,6 +54,8 @@ public final class Replicas {
   private static final List<String> SYSTEM = List.of("mysql", "information_schema", "performance_schema", "sys");
   /** How long an added replica may take to catch up with its primary before the call gives up. */
   static final Duration CATCH_UP = Duration.ofMinutes(5);
+  /** How long a replica's STOP SLAVE waits for its old primary to end its dump thread, in seconds. */
+  static final int KILL_CONN_TIMEOUT_S = 1;
 
   private final ShardProvisioner hosts;
   private final Replication replication;
@@ -82,13 +84,19 @@ public final class Replicas {
     }
     try (Connection connection = hosts.connect(replica)) {
       execute(connection, "SET GLOBAL read_only = ON");
-      execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = ON");
+      // A confirming replica's STOP SLAVE first reaches out to its old primary to end its dump
+      // thread, waiting up to rpl_semi_sync_slave_kill_conn_timeout (5 s by default) for one that is
+      // frozen — as a failover's is: a second at most.
+      execute(connection, "SET GLOBAL rpl_semi_sync_slave_kill_conn_timeout = " + KILL_CONN_TIMEOUT_S);
+      execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = OFF");
       String position = single(connection, "SELECT @@GLOBAL.gtid_slave_pos");
       if (position.isEmpty()) {
         seed(primary, replica, connection, progress);
       } else {
         progress.accept(address + " has replicated before (up to " + position + "): resuming it from there");
-        replication.repoint(primary, replica);
+        replication.pointAt(connection, primary);
+        execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = ON");
+        replication.begin(connection);
       }
     }
     configureAcks(primary, true, acks);
@@ -123,7 +131,8 @@ public final class Replicas {
     progress.accept("seeding " + replica.primary() + " from a snapshot of " + primary.name() + ": "
         + databases.size() + " databases");
     String position = copy.copy(primary, replica, databases, StepProgress.IGNORED, () -> false);
-    replication.start(primary, replica, List.of(), position);
+    execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = ON");
+    replication.start(connection, primary, List.of(), position);
     log.info("replica {} of {} seeded at GTID position '{}'", replica.primary(), primary.name(), position);
   }
 
@@ -163,6 +172,76 @@ public final class Replicas {
   /** The state of {@code address}'s replication from its primary; null when it has none. */
   public Replication.Status status(Host primary, String address) throws SQLException {
     return replication.status(replicaOf(primary, address));
+  }
+
+  /**
+   * How much of its primary's log the replica at {@code address} has received
+   * ({@code Gtid_IO_Pos}, or what it applied when it received nothing since a restart): a failover
+   * promotes the replica that has the most. Null when it cannot be reached within {@code timeout}.
+   */
+  public String received(Host primary, String address, Duration timeout) {
+    try (Connection connection = hosts.connect(replicaOf(primary, address), timeout, timeout)) {
+      Replication.Status status = replication.status(connection);
+      String applied = single(connection, "SELECT @@GLOBAL.gtid_slave_pos");
+      return status == null || status.received().isEmpty() ? applied : status.received();
+    } catch (SQLException | GraphException unreachable) {
+      log.warn("replica {} of {} cannot be reached to read its position: {}", address, primary.name(),
+          unreachable.getMessage());
+      return null;
+    }
+  }
+
+  /**
+   * Makes the replica at {@code address} a primary: stops reading from the old one, applies
+   * everything it received ({@code MASTER_GTID_WAIT} on its received position, within
+   * {@code timeout}), forgets its channel, stops confirming and accepts writes. Answers its GTID
+   * position once promoted.
+   */
+  public String promote(Host primary, String address, Duration timeout) throws SQLException {
+    Host replica = replicaOf(primary, address);
+    try (Connection connection = hosts.connect(replica, Duration.ofSeconds(2), null)) {
+      Replication.Status status = replication.status(connection);
+      // As in add: a confirming replica's STOP SLAVE would first wait for its old primary to answer.
+      execute(connection, "SET GLOBAL rpl_semi_sync_slave_kill_conn_timeout = " + KILL_CONN_TIMEOUT_S);
+      execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = OFF");
+      if (status != null) {
+        execute(connection, "STOP SLAVE IO_THREAD");
+        String received = replication.status(connection).received();
+        if (!received.isEmpty()) {
+          try (PreparedStatement wait = connection.prepareStatement("SELECT MASTER_GTID_WAIT(?, ?)")) {
+            wait.setString(1, received);
+            wait.setDouble(2, timeout.toMillis() / 1000.0);
+            try (ResultSet reached = wait.executeQuery()) {
+              if (!reached.next() || reached.getInt(1) != 0) {
+                throw GraphException.unavailable("replica " + address + " did not apply what it received ("
+                    + received + ") within " + timeout.toMillis() + " ms");
+              }
+            }
+          }
+        }
+      }
+      replication.remove(replica);
+      execute(connection, "SET GLOBAL read_only = OFF");
+      return single(connection, "SELECT @@GLOBAL.gtid_current_pos");
+    }
+  }
+
+  /**
+   * Makes a deposed primary refuse writes ({@code read_only}), if it answers within {@code timeout}:
+   * one that was frozen, not dead, must take no write when it thaws. Answers whether it did.
+   */
+  public boolean fence(Host deposed, Duration timeout) {
+    try (Connection connection = hosts.connect(deposed, timeout, timeout)) {
+      // Waits for a confirmation end first: read_only waits for the commits in progress, and a
+      // deposed primary's would wait for ever for a replica it no longer has. They commit there,
+      // alone — writes whose callers were answered "may or may not", on a primary no one reads.
+      execute(connection, "SET GLOBAL rpl_semi_sync_master_enabled = OFF");
+      execute(connection, "SET GLOBAL read_only = ON");
+      log.info("the deposed primary {} of {} is read-only", deposed.primary(), deposed.name());
+      return true;
+    } catch (SQLException | GraphException unreachable) {
+      return false;
+    }
   }
 
   /**

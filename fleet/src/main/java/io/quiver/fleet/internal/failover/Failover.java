@@ -1,0 +1,262 @@
+package io.quiver.fleet.internal.failover;
+
+import io.quiver.core.GraphException;
+import io.quiver.core.zk.ServedVersions;
+import io.quiver.fleet.FailoverReport;
+import io.quiver.fleet.FailoverSettings;
+import io.quiver.fleet.ReplicaAcks;
+import io.quiver.fleet.internal.MapChanges;
+import io.quiver.fleet.internal.replica.Replicas;
+import io.quiver.schema.EdgeType;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.Repairs;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapChange;
+import io.quiver.store.shard.ShardSpan;
+import io.quiver.store.shard.ShardState;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One host's failover, step by step, as Vitess' emergency reparent and Pinterest's ZooKeeper
+ * switch do it:
+ * <ol>
+ *   <li><b>Refuse writes</b> to the host's shards through the map (read-only), and wait for every
+ *       server to acknowledge that version — the same write fence a shard move's cut-over uses —
+ *       or, past {@link FailoverSettings#fenceTimeout}, go on: the primary is gone, or fenced next.
+ *   <li><b>Fence the old primary</b> if it answers ({@code read_only}): a frozen host that thaws
+ *       takes no write.
+ *   <li><b>Choose</b> the reachable replica that received the most of the primary's log, let it
+ *       apply all of it, and <b>promote</b> it (its channel forgotten, writable).
+ *   <li><b>Publish</b> the map naming it the host's primary; every server's pools, drainer and
+ *       cache follow the map. The host's other replicas are pointed at it and confirm its writes.
+ *   <li><b>Accept writes</b> again on the shards that were read-write, and <b>record</b> the
+ *       failover. Last, every edge type with an inverse is repaired: a write the old primary
+ *       committed alone (answered "may or may not", never "applied") may have had its inverse
+ *       applied from there; the repair makes both copies agree.
+ * </ol>
+ * Semi-synchronous acknowledgements ({@link ReplicaAcks}) are why the promoted replica holds every
+ * write a client was told was applied. Blocking JDBC and ZooKeeper, on the coordinator's thread.
+ */
+final class Failover {
+  private static final Logger log = LoggerFactory.getLogger(Failover.class);
+  /** How long a replica may take to apply what it received before it is promoted. */
+  private static final Duration APPLY_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration REACH_TIMEOUT = Duration.ofSeconds(1);
+
+  private final MapChanges maps;
+  private final Replicas replicas;
+  private final ReplicaAcks acks;
+  private final FailoverSettings settings;
+  private final CuratorFramework curator;
+  private final String mapServedPath;
+  private final FailoverLog history;
+  private final Repairs repairs;
+  private final SchemaSource schemas;
+  private final Clock clock;
+
+  Failover(MapChanges maps, Replicas replicas, ReplicaAcks acks, FailoverSettings settings, CuratorFramework curator,
+      String mapServedPath, FailoverLog history, Repairs repairs, SchemaSource schemas, Clock clock) {
+    this.maps = maps;
+    this.replicas = replicas;
+    this.acks = acks;
+    this.settings = settings;
+    this.curator = curator;
+    this.mapServedPath = mapServedPath;
+    this.history = history;
+    this.repairs = repairs;
+    this.schemas = schemas;
+    this.clock = clock;
+  }
+
+  /**
+   * Fails {@code failed} over, unless the map no longer names it the host's primary (another
+   * coordinator did it). Answers the record, or null when there was nothing to do.
+   */
+  FailoverReport run(Host failed, long unreachableMs) throws Exception {
+    String at = clock.instant().toString();
+    long began = System.nanoTime();
+    ShardMap map = maps.stored();
+    Host host = map.hosts().get(failed.name());
+    if (host == null || !host.primary().equals(failed.primary()) || host.replicas().isEmpty()) {
+      return null;
+    }
+    log.warn("host {}: its primary {} has not answered for {} ms; failing over to one of {}", host.name(),
+        host.primary(), unreachableMs, host.replicas());
+    Steps steps = new Steps();
+    List<ShardSpan> writable = spans(map, host.name());
+    refuseWrites(writable);
+    steps.done("writes refused");
+    replicas.fence(host, REACH_TIMEOUT);
+    steps.done("old primary fenced (or silent)");
+    String chosen = choose(host);
+    steps.done("replica chosen");
+    String position;
+    try {
+      position = replicas.promote(host, chosen, APPLY_TIMEOUT);
+    } catch (Exception failedPromotion) {
+      acceptWrites(writable);
+      throw failedPromotion;
+    }
+    steps.done("promoted");
+    ShardMap promoted = maps.change(new ShardMapChange.Promote(host.name(), chosen));
+    steps.done("map published");
+    Host now = promoted.hosts().get(host.name());
+    List<String> repointed = new ArrayList<>();
+    for (String other : now.replicas()) {
+      try {
+        replicas.add(now, other, acks, line -> log.info("host {}: {}", host.name(), line));
+        repointed.add(other);
+      } catch (Exception unreachable) {
+        log.warn("host {}: replica {} could not be pointed at the new primary {}: {}", host.name(), other, chosen,
+            unreachable.getMessage());
+      }
+    }
+    if (repointed.isEmpty()) {
+      replicas.configureAcks(now, false, acks);
+    }
+    steps.done("replicas pointed at it");
+    acceptWrites(writable);
+    steps.done("writes accepted");
+    long refusedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+    FailoverReport report = new FailoverReport(host.name(), host.primary(), chosen, at, unreachableMs, refusedMs,
+        position, repointed);
+    history.record(report);
+    log.warn("host {} failed over from {} to {} (position {}); its shards refused writes for {} ms ({})", host.name(),
+        host.primary(), chosen, position, refusedMs, steps);
+    mendInverses();
+    return report;
+  }
+
+  /** How long each step took, for the log. */
+  private static final class Steps {
+    private final StringBuilder done = new StringBuilder();
+    private long since = System.nanoTime();
+
+    void done(String step) {
+      long now = System.nanoTime();
+      done.append(done.length() == 0 ? "" : ", ").append(step).append(' ')
+          .append(TimeUnit.NANOSECONDS.toMillis(now - since)).append(" ms");
+      since = now;
+    }
+
+    @Override
+    public String toString() {
+      return done.toString();
+    }
+  }
+
+  /** The host's read-write shards, as contiguous spans. */
+  private static List<ShardSpan> spans(ShardMap map, String host) {
+    List<ShardSpan> spans = new ArrayList<>();
+    int from = -1;
+    int last = -2;
+    for (int shard : map.shardsOn(host)) {
+      boolean writable = map.stateOf(shard) == ShardState.READ_WRITE;
+      if (writable && shard == last + 1 && from >= 0) {
+        last = shard;
+        continue;
+      }
+      if (from >= 0) {
+        spans.add(new ShardSpan(from, last));
+        from = -1;
+      }
+      if (writable) {
+        from = shard;
+        last = shard;
+      }
+    }
+    if (from >= 0) {
+      spans.add(new ShardSpan(from, last));
+    }
+    return spans;
+  }
+
+  private void refuseWrites(List<ShardSpan> spans) throws Exception {
+    ShardMap readOnly = null;
+    for (ShardSpan span : spans) {
+      readOnly = maps.change(new ShardMapChange.SetState(span, ShardState.READ_ONLY));
+    }
+    if (readOnly == null) {
+      return;
+    }
+    try {
+      ServedVersions.awaitAll(curator, mapServedPath, readOnly.version(), settings.fenceTimeout());
+    } catch (TimeoutException late) {
+      log.warn("not every server acknowledged map version {} within {} ms ({}); promoting anyway: the old primary"
+          + " is gone or fenced", readOnly.version(), settings.fenceTimeout().toMillis(), late.getMessage());
+    }
+  }
+
+  private void acceptWrites(List<ShardSpan> spans) throws Exception {
+    for (ShardSpan span : spans) {
+      maps.change(new ShardMapChange.SetState(span, ShardState.READ_WRITE));
+    }
+  }
+
+  /** The reachable replica that received the most of the primary's log. */
+  private String choose(Host host) {
+    String best = null;
+    long bestCount = -1;
+    for (String replica : host.replicas()) {
+      String received = replicas.received(host, replica, REACH_TIMEOUT);
+      if (received == null) {
+        continue;
+      }
+      long count = transactions(received);
+      if (count > bestCount) {
+        best = replica;
+        bestCount = count;
+      }
+    }
+    if (best == null) {
+      throw GraphException.unavailable("host " + host.name() + ": no replica of " + host.replicas()
+          + " can be reached to promote");
+    }
+    return best;
+  }
+
+  /**
+   * How many transactions a GTID position covers, summed over its domains
+   * ({@code domain-server-sequence,…}): the replicas of one primary share its domains, so more is
+   * further along.
+   */
+  static long transactions(String position) {
+    long count = 0;
+    for (String gtid : position.split(",")) {
+      String trimmed = gtid.trim();
+      if (!trimmed.isEmpty()) {
+        count += Long.parseLong(trimmed.substring(trimmed.lastIndexOf('-') + 1));
+      }
+    }
+    return count;
+  }
+
+  /** Repairs every edge type with an inverse, so no pair stays one-sided after the flip. */
+  private void mendInverses() {
+    for (EdgeType type : schemas.current().edgeTypes().values()) {
+      // A pair is repaired from either of its types: once, from the one whose name sorts first.
+      if (type.inverse() == null || !type.symmetric() && type.name().compareTo(type.inverse()) > 0) {
+        continue;
+      }
+      try {
+        var report = repairs.edges(type.name(), line -> { }).toCompletionStage().toCompletableFuture()
+            .get(5, TimeUnit.MINUTES);
+        if (report.fixed() > 0) {
+          log.warn("after the failover, {} pairs of {} were mended", report.fixed(), type.name());
+        }
+      } catch (Exception late) {
+        log.warn("after the failover, the repair of {} did not finish: {}; run quiver repair", type.name(),
+            late.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,172 @@
+package io.quiver.fleet.internal.failover;
+
+import io.quiver.fleet.FailoverReport;
+import io.quiver.fleet.FailoverSettings;
+import io.quiver.fleet.ReplicaAcks;
+import io.quiver.fleet.internal.MapChanges;
+import io.quiver.fleet.internal.ShardProvisioner;
+import io.quiver.fleet.internal.replica.Replicas;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.Repairs;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the primary of every host that has replicas and fails over one that stops answering.
+ * One coordinator at a time among the servers: a Curator {@link LeaderLatch} at
+ * {@code <shardMapPath>-failover-leader}; the others stand by, and the next takes over when the
+ * leader's session ends. The leader asks each replicated primary {@code SELECT 1} every
+ * {@link FailoverSettings#probeEvery} over a connection of its own whose every wait is bounded, so a
+ * frozen host counts as one that does not answer; one that has not answered for
+ * {@link FailoverSettings#detectAfter} is failed over ({@link Failover}). A host whose failover
+ * failed (no replica reachable, say) is tried again at the next probe that finds it silent.
+ *
+ * <p>Its own daemon thread: blocking JDBC and ZooKeeper, never an event loop, never the admin jobs'.
+ */
+public final class FailoverCoordinator implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(FailoverCoordinator.class);
+
+  private final MapChanges maps;
+  private final ShardProvisioner hosts;
+  private final Failover failover;
+  private final FailoverSettings settings;
+  private final Clock clock;
+  private final LeaderLatch latch;
+  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(work -> {
+    Thread named = new Thread(work, "quiver-failover");
+    named.setDaemon(true);
+    return named;
+  });
+  /** Since when each silent primary has not answered (ms on the clock), by its address. Coordinator thread only. */
+  private final Map<String, Long> silentSince = new HashMap<>();
+  /** Deposed primaries found answering and made read-only, by address. Coordinator thread only. */
+  private final java.util.Set<String> fenced = new java.util.HashSet<>();
+  private final Replicas replicas;
+  private final FailoverLog history;
+  private long ticks;
+
+  /**
+   * @param leaderPath where the coordinators elect one ({@code <shardMapPath>-failover-leader})
+   * @param mapServedPath where every server acknowledges the map version it writes under (the fence)
+   */
+  public FailoverCoordinator(MapChanges maps, ShardProvisioner hosts, Replicas replicas, ReplicaAcks acks,
+      FailoverSettings settings, CuratorFramework curator, String leaderPath, String mapServedPath, FailoverLog history,
+      Repairs repairs, SchemaSource schemas, String serverId, Clock clock) {
+    this.maps = maps;
+    this.hosts = hosts;
+    this.replicas = replicas;
+    this.history = history;
+    this.failover = new Failover(maps, replicas, acks, settings, curator, mapServedPath, history, repairs, schemas,
+        clock);
+    this.settings = settings;
+    this.clock = clock;
+    this.latch = new LeaderLatch(curator, leaderPath, serverId);
+  }
+
+  /** Joins the election and starts probing (as leader). */
+  public void start() throws Exception {
+    latch.start();
+    long every = settings.probeEvery().toMillis();
+    thread.scheduleWithFixedDelay(this::tick, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  private void tick() {
+    try {
+      if (!latch.hasLeadership()) {
+        silentSince.clear();
+        return;
+      }
+      ShardMap map = maps.stored();
+      for (Host host : map.hosts().values()) {
+        if (!host.replicas().isEmpty()) {
+          probe(host);
+        }
+      }
+      silentSince.keySet().removeIf(address -> map.hosts().values().stream()
+          .noneMatch(host -> host.primary().equals(address)));
+      if (ticks++ % FENCE_EVERY == 0) {
+        fenceDeposed(map);
+      }
+    } catch (Exception | Error failure) {
+      log.warn("the failover coordinator's pass failed: {}", failure.toString());
+    }
+  }
+
+  private void probe(Host host) throws Exception {
+    long now = clock.millis();
+    if (answers(host)) {
+      silentSince.remove(host.primary());
+      return;
+    }
+    long since = silentSince.computeIfAbsent(host.primary(), address -> now);
+    if (now - since < settings.detectAfter().toMillis()) {
+      return;
+    }
+    try {
+      FailoverReport report = failover.run(host, now - since);
+      if (report != null) {
+        silentSince.remove(host.primary());
+      }
+    } catch (Exception failed) {
+      log.error("host {}: the failover of {} failed: {}; trying again while it stays silent", host.name(),
+          host.primary(), failed.getMessage());
+    }
+  }
+
+  /** Deposed primaries are looked for every this many ticks. */
+  private static final int FENCE_EVERY = 4;
+
+  /**
+   * A primary deposed while it was frozen (or cut off) could not be fenced then; when it answers
+   * again it is made read-only and stops waiting for confirmations, so it takes no write of its own
+   * accord. Each deposed primary the map no longer names is tried until that succeeds.
+   */
+  private void fenceDeposed(ShardMap map) throws Exception {
+    for (FailoverReport report : history.read()) {
+      String address = report.from();
+      boolean named = map.hosts().values().stream()
+          .anyMatch(host -> host.primary().equals(address) || host.replicas().contains(address));
+      if (!named && !fenced.contains(address)
+          && replicas.fence(new Host(report.host(), address, java.util.List.of()), FENCE_REACH)) {
+        fenced.add(address);
+      }
+    }
+  }
+
+  /** How long a deposed primary is given to answer a fencing attempt. */
+  private static final java.time.Duration FENCE_REACH = java.time.Duration.ofMillis(300);
+
+  /** Whether the primary answers {@code SELECT 1}, every wait bounded by half the detection time. */
+  private boolean answers(Host host) {
+    java.time.Duration bound = settings.detectAfter().dividedBy(2);
+    try (Connection connection = hosts.connect(host, bound, bound);
+        Statement statement = connection.createStatement()) {
+      statement.execute("SELECT 1");
+      return true;
+    } catch (Exception silent) {
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      latch.close();
+    } catch (Exception ignored) {
+      // The latch's ephemeral node goes with the session.
+    }
+  }
+}
