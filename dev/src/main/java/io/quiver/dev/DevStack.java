@@ -13,8 +13,6 @@ import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
-import io.quiver.store.GraphBackend;
-import io.quiver.store.GraphStore;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
@@ -256,22 +254,16 @@ public final class DevStack implements AutoCloseable {
     }
   }
 
+  /** Provisioning is JDBC only: an admin service without a backend (no pools, no repairs). */
   private static ProvisionReport provision(CuratorFramework curator, ShardMap map) {
     Vertx vertx = Vertx.vertx();
-    GraphBackend backend = GraphStore.builder(vertx)
-        .pools(PoolSettings.defaults(USER, PASSWORD))
-        .shardMaps(ShardMapSource.fixed(map))
-        .schemas(SchemaSource.fixed(Schema.empty()))
-        .registry(curator, ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH)
-        .build();
-    try (AdminService admin = AdminService.builder(vertx).repairs(backend.repairs())
+    try (AdminService admin = AdminService.builder(vertx)
         .schemas(SchemaSource.fixed(Schema.empty())).shardMaps(ShardMapSource.fixed(map))
         .pools(PoolSettings.defaults(USER, PASSWORD))
         .registry(curator, ShardMapStore.DEFAULT_PATH, SchemaStore.DEFAULT_PATH)
         .build()) {
       return admin.provision().await();
     } finally {
-      backend.close().await();
       vertx.close().await();
     }
   }

@@ -167,7 +167,17 @@ public interface AdminService extends AutoCloseable {
    */
   Future<ShardMap> removeReplica(String host, String address);
 
-  /** Every failover recorded, oldest first (the last hundred). */
+  /**
+   * Makes {@code host}'s replica {@code to} (the one that received the most, when null) its primary
+   * for maintenance, with nothing lost: writes to its shards refused (503, for well under a second),
+   * the primary made read-only, the replica caught up with it exactly and promoted, the map flipped,
+   * the old primary made a replica of the new one. Recorded with the failovers ({@code planned}).
+   * INVALID_ARGUMENT for an unknown host or replica; UNAVAILABLE when the primary cannot be made
+   * read-only (nothing is switched) or the replica does not catch up.
+   */
+  Future<FailoverReport> switchover(String host, String to);
+
+  /** Every failover and switchover recorded, oldest first (the last hundred). */
   Future<List<FailoverReport>> failovers();
 
   /** Drops the retired copies moves left on the fleet's hosts that are older than {@code grace}; answers their names. */

@@ -13,8 +13,9 @@ import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * Assembles the in-process {@link AdminService}. The repairs, the schema and shard-map sources and
- * the pools' account are required; without {@link #registry} the service can repair but not change
+ * Assembles the in-process {@link AdminService}. The schema and shard-map sources and the pools'
+ * account are required; without {@link #repairs} (a tool that only provisions) the repairs and
+ * unique index builds are refused; without {@link #registry} the service can repair but not change
  * the schema or the shard map (a tool reaching the fleet with no ZooKeeper paths).
  */
 public final class AdminServiceBuilder {
@@ -92,7 +93,7 @@ public final class AdminServiceBuilder {
 
   public AdminService build() {
     return new DefaultAdminService(vertx, new DefaultAdminService.Settings(
-        Objects.requireNonNull(repairs, "repairs"),
+        repairs,
         Objects.requireNonNull(schemas, "schemas"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(pools, "pools"),

@@ -11,6 +11,7 @@ import io.quiver.fleet.MoveReport;
 import io.quiver.fleet.ProvisionReport;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.ShardMoveStatus;
+import io.quiver.fleet.internal.failover.Failover;
 import io.quiver.fleet.internal.failover.FailoverCoordinator;
 import io.quiver.fleet.internal.failover.FailoverLog;
 import io.quiver.fleet.internal.move.ShardMover;
@@ -72,6 +73,29 @@ public final class DefaultAdminService implements AdminService {
   /**
    * What the builder gathered; {@code registry} may be null (a service that can repair only).
    */
+  /** The repairs of a service built without a backend's: each refused, saying so. */
+  private static final Repairs NO_REPAIRS = new Repairs() {
+    @Override
+    public Future<io.quiver.store.RepairReport> edges(String edgeType, Consumer<String> progress) {
+      return Future.failedFuture(refusal());
+    }
+
+    @Override
+    public Future<UniqueRepairReport> unique(Schema schema, String type, String field, Consumer<String> progress) {
+      return Future.failedFuture(refusal());
+    }
+
+    @Override
+    public Future<Long> retryParked(String host) {
+      return Future.failedFuture(refusal());
+    }
+
+    private GraphException refusal() {
+      return GraphException.of(GraphException.Code.INTERNAL,
+          "this admin service was built without a backend's repairs (AdminServiceBuilder.repairs)");
+    }
+  };
+
   public record Settings(Repairs repairs, SchemaSource schemas, ShardMapSource shardMaps, PoolSettings pools,
       RegistryPaths registry, ReplicaAcks acks, FailoverSettings failover, Clock clock, String serverId) {}
 
@@ -90,13 +114,14 @@ public final class DefaultAdminService implements AdminService {
   private final SchemaRegistry registry;
   private final ShardMover mover;
   private final FailoverLog failovers;
+  private final Failover failover;
   /** Null unless this process takes part in coordinating failovers ({@link FailoverSettings#enabled}). */
   private final FailoverCoordinator coordinator;
 
   public DefaultAdminService(Vertx vertx, Settings settings) {
     this.vertx = vertx;
     this.schemas = settings.schemas();
-    this.repairs = settings.repairs();
+    this.repairs = settings.repairs() == null ? NO_REPAIRS : settings.repairs();
     this.paths = settings.registry();
     PoolSettings pools = settings.pools();
     this.provisioner = new ShardProvisioner(pools.user(), pools.password());
@@ -108,6 +133,7 @@ public final class DefaultAdminService implements AdminService {
       this.registry = null;
       this.mover = null;
       this.failovers = null;
+      this.failover = null;
       this.coordinator = null;
       return;
     }
@@ -122,18 +148,14 @@ public final class DefaultAdminService implements AdminService {
       provisioner.provision(shardMaps.current(), schema);
     }, new Indexes(shardMaps));
     this.failovers = new FailoverLog(paths.curator(), paths.shardMapPath() + "-failovers");
+    this.failover = new Failover(maps, replicas, acks, settings.failover(), paths.curator(), paths.mapServedPath(),
+        failovers, repairs, schemas, settings.clock());
     this.coordinator = settings.failover().enabled()
-        ? new FailoverCoordinator(maps, provisioner, replicas, acks, settings.failover(), paths.curator(),
-            paths.shardMapPath() + "-failover-leader", paths.mapServedPath(), failovers, repairs, schemas,
-            settings.serverId(), settings.clock())
+        ? new FailoverCoordinator(maps, provisioner, replicas, failover, settings.failover(), paths.curator(),
+            paths.shardMapPath() + "-failover-leader", failovers, settings.serverId(), settings.clock())
         : null;
     if (coordinator != null) {
-      try {
-        coordinator.start();
-      } catch (Exception e) {
-        throw GraphException.of(GraphException.Code.UNAVAILABLE, "the failover coordinator did not start: "
-            + e.getMessage(), e);
-      }
+      coordinator.start();
     }
   }
 
@@ -302,6 +324,14 @@ public final class DefaultAdminService implements AdminService {
       Host primary = map.hosts().get(host);
       replicas.remove(primary, address, primary.replicas().size() == 1, acks);
       return next;
+    });
+  }
+
+  @Override
+  public Future<FailoverReport> switchover(String host, String to) {
+    return run(() -> {
+      requireRegistry();
+      return failover.switchover(host, to);
     });
   }
 

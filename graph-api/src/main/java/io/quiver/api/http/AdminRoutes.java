@@ -129,6 +129,12 @@ public final class AdminRoutes {
     RequestObserver.operation(router.delete("/v1/admin/hosts/:host/replicas/:address"), "removeReplica")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.removeReplica(
             ctx.pathParam("host"), ctx.pathParam("address")).map(ShardMapJson::write)));
+    RequestObserver.operation(router.post("/v1/admin/hosts/:host/switchover"), "switchover")
+        .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> {
+          ObjectNode body = Requests.body(ctx, Set.of("to"));
+          String to = body.hasNonNull("to") ? Requests.textMember(body, "to") : null;
+          return admin.switchover(ctx.pathParam("host"), to).map(AdminJson::write);
+        }));
     RequestObserver.operation(router.get("/v1/admin/failovers"), "getFailovers")
         .handler(QueryParams.allowing(Set.of())).respond(ctx -> answer(ctx, () -> admin.failovers().map(reports -> {
           ObjectNode document = ApiJson.object();

@@ -208,6 +208,16 @@ public final class RemoteAdminService implements AdminService {
   }
 
   @Override
+  public Future<FailoverReport> switchover(String host, String to) {
+    ObjectNode body = ApiJson.object();
+    if (to != null) {
+      body.put("to", to);
+    }
+    return call(() -> AdminJson.read(http.call("POST", "/v1/admin/hosts/" + segment(host) + "/switchover", body, null),
+        FailoverReport.class));
+  }
+
+  @Override
   public Future<List<FailoverReport>> failovers() {
     return call(() -> {
       List<FailoverReport> reports = new java.util.ArrayList<>();

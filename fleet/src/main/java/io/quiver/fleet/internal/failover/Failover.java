@@ -44,9 +44,11 @@ import org.slf4j.LoggerFactory;
  *       applied from there; the repair makes both copies agree.
  * </ol>
  * Semi-synchronous acknowledgements ({@link ReplicaAcks}) are why the promoted replica holds every
- * write a client was told was applied. Blocking JDBC and ZooKeeper, on the coordinator's thread.
+ * write a client was told was applied. A planned switchover ({@link #switchover}) is the same flip
+ * with a live primary: fenced before the replica catches up with it exactly, then made a replica of
+ * the new primary. Blocking JDBC and ZooKeeper, on the coordinator's thread.
  */
-final class Failover {
+public final class Failover {
   private static final Logger log = LoggerFactory.getLogger(Failover.class);
   /** How long a replica may take to apply what it received before it is promoted. */
   private static final Duration APPLY_TIMEOUT = Duration.ofSeconds(30);
@@ -63,8 +65,10 @@ final class Failover {
   private final SchemaSource schemas;
   private final Clock clock;
 
-  Failover(MapChanges maps, Replicas replicas, ReplicaAcks acks, FailoverSettings settings, CuratorFramework curator,
-      String mapServedPath, FailoverLog history, Repairs repairs, SchemaSource schemas, Clock clock) {
+  /** @param mapServedPath where every server acknowledges the map version it writes under (the fence) */
+  public Failover(MapChanges maps, Replicas replicas, ReplicaAcks acks, FailoverSettings settings,
+      CuratorFramework curator, String mapServedPath, FailoverLog history, Repairs repairs, SchemaSource schemas,
+      Clock clock) {
     this.maps = maps;
     this.replicas = replicas;
     this.acks = acks;
@@ -82,8 +86,6 @@ final class Failover {
    * coordinator did it). Answers the record, or null when there was nothing to do.
    */
   FailoverReport run(Host failed, long unreachableMs) throws Exception {
-    String at = clock.instant().toString();
-    long began = System.nanoTime();
     ShardMap map = maps.stored();
     Host host = map.hosts().get(failed.name());
     if (host == null || !host.primary().equals(failed.primary()) || host.replicas().isEmpty()) {
@@ -91,18 +93,64 @@ final class Failover {
     }
     log.warn("host {}: its primary {} has not answered for {} ms; failing over to one of {}", host.name(),
         host.primary(), unreachableMs, host.replicas());
+    FailoverReport report = flip(map, host, null, unreachableMs);
+    mendInverses();
+    return report;
+  }
+
+  /**
+   * A planned switchover of {@code hostName} to its replica {@code to} (the one that received the
+   * most, when null): writes refused, the primary made read-only once every server stopped writing,
+   * the replica caught up with it exactly, promoted, the map flipped, and the old primary made a
+   * replica of the new one — nothing lost, nothing to mend. INVALID_ARGUMENT for an unknown host or
+   * replica, or a host without replicas.
+   */
+  public FailoverReport switchover(String hostName, String to) throws Exception {
+    ShardMap map = maps.stored();
+    Host host = map.hosts().get(hostName);
+    if (host == null) {
+      throw GraphException.invalid("host '" + hostName + "' is not in the shard map; it has " + map.hosts().keySet());
+    }
+    if (host.replicas().isEmpty() || to != null && !host.replicas().contains(to)) {
+      throw GraphException.invalid("host '" + hostName + "' has no replica " + (to == null ? "" : to + " ")
+          + "to switch over to; it has " + host.replicas());
+    }
+    log.info("host {}: switching over from {} to {}", hostName, host.primary(), to == null ? "its replica" : to);
+    return flip(map, host, to, -1);
+  }
+
+  /**
+   * The flip both share. Planned ({@code unreachableMs} negative): the old primary must be fenced,
+   * the replica catches up with it exactly, and it rejoins as a replica. Unplanned: the old primary
+   * is fenced only if it answers, and left out.
+   */
+  private FailoverReport flip(ShardMap map, Host host, String to, long unreachableMs) throws Exception {
+    boolean planned = unreachableMs < 0;
+    String at = clock.instant().toString();
+    long began = System.nanoTime();
     Steps steps = new Steps();
     List<ShardSpan> writable = spans(map, host.name());
     refuseWrites(writable);
     steps.done("writes refused");
-    replicas.fence(host, REACH_TIMEOUT);
-    steps.done("old primary fenced (or silent)");
-    String chosen = choose(host);
-    steps.done("replica chosen");
+    String chosen;
     String position;
     try {
+      boolean fenced = replicas.fence(host, REACH_TIMEOUT);
+      if (planned && !fenced) {
+        throw GraphException.unavailable("host " + host.name() + ": its primary " + host.primary()
+            + " could not be made read-only; nothing was switched");
+      }
+      steps.done(fenced ? "old primary fenced" : "old primary silent");
+      chosen = to != null ? to : choose(host);
+      if (planned) {
+        replicas.catchUp(host, chosen, APPLY_TIMEOUT);
+        steps.done("replica caught up");
+      }
       position = replicas.promote(host, chosen, APPLY_TIMEOUT);
     } catch (Exception failedPromotion) {
+      if (planned) {
+        replicas.unfence(host);
+      }
       acceptWrites(writable);
       throw failedPromotion;
     }
@@ -110,6 +158,12 @@ final class Failover {
     ShardMap promoted = maps.change(new ShardMapChange.Promote(host.name(), chosen));
     steps.done("map published");
     Host now = promoted.hosts().get(host.name());
+    // The new primary waits for a confirmation from the start (when it will have a replica): writes
+    // accepted before its replicas are pointed at it wait for the first, never go unconfirmed.
+    replicas.configureAcks(now, planned || !now.replicas().isEmpty(), acks);
+    acceptWrites(writable);
+    long refusedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
+    steps.done("writes accepted");
     List<String> repointed = new ArrayList<>();
     for (String other : now.replicas()) {
       try {
@@ -120,19 +174,20 @@ final class Failover {
             unreachable.getMessage());
       }
     }
+    if (planned) {
+      replicas.demote(now, host.primary(), acks);
+      maps.change(new ShardMapChange.AddReplica(host.name(), host.primary()));
+      repointed.add(host.primary());
+    }
     if (repointed.isEmpty()) {
       replicas.configureAcks(now, false, acks);
     }
     steps.done("replicas pointed at it");
-    acceptWrites(writable);
-    steps.done("writes accepted");
-    long refusedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began);
-    FailoverReport report = new FailoverReport(host.name(), host.primary(), chosen, at, unreachableMs, refusedMs,
-        position, repointed);
+    FailoverReport report = new FailoverReport(host.name(), host.primary(), chosen, at, planned, Math.max(0,
+        unreachableMs), refusedMs, position, repointed);
     history.record(report);
-    log.warn("host {} failed over from {} to {} (position {}); its shards refused writes for {} ms ({})", host.name(),
-        host.primary(), chosen, position, refusedMs, steps);
-    mendInverses();
+    log.warn("host {} {} from {} to {} (position {}); its shards refused writes for {} ms ({})", host.name(),
+        planned ? "switched over" : "failed over", host.primary(), chosen, position, refusedMs, steps);
     return report;
   }
 

@@ -2,12 +2,9 @@ package io.quiver.fleet.internal.failover;
 
 import io.quiver.fleet.FailoverReport;
 import io.quiver.fleet.FailoverSettings;
-import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.internal.MapChanges;
 import io.quiver.fleet.internal.ShardProvisioner;
 import io.quiver.fleet.internal.replica.Replicas;
-import io.quiver.schema.SchemaSource;
-import io.quiver.store.Repairs;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import java.sql.Connection;
@@ -56,34 +53,39 @@ public final class FailoverCoordinator implements AutoCloseable {
   private final Replicas replicas;
   private final FailoverLog history;
   private long ticks;
+  /** Whether this process joined the election. Coordinator thread only, then read by close after it stopped. */
+  private volatile boolean joined;
 
-  /**
-   * @param leaderPath where the coordinators elect one ({@code <shardMapPath>-failover-leader})
-   * @param mapServedPath where every server acknowledges the map version it writes under (the fence)
-   */
-  public FailoverCoordinator(MapChanges maps, ShardProvisioner hosts, Replicas replicas, ReplicaAcks acks,
-      FailoverSettings settings, CuratorFramework curator, String leaderPath, String mapServedPath, FailoverLog history,
-      Repairs repairs, SchemaSource schemas, String serverId, Clock clock) {
+  /** @param leaderPath where the coordinators elect one ({@code <shardMapPath>-failover-leader}) */
+  public FailoverCoordinator(MapChanges maps, ShardProvisioner hosts, Replicas replicas, Failover failover,
+      FailoverSettings settings, CuratorFramework curator, String leaderPath, FailoverLog history, String serverId,
+      Clock clock) {
     this.maps = maps;
     this.hosts = hosts;
     this.replicas = replicas;
     this.history = history;
-    this.failover = new Failover(maps, replicas, acks, settings, curator, mapServedPath, history, repairs, schemas,
-        clock);
+    this.failover = failover;
     this.settings = settings;
     this.clock = clock;
     this.latch = new LeaderLatch(curator, leaderPath, serverId);
   }
 
-  /** Joins the election and starts probing (as leader). */
-  public void start() throws Exception {
-    latch.start();
+  /**
+   * Starts probing (as leader); the election is joined at the first tick, on the coordinator's
+   * thread, so a process that stops at once (a test's server, a failed start) never leaves a latch's
+   * background work running into a closed ZooKeeper client.
+   */
+  public void start() {
     long every = settings.probeEvery().toMillis();
     thread.scheduleWithFixedDelay(this::tick, every, every, TimeUnit.MILLISECONDS);
   }
 
   private void tick() {
     try {
+      if (!joined) {
+        latch.start();
+        joined = true;
+      }
       if (!latch.hasLeadership()) {
         silentSince.clear();
         return;
@@ -164,7 +166,10 @@ public final class FailoverCoordinator implements AutoCloseable {
   public void close() {
     thread.shutdownNow();
     try {
-      latch.close();
+      thread.awaitTermination(2, TimeUnit.SECONDS);
+      if (joined) {
+        latch.close();
+      }
     } catch (Exception ignored) {
       // The latch's ephemeral node goes with the session.
     }

@@ -227,6 +227,39 @@ public final class Replicas {
   }
 
   /**
+   * Waits until the replica at {@code address} has applied everything its (fenced, read-only)
+   * primary has logged: a switchover's promotion then loses nothing.
+   */
+  public void catchUp(Host primary, String address, Duration timeout) throws SQLException {
+    replication.catchUp(primary, replicaOf(primary, address), timeout);
+  }
+
+  /**
+   * Makes the old primary at {@code address} — fenced and caught up with by the new one — a replica
+   * of {@code newPrimary}: it resumes from its own last position (every transaction it logged is on
+   * the new primary already), read-only and confirming.
+   */
+  public void demote(Host newPrimary, String address, ReplicaAcks acks) throws SQLException {
+    try (Connection connection = hosts.connect(replicaOf(newPrimary, address))) {
+      execute(connection, "SET GLOBAL gtid_slave_pos = @@GLOBAL.gtid_binlog_pos");
+    }
+    add(newPrimary, address, acks, line -> log.info("{}: {}", newPrimary.name(), line));
+  }
+
+  /** Undoes {@link #fence} on a primary a switchover could not replace: it takes writes again. */
+  public void unfence(Host primary) {
+    try (Connection connection = hosts.connect(primary, Duration.ofSeconds(2), Duration.ofSeconds(2))) {
+      execute(connection, "SET GLOBAL read_only = OFF");
+      if (primary.replicas().size() > 0) {
+        execute(connection, "SET GLOBAL rpl_semi_sync_master_enabled = ON");
+      }
+    } catch (SQLException | GraphException unreachable) {
+      log.error("host {}: its primary {} could not be made writable again after a failed switchover: {}",
+          primary.name(), primary.primary(), unreachable.getMessage());
+    }
+  }
+
+  /**
    * Makes a deposed primary refuse writes ({@code read_only}), if it answers within {@code timeout}:
    * one that was frozen, not dead, must take no write when it thaws. Answers whether it did.
    */
