@@ -29,11 +29,19 @@ public final class QuiverMetrics {
   private final MultiGauge parked;
   private final MultiGauge oldestAge;
   private final MultiGauge poolSize;
+  private final MultiGauge replicas;
+  private final MultiGauge degraded;
+  private final java.util.function.Supplier<io.quiver.store.shard.ShardMap> shardMap;
   private final CachingGraphStore cache;
 
-  /** @param cache the server's cache; null when it runs without one */
-  public QuiverMetrics(StoreTelemetry telemetry, CachingGraphStore cache) {
+  /**
+   * @param shardMap the map the server routes by, for each host's replicas
+   * @param cache the server's cache; null when it runs without one
+   */
+  public QuiverMetrics(StoreTelemetry telemetry, java.util.function.Supplier<io.quiver.store.shard.ShardMap> shardMap,
+      CachingGraphStore cache) {
     this.telemetry = telemetry;
+    this.shardMap = shardMap;
     this.cache = cache;
     this.pending = MultiGauge.builder("quiver.outbox.pending")
         .description("inverse operations waiting in the outboxes of a host's shards").register(registry);
@@ -43,6 +51,11 @@ public final class QuiverMetrics {
         .description("age of the oldest pending outbox entry of a host").register(registry);
     this.poolSize = MultiGauge.builder("quiver.pool.connections")
         .description("connections open in a host's pool").register(registry);
+    this.replicas = MultiGauge.builder("quiver.host.replicas")
+        .description("replicas the shard map lists for a host (each confirms its writes)").register(registry);
+    this.degraded = MultiGauge.builder("quiver.host.degraded")
+        .description("1 while a host is degraded (commits stall, binary log off, no replica confirms), else 0")
+        .register(registry);
     FunctionCounter.builder("quiver.node.read.queries", telemetry, StoreTelemetry::nodeReadQueries)
         .description("node read statements sent to MySQL").register(registry);
     if (cache != null) {
@@ -100,6 +113,16 @@ public final class QuiverMetrics {
     List<MultiGauge.Row<?>> pools = new ArrayList<>();
     telemetry.poolSizes().forEach((host, size) -> pools.add(MultiGauge.Row.of(Tags.of("host", host), size)));
     poolSize.register(pools, true);
+    List<MultiGauge.Row<?>> listed = new ArrayList<>();
+    List<MultiGauge.Row<?>> degradedRows = new ArrayList<>();
+    Map<String, String> problems = telemetry.hostProblems();
+    shardMap.get().hosts().forEach((name, host) -> {
+      listed.add(MultiGauge.Row.of(Tags.of("host", name), host.replicas().size()));
+      String problem = problems.get(name);
+      degradedRows.add(MultiGauge.Row.of(Tags.of("host", name), problem != null && problem.startsWith("degraded") ? 1 : 0));
+    });
+    replicas.register(listed, true);
+    degraded.register(degradedRows, true);
     return registry.scrape();
   }
 

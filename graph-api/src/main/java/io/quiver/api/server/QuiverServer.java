@@ -155,7 +155,7 @@ public final class QuiverServer implements AutoCloseable {
     if (seed != null) {
       admin.applySchema(seed).await();
     }
-    Services services = new Services(config, store, backend, admin, schemas, new QuiverMetrics(backend.telemetry(), cache),
+    Services services = new Services(config, store, backend, admin, schemas, new QuiverMetrics(backend.telemetry(), backend::shardMap, cache),
         () -> curator.getZookeeperClient().isConnected(), new SlowClients(vertx, config.http().headerTimeout()),
         new RenderedJson());
     int port = deploy(vertx, services, config.http().port(), cores);

@@ -219,6 +219,7 @@ class QuiverClientTest {
     assertThat(metrics).contains("quiver_requests_seconds_count{operation=\"getNode\",status=\"404\"}");
     assertThat(metrics).contains("quiver_requests_seconds_count{operation=\"createNode\",status=\"201\"}");
     assertThat(metrics).contains("quiver_pool_connections{host=\"h1\"}").contains("quiver_node_read_queries_total");
+    assertThat(metrics).contains("quiver_host_replicas{host=\"h1\"} 0.0").contains("quiver_host_degraded{host=\"h1\"} 0.0");
     assertThat(metrics).contains("quiver_cache_hit_ratio{cache=\"nodes\"}").contains("quiver_cache_weight_bytes{cache=\"edge_windows\"}")
         .contains("quiver_cache_entries{cache=\"nodes\"}")
         .contains("quiver_cache_hits_total{cache=\"nodes\"}").contains("quiver_cache_invalidations_sent_total");

@@ -332,6 +332,8 @@ abstract class AdminServiceContractTest {
           () -> rows("h9 replica", "SELECT COUNT(*) FROM db09999.t") == 2);
       assertThat(admin.addReplica("h9", replica.address(), line -> { }).await()).as("added again: unchanged")
           .isEqualTo(listed);
+      Await.until("the server's metrics listing h9's replica", Duration.ofSeconds(10), () -> fleet.call(
+          io.vertx.core.http.HttpMethod.GET, "/metrics").text().contains("quiver_host_replicas{host=\"h9\"} 1.0"));
       GraphException listedByHand = refusal(admin.changeShardMap(
           new ShardMapChange.AddReplica("h9", "127.0.0.1:1"), GraphStore.ANY_VERSION));
       assertThat(listedByHand.code()).isEqualTo(Code.INVALID_ARGUMENT);
@@ -342,6 +344,8 @@ abstract class AdminServiceContractTest {
       Await.until("h9 reported degraded: acknowledged without a replica", Duration.ofSeconds(15),
           () -> String.valueOf(fleet.server.backend().telemetry().hostProblems().get("h9"))
               .contains("acknowledged without a replica"));
+      assertThat(fleet.call(io.vertx.core.http.HttpMethod.GET, "/metrics").text())
+          .contains("quiver_host_degraded{host=\"h9\"} 1.0");
       sql("h9", "SET GLOBAL rpl_semi_sync_master_enabled = ON");
 
       ShardMap unlisted = admin.removeReplica("h9", replica.address()).await();

@@ -40,6 +40,7 @@ public final class FailoverCoordinator implements AutoCloseable {
   private final Failover failover;
   private final FailoverSettings settings;
   private final Clock clock;
+  private final CuratorFramework curator;
   private final LeaderLatch latch;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(work -> {
     Thread named = new Thread(work, "quiver-failover");
@@ -67,6 +68,7 @@ public final class FailoverCoordinator implements AutoCloseable {
     this.failover = failover;
     this.settings = settings;
     this.clock = clock;
+    this.curator = curator;
     this.latch = new LeaderLatch(curator, leaderPath, serverId);
   }
 
@@ -83,6 +85,9 @@ public final class FailoverCoordinator implements AutoCloseable {
   private void tick() {
     try {
       if (!joined) {
+        if (!curator.getZookeeperClient().isConnected()) {
+          return;
+        }
         latch.start();
         joined = true;
       }

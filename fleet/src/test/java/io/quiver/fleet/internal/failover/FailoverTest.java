@@ -64,9 +64,12 @@ class FailoverTest {
   private ShardMapWatcher watcher;
   private GraphBackend backend;
   private AdminService admin;
+  /** MariaDB's consoles while servers are killed, frozen and repointed on purpose here: expected, caught. */
+  private ExpectedLog consoles;
 
   @BeforeEach
   void startFleet() throws Exception {
+    consoles = ExpectedLog.named("ch.vorburger.exec");
     primary = EmbeddedMariaDb.start(null, 0);
     replica = EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON"));
     secondReplica = EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON"));
@@ -115,6 +118,9 @@ class FailoverTest {
       if (server != null) {
         server.close();
       }
+    }
+    if (consoles != null) {
+      consoles.close();
     }
   }
 

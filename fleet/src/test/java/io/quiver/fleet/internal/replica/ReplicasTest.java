@@ -3,6 +3,7 @@ package io.quiver.fleet.internal.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.core.testing.Await;
+import io.quiver.core.testing.ExpectedLog;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.internal.ShardProvisioner;
@@ -37,9 +38,15 @@ class ReplicasTest {
   private EmbeddedMariaDb replicaServer;
   private Host primary;
   private Replicas replicas;
+  /**
+   * What MariaDB's consoles say while replicas are stopped, killed and removed on purpose here
+   * ("Semi-sync master failed on net_flush()", "Slave I/O: error reconnecting"): expected, caught.
+   */
+  private ExpectedLog consoles;
 
   @BeforeAll
   void start() throws Exception {
+    consoles = ExpectedLog.named("ch.vorburger.exec");
     primaryServer = EmbeddedMariaDb.start(null, 0);
     replicaServer = EmbeddedMariaDb.start(null, 0);
     primary = new Host("h1", primaryServer.address(), List.of());
@@ -56,6 +63,9 @@ class ReplicasTest {
     }
     if (primaryServer != null) {
       primaryServer.close();
+    }
+    if (consoles != null) {
+      consoles.close();
     }
   }
 
