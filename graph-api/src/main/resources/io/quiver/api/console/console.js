@@ -105,8 +105,8 @@
   // ---- cluster ----
 
   async function loadCluster() {
-    const [status, map, moving] = await Promise.all([api('GET', '/v1/admin/status'), api('GET', '/v1/admin/shard-map'),
-      api('GET', '/v1/admin/shards/move')]);
+    const [status, map, moving, failovers] = await Promise.all([api('GET', '/v1/admin/status'),
+      api('GET', '/v1/admin/shard-map'), api('GET', '/v1/admin/shards/move'), api('GET', '/v1/admin/failovers')]);
     showMove(moving.move);
     $('versions').textContent = `shard map version ${status.shardMapVersion} · schema version ${status.schemaVersion}`
         + ` · ZooKeeper ${status.zookeeper}`;
@@ -118,6 +118,10 @@
         outbox.pending ?? '–', outbox.parked ?? '–', outbox.oldestPendingAgeMs ?? '–', retry];
     }));
     fill($('ranges').tBodies[0], shardRuns(map));
+    // The most recent first.
+    fill($('failovers').tBodies[0], failovers.failovers.slice().reverse().map((f) =>
+      [f.at, f.host, f.planned ? 'switchover' : 'failover', f.from, f.to, f.unreachableMs, f.writesRefusedMs]));
+    $('failovers-none').hidden = failovers.failovers.length > 0;
   }
 
   /** The ranges split into runs of one state and openness, so what differs shows. */

@@ -144,6 +144,8 @@ class ConsoleBrowserTest {
     assertThat(browser.findElement(By.cssSelector("#ranges tbody")).getText())
         .contains("0–3 h1 read-write yes").contains("4–7 h2 read-write yes");
     awaitText("#move", "No shard move is under way.");
+    awaitText("#failovers-none", "No failover or switchover is recorded.");
+    assertThat(browser.findElements(By.cssSelector("#failovers tbody tr"))).isEmpty();
     assertThat(browser.executeScript("return sessionStorage.getItem('quiver.token')")).isEqualTo(TestBackend.ADMIN_TOKEN);
     assertThat(browser.executeScript("return localStorage.length")).isEqualTo(0L);
     screenshot("cluster");
