@@ -16,15 +16,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Watches the primary of every host that has replicas and fails over one that stops answering.
- * One coordinator at a time among the servers: a Curator {@link LeaderLatch} at
- * {@code <shardMapPath>-failover-leader}; the others stand by, and the next takes over when the
- * leader's session ends. The leader asks each replicated primary {@code SELECT 1} every
+ * One coordinator at a time among the servers: whoever holds the ephemeral znode
+ * {@code <shardMapPath>-failover-leader} (with its server id, created by its current session) leads;
+ * the others try to create it at every tick, so the next takes over when the leader's session ends.
+ * Every ZooKeeper call is synchronous, on the coordinator's thread: a server that stops while
+ * ZooKeeper is silent leaves no background recipe behind to fail into a closed client. The leader asks each replicated primary {@code SELECT 1} every
  * {@link FailoverSettings#probeEvery} over a connection of its own whose every wait is bounded, so a
  * frozen host counts as one that does not answer; one that has not answered for
  * {@link FailoverSettings#detectAfter} is failed over ({@link Failover}). A host whose failover
@@ -41,7 +45,8 @@ public final class FailoverCoordinator implements AutoCloseable {
   private final FailoverSettings settings;
   private final Clock clock;
   private final CuratorFramework curator;
-  private final LeaderLatch latch;
+  private final String leaderPath;
+  private final byte[] serverId;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(work -> {
     Thread named = new Thread(work, "quiver-failover");
     named.setDaemon(true);
@@ -54,8 +59,8 @@ public final class FailoverCoordinator implements AutoCloseable {
   private final Replicas replicas;
   private final FailoverLog history;
   private long ticks;
-  /** Whether this process joined the election. Coordinator thread only, then read by close after it stopped. */
-  private volatile boolean joined;
+  /** Whether this process led at its last tick. Coordinator thread only, then read by close after it stopped. */
+  private volatile boolean leading;
 
   /** @param leaderPath where the coordinators elect one ({@code <shardMapPath>-failover-leader}) */
   public FailoverCoordinator(MapChanges maps, ShardProvisioner hosts, Replicas replicas, Failover failover,
@@ -69,14 +74,11 @@ public final class FailoverCoordinator implements AutoCloseable {
     this.settings = settings;
     this.clock = clock;
     this.curator = curator;
-    this.latch = new LeaderLatch(curator, leaderPath, serverId);
+    this.leaderPath = leaderPath;
+    this.serverId = serverId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }
 
-  /**
-   * Starts probing (as leader); the election is joined at the first tick, on the coordinator's
-   * thread, so a process that stops at once (a test's server, a failed start) never leaves a latch's
-   * background work running into a closed ZooKeeper client.
-   */
+  /** Starts ticking: each tick takes or keeps the lead, and the leader probes. */
   public void start() {
     long every = settings.probeEvery().toMillis();
     thread.scheduleWithFixedDelay(this::tick, every, every, TimeUnit.MILLISECONDS);
@@ -84,14 +86,8 @@ public final class FailoverCoordinator implements AutoCloseable {
 
   private void tick() {
     try {
-      if (!joined) {
-        if (!curator.getZookeeperClient().isConnected()) {
-          return;
-        }
-        latch.start();
-        joined = true;
-      }
-      if (!latch.hasLeadership()) {
+      leading = lead();
+      if (!leading) {
         silentSince.clear();
         return;
       }
@@ -132,6 +128,33 @@ public final class FailoverCoordinator implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether this process leads: it created the leader znode now, or holds it from its current
+   * session. False when ZooKeeper cannot be reached (the lead is then nobody's until it can).
+   */
+  private boolean lead() {
+    if (!curator.getZookeeperClient().isConnected()) {
+      return false;
+    }
+    try {
+      try {
+        curator.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(leaderPath, serverId);
+        log.info("this server coordinates failovers ({})", leaderPath);
+        return true;
+      } catch (KeeperException.NodeExistsException taken) {
+        Stat stat = new Stat();
+        byte[] holder = curator.getData().storingStatIn(stat).forPath(leaderPath);
+        return java.util.Arrays.equals(holder, serverId)
+            && stat.getEphemeralOwner() == curator.getZookeeperClient().getZooKeeper().getSessionId();
+      }
+    } catch (InterruptedException stopping) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (Exception unreachable) {
+      return false;
+    }
+  }
+
   /** Deposed primaries are looked for every this many ticks. */
   private static final int FENCE_EVERY = 4;
 
@@ -167,16 +190,17 @@ public final class FailoverCoordinator implements AutoCloseable {
     }
   }
 
+  /** Stops ticking and, if this process led and ZooKeeper answers, lets go of the lead at once. */
   @Override
   public void close() {
     thread.shutdownNow();
     try {
       thread.awaitTermination(2, TimeUnit.SECONDS);
-      if (joined) {
-        latch.close();
+      if (leading && curator.getZookeeperClient().isConnected()) {
+        curator.delete().forPath(leaderPath);
       }
     } catch (Exception ignored) {
-      // The latch's ephemeral node goes with the session.
+      // The ephemeral znode goes with the session anyway.
     }
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Automatic failover: one coordinator among the servers
- * ({@link io.quiver.fleet.internal.failover.FailoverCoordinator}, a Curator leader latch) watches
+ * ({@link io.quiver.fleet.internal.failover.FailoverCoordinator}, the holder of an ephemeral znode) watches
  * every primary that has replicas and fails over one that stops answering
  * ({@link io.quiver.fleet.internal.failover.Failover}: refuse writes, fence, choose, promote,
  * publish, accept writes, mend inverses), recording each in ZooKeeper
