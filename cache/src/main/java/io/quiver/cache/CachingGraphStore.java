@@ -91,6 +91,14 @@ import org.slf4j.LoggerFactory;
  * silent peer, or this server's rejoining ZooKeeper clears both caches; while this server is cut from ZooKeeper longer than
  * {@link CacheSettings#staleBound()}, reads go to MySQL ({@link CacheInvalidations}).
  *
+ * <h2>Stale-tolerant reads</h2>
+ * The view {@link #staleTolerant()} answers what memory holds exactly as this store does — memory
+ * is as fresh as the primary, every change being written here or dropped — and reads what it does
+ * not hold through the store beneath's stale-tolerant view, which may answer from a replica. Such
+ * an answer is never kept: it may be older than a change this cache already saw and dropped, and
+ * kept it would be served to every reader, not only to those that tolerate staleness. So no
+ * replica's version ever replaces a newer one here, or fills a slot a primary read would have.
+ *
  * <h2>Schema changes</h2>
  * Cached nodes and edges carry the defaults of the schema they were read under; when the schema's
  * version moves, what is cached of each node or edge type whose definition changed is forgotten
@@ -119,6 +127,8 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
   private final Supplier<ShardMap> shardMaps;
   /** The schema what is cached was read under; a newer one clears the types it changed. */
   private volatile Schema schema;
+  /** This cache's stale-tolerant view ({@link StaleReads}). */
+  private final GraphStore staleReads;
 
   private CachingGraphStore(Builder builder) {
     super(builder.store);
@@ -136,6 +146,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     this.shardMaps = builder.shardMaps;
     this.schema = schemas.current();
     this.subscription = builder.changes.subscribe(this::committed);
+    this.staleReads = new StaleReads(delegate.staleTolerant());
     Consumer<GraphChange> alsoTell = builder.alsoTell;
     this.peers = builder.coordination == null ? null
         : CacheInvalidations.join(builder.vertx, builder.coordination, settings, builder.changes, builder.ticker,
@@ -486,15 +497,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       return delegate.getNodes(ids);
     }
     Map<NodeId, Node> found = new HashMap<>();
-    List<NodeId> unknown = new ArrayList<>();
-    for (NodeId id : ids) {
-      Slot<Node> slot = nodes.lookup(id);
-      if (slot instanceof Present<Node> present) {
-        found.put(id, present.value());
-      } else if (!(slot instanceof Marker<Node>) && !unknown.contains(id)) {
-        unknown.add(id);
-      }
-    }
+    List<NodeId> unknown = heldNodes(ids, found);
     if (unknown.isEmpty()) {
       return Future.succeededFuture(NodeBatch.of(ids, found));
     }
@@ -509,6 +512,23 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
     });
   }
 
+
+  /**
+   * What memory holds of {@code ids}: each node held put in {@code found}; answered, each once, the
+   * IDs it knows nothing of (one known absent is neither).
+   */
+  private List<NodeId> heldNodes(List<NodeId> ids, Map<NodeId, Node> found) {
+    List<NodeId> unknown = new ArrayList<>();
+    for (NodeId id : ids) {
+      Slot<Node> slot = nodes.lookup(id);
+      if (slot instanceof Present<Node> present) {
+        found.put(id, present.value());
+      } else if (!(slot instanceof Marker<Node>) && !unknown.contains(id)) {
+        unknown.add(id);
+      }
+    }
+    return unknown;
+  }
 
   // ---- edges ----
 
@@ -591,16 +611,7 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
 
   private Future<EdgeBatch> batch(List<EdgeId> ids) {
     Map<EdgeId, Edge> found = new HashMap<>();
-    List<EdgeId> unknown = new ArrayList<>();
-    for (EdgeId id : new LinkedHashSet<>(ids)) {
-      Optional<Known> known = answerable(id.from()) ? known(id) : Optional.empty();
-      points.counted(known.isPresent(), 1);
-      if (known.isEmpty()) {
-        unknown.add(id);
-      } else if (known.get().edge() != null) {
-        found.put(id, known.get().edge());
-      }
-    }
+    List<EdgeId> unknown = heldEdges(ids, found);
     if (unknown.isEmpty()) {
       return Future.succeededFuture(EdgeBatch.of(ids, found));
     }
@@ -616,6 +627,24 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
       found.putAll(read);
       return EdgeBatch.of(ids, found);
     });
+  }
+
+  /**
+   * What memory knows of {@code ids}: each edge held put in {@code found}; answered, each once, the
+   * IDs it knows nothing of (one known absent is neither). Every ID is counted a hit or a miss.
+   */
+  private List<EdgeId> heldEdges(List<EdgeId> ids, Map<EdgeId, Edge> found) {
+    List<EdgeId> unknown = new ArrayList<>();
+    for (EdgeId id : new LinkedHashSet<>(ids)) {
+      Optional<Known> known = answerable(id.from()) ? known(id) : Optional.empty();
+      points.counted(known.isPresent(), 1);
+      if (known.isEmpty()) {
+        unknown.add(id);
+      } else if (known.get().edge() != null) {
+        found.put(id, known.get().edge());
+      }
+    }
+    return unknown;
   }
 
   /**
@@ -748,6 +777,104 @@ public final class CachingGraphStore extends ForwardingGraphStore implements Aut
           .map(head -> EdgeWindow.of(head, depth))
           .onSuccess(window -> windows.fill(key, begun, window));
     });
+  }
+
+  @Override
+  public GraphStore staleTolerant() {
+    return staleReads;
+  }
+
+  /**
+   * Reads that tolerate bounded staleness: what memory holds, as the cache answers it; the rest
+   * from the store beneath's stale-tolerant view, which may ask a replica, and never kept. Writes
+   * are the store's.
+   */
+  private final class StaleReads extends ForwardingGraphStore {
+    StaleReads(GraphStore staleBeneath) {
+      super(staleBeneath);
+    }
+
+    @Override
+    public GraphStore staleTolerant() {
+      return this;
+    }
+
+    @Override
+    public Future<Node> getNode(NodeId id) {
+      Slot<Node> slot = answerable(id) ? nodes.lookup(id) : null;
+      if (slot instanceof Present<Node> present) {
+        return Future.succeededFuture(present.value());
+      }
+      if (slot instanceof Marker<Node>) {
+        return Future.failedFuture(GraphException.notFound("no node " + id));
+      }
+      return delegate.getNode(id);
+    }
+
+    @Override
+    public Future<NodeBatch> getNodes(List<NodeId> ids) {
+      if (!answerable(ids)) {
+        return delegate.getNodes(ids);
+      }
+      Map<NodeId, Node> found = new HashMap<>();
+      List<NodeId> unknown = heldNodes(ids, found);
+      if (unknown.isEmpty()) {
+        return Future.succeededFuture(NodeBatch.of(ids, found));
+      }
+      return delegate.getNodes(unknown).map(batch -> {
+        batch.nodes().forEach(node -> found.put(node.id(), node));
+        return NodeBatch.of(ids, found);
+      });
+    }
+
+    @Override
+    public Future<EdgePage> getEdges(NodeId from, String type, EdgeQuery query) {
+      return query.state() != EdgeState.ACTIVE ? delegate.getEdges(from, type, query)
+          : heldOrRead(from, type, window -> window.page(query), () -> delegate.getEdges(from, type, query));
+    }
+
+    @Override
+    public Future<Edge> getEdge(NodeId from, String type, NodeId to) {
+      Optional<Known> known = answerable(from) ? known(new EdgeId(from, type, to)) : Optional.empty();
+      points.counted(known.isPresent(), 1);
+      return known.isPresent() ? single(new EdgeId(from, type, to), known.get().edge()) : delegate.getEdge(from, type, to);
+    }
+
+    @Override
+    public Future<List<Edge>> getEdgesTo(NodeId from, String type, List<NodeId> to, Set<EdgeState> states) {
+      if (states.equals(ACTIVE_ONLY) && !to.isEmpty() && to.size() <= MAX_EDGE_TARGETS) {
+        return heldOrRead(from, type, window -> window.edgesTo(to), () -> delegate.getEdgesTo(from, type, to, states));
+      }
+      return delegate.getEdgesTo(from, type, to, states);
+    }
+
+    @Override
+    public Future<EdgeBatch> getEdgesBatch(List<EdgeId> ids) {
+      if (ids.isEmpty() || ids.size() > MAX_EDGE_BATCH) {
+        return delegate.getEdgesBatch(ids);
+      }
+      Map<EdgeId, Edge> found = new HashMap<>();
+      List<EdgeId> unknown = heldEdges(ids, found);
+      if (unknown.isEmpty()) {
+        return Future.succeededFuture(EdgeBatch.of(ids, found));
+      }
+      return delegate.getEdgesBatch(unknown).map(read -> {
+        read.edges().forEach(edge -> found.put(edge.id(), edge));
+        return EdgeBatch.of(ids, found);
+      });
+    }
+
+    @Override
+    public Future<List<NodeId>> getTargets(NodeId from, String type, NodeId after, int limit) {
+      return heldOrRead(from, type,
+          window -> limit >= 1 && limit <= EdgeQuery.MAX_LIMIT ? window.targetsAfter(after, limit) : Optional.empty(),
+          () -> delegate.getTargets(from, type, after, limit));
+    }
+
+    @Override
+    public Future<Long> countEdges(NodeId from, String type) {
+      return heldOrRead(from, type, window -> Optional.of(window.count()), () -> delegate.countEdges(from, type));
+    }
   }
 
   /** Stops following the change feed and leaves the invalidation channel; the store beneath stays open. */

@@ -106,6 +106,34 @@ class CachingGraphStoreTest {
   }
 
   @Test
+  void aStaleTolerantRead_answersWhatMemoryHolds_andReadsTheRestBeneath_neverKeepingAReplicasAnswer() {
+    Node old = elsewhere.store.createNode("user", json("{\"name\": \"old\"}"), null).await();
+    Node newer = elsewhere.store.updateNode(old.id(), json("{\"bio\": \"new\"}"), GraphStore.ANY_VERSION).await();
+    // Beneath: a store whose stale-tolerant reads answer the older version, as a replica within its bound may.
+    GraphStore lagging = new io.quiver.store.ForwardingGraphStore(store) {
+      @Override
+      public GraphStore staleTolerant() {
+        return new io.quiver.store.ForwardingGraphStore(store) {
+          @Override
+          public Future<Node> getNode(NodeId id) {
+            return Future.succeededFuture(old);
+          }
+        };
+      }
+    };
+    CachingGraphStore server = serverOver(lagging, fixture).build();
+    try {
+      assertThat(server.staleTolerant().getNode(old.id()).await()).as("a miss, read beneath").isEqualTo(old);
+      assertThat(server.getNode(old.id()).await()).as("not kept: a default read fills from the primary")
+          .isEqualTo(newer);
+      assertThat(server.staleTolerant().getNode(old.id()).await()).as("what memory holds, as fresh as the primary")
+          .isEqualTo(newer);
+    } finally {
+      server.close();
+    }
+  }
+
+  @Test
   void aSlowFillFinishingAfterAWrite_neverPutsTheOlderVersionBack() {
     HeldReads slow = new HeldReads(store);
     CachingGraphStore server = serverOver(slow, fixture).build();

@@ -48,14 +48,34 @@ public final class QuiverClient implements AutoCloseable {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+  /** The request header by which a read tolerates bounded staleness ({@link #staleTolerant()}). */
+  public static final String CONSISTENCY_HEADER = "Quiver-Consistency";
   private final URI base;
   private final HttpClient http;
   private final Duration timeout;
+  /** Whether every call carries {@code Quiver-Consistency: bounded-staleness}. */
+  private final boolean staleTolerant;
 
   private QuiverClient(URI base, Duration timeout) {
+    this(base, timeout, HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build(),
+        false);
+  }
+
+  private QuiverClient(URI base, Duration timeout, HttpClient http, boolean staleTolerant) {
     this.base = base;
     this.timeout = timeout;
-    this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+    this.http = http;
+    this.staleTolerant = staleTolerant;
+  }
+
+  /**
+   * This client with its reads tolerating bounded staleness ({@code Quiver-Consistency:
+   * bounded-staleness}): the server may answer them from a replica within its lag bound (1 s by
+   * default) — when the shard's primary is down, or has not answered within the hedge delay.
+   * Writes are unchanged. It shares this client's connections.
+   */
+  public QuiverClient staleTolerant() {
+    return staleTolerant ? this : new QuiverClient(base, timeout, http, true);
   }
 
   public static QuiverClient create(URI baseUrl) {
@@ -431,6 +451,9 @@ public final class QuiverClient implements AutoCloseable {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
         .timeout(timeout)
         .header("Accept", "application/json");
+    if (staleTolerant) {
+      request.header(CONSISTENCY_HEADER, "bounded-staleness");
+    }
     if (expectedVersion != null && expectedVersion != ANY_VERSION) {
       request.header("If-Match", "\"" + expectedVersion + "\"");
     }

@@ -218,4 +218,18 @@ public interface GraphStore {
    * list's committed changes ({@link GraphChange.EdgeChanged#listVersion()}).
    */
   Future<EdgeListHead> getEdgeListHead(NodeId from, String type, int limit);
+
+  /**
+   * This store with its reads tolerating bounded staleness, for a caller that prefers an answer
+   * now to the newest one: a read through it may be answered by a replica of the shard's host
+   * whose lag is within the bound ({@link ReplicaReadSettings#maxLag()}), reflecting every write
+   * acknowledged before that long ago — sent there when the host is down, and also sent there
+   * (hedged, the first answer winning) when the primary has not answered within
+   * {@link ReplicaReadSettings#hedgeAfter()}. A read no replica is fresh enough for goes to the
+   * primary as any read does. Writes through it are this store's writes. A store without replicas
+   * answers itself: the primary is within any bound.
+   */
+  default GraphStore staleTolerant() {
+    return this;
+  }
 }

@@ -23,6 +23,7 @@ public final class GraphStoreBuilder {
   private SchemaSource schemas;
   private CuratorFramework drainCoordination;
   private ApplierSettings applier = ApplierSettings.defaults();
+  private ReplicaReadSettings replicaReads = ReplicaReadSettings.defaults();
   private RegistryPaths registry;
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
@@ -98,6 +99,12 @@ public final class GraphStoreBuilder {
     return this;
   }
 
+  /** How stale-tolerant reads use replicas; {@link ReplicaReadSettings#defaults()} when not set. */
+  public GraphStoreBuilder replicaReads(ReplicaReadSettings settings) {
+    this.replicaReads = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
   public GraphStoreBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
@@ -114,6 +121,6 @@ public final class GraphStoreBuilder {
         Objects.requireNonNull(pools, "pools"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(schemas, "schemas"),
-        drainCoordination, applier, registry, clock, serverId));
+        drainCoordination, applier, registry, clock, serverId, replicaReads));
   }
 }

@@ -35,6 +35,16 @@ public interface StoreTelemetry {
   Map<String, String> hostProblems();
 
   /**
+   * Each host that lists replicas, and each replica's lag behind its primary in milliseconds (-1
+   * while it is not known): an upper bound on how stale a read it answers is, measured by this
+   * server's probes of GTID positions ({@link ReplicaReadSettings}).
+   */
+  Map<String, Map<String, Long>> replicaLags();
+
+  /** What stale-tolerant reads did since start. */
+  ReplicaReadFigures replicaReads();
+
+  /**
    * Each probed host's state as health and status name it: {@code down} (its probe does not
    * answer), {@code degraded} (it answers, but something is wrong: {@link #hostProblems} says what)
    * or {@code up}.

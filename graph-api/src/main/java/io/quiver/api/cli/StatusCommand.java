@@ -52,8 +52,14 @@ final class StatusCommand extends RemoteCommand {
   static Table hostTable(List<StatusReport.HostStatus> hosts) {
     Table table = new Table("HOST", "PRIMARY", "STATE", "SHARDS", "POOL", "REPLICAS");
     hosts.forEach(host -> table.row(host.name(), host.primary(), host.state(), host.shards(), host.poolConnections(),
-        host.replicas().isEmpty() ? "-" : String.join(",", host.replicas())));
+        host.replicas().isEmpty() ? "-" : String.join(",", host.replicas().stream()
+            .map(replica -> replica + lag(host.replicaLagMs().get(replica))).toList())));
     return table;
+  }
+
+  /** A replica's lag as the table shows it beside its address. */
+  private static String lag(Long lagMs) {
+    return lagMs == null ? "" : lagMs < 0 ? " (lag unknown)" : " (lag " + lagMs + " ms)";
   }
 
   /** One row per host: its outbox, where this server drains it ({@code -} where another server does). */

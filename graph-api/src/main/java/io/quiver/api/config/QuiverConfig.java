@@ -8,6 +8,7 @@ import io.quiver.fleet.ReplicaAcks;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.PoolSettings;
+import io.quiver.store.ReplicaReadSettings;
 import io.quiver.store.shard.ShardMapStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,13 +33,14 @@ import java.util.Set;
  *  "outbox":    {"tombstoneGraceSeconds": 604800, "maxAttempts": 10},
  *  "cache":     {"enabled": true, "nodeMaxBytes": 268435456, "edgeWindow": 100, "advertiseHost": "10.0.0.5"},
  *  "admin":     {"token": "…at least 16 characters…"},
- *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000},
+ *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000, "readMaxLagMs": 1000, "hedgeAfterMs": 50},
  *  "failover":  {"enabled": true, "detectAfterMs": 3000},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
 public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
-    CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication, FailoverSettings failover) {
+    CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication, FailoverSettings failover,
+    ReplicaReadSettings replicaReads) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -53,6 +55,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     Objects.requireNonNull(cache, "cache");
     Objects.requireNonNull(replication, "replication");
     Objects.requireNonNull(failover, "failover");
+    Objects.requireNonNull(replicaReads, "replicaReads");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -137,18 +140,19 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
 
   /**
    * A configuration whose writes to hosts with replicas wait as {@link ReplicaAcks#defaults()} says,
-   * and whose server takes part in failovers with {@link FailoverSettings#defaults()}.
+   * whose server takes part in failovers with {@link FailoverSettings#defaults()}, and whose
+   * stale-tolerant reads use replicas as {@link ReplicaReadSettings#defaults()} says.
    */
   public QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, CacheSettings cache,
       Path schemaFile, String adminToken) {
     this(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, ReplicaAcks.defaults(),
-        FailoverSettings.defaults());
+        FailoverSettings.defaults(), ReplicaReadSettings.defaults());
   }
 
   public QuiverConfig withPort(int port) {
     return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout(), http.headerTimeout(),
         http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken,
-        replication, failover);
+        replication, failover, replicaReads);
   }
 
   public static QuiverConfig load(Path file) {
@@ -172,7 +176,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       "cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
           "advertiseHost", "staleBoundMs"),
       "admin", Set.of("token"),
-      "replication", Set.of("withoutAck", "ackTimeoutMs"),
+      "replication", Set.of("withoutAck", "ackTimeoutMs", "readMaxLagMs", "hedgeAfterMs", "lagProbeEveryMs",
+          "replicaPoolSize"),
       "failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs"));
 
   /**
@@ -273,7 +278,21 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
         root.hasNonNull("schemaFile") ? Path.of(root.get("schemaFile").asText()) : null,
         root.path("admin").path("token").asText(null),
         replication(root.path("replication")),
-        failover(root.path("failover")));
+        failover(root.path("failover")),
+        replicaReads(root.path("replication")));
+  }
+
+  /**
+   * {@code {"readMaxLagMs": 1000, "hedgeAfterMs": 50, "lagProbeEveryMs": 100, "replicaPoolSize": 8}}, in
+   * the replication section: how stale-tolerant reads use replicas.
+   */
+  private static ReplicaReadSettings replicaReads(JsonNode replication) {
+    return new ReplicaReadSettings(
+        Duration.ofMillis(replication.path("readMaxLagMs").asLong(ReplicaReadSettings.DEFAULT_MAX_LAG.toMillis())),
+        Duration.ofMillis(replication.path("hedgeAfterMs").asLong(ReplicaReadSettings.DEFAULT_HEDGE_AFTER.toMillis())),
+        Duration.ofMillis(replication.path("lagProbeEveryMs")
+            .asLong(ReplicaReadSettings.DEFAULT_PROBE_EVERY.toMillis())),
+        replication.path("replicaPoolSize").asInt(ReplicaReadSettings.DEFAULT_POOL_SIZE));
   }
 
   /** {@code {"enabled": true, "detectAfterMs": 3000, "probeEveryMs": 500, "fenceTimeoutMs": 5000}}. */

@@ -105,6 +105,10 @@ public final class AdminJson {
       ObjectNode entry = hosts.putObject(host.name());
       entry.put("primary", host.primary());
       host.replicas().forEach(entry.putArray("replicas")::add);
+      if (!host.replicaLagMs().isEmpty()) {
+        ObjectNode lags = entry.putObject("replicaLagMs");
+        host.replicaLagMs().forEach(lags::put);
+      }
       entry.put("state", host.state());
       if (host.problem() != null) {
         entry.put("problem", host.problem());
@@ -130,7 +134,9 @@ public final class AdminJson {
       JsonNode outbox = host.get("outbox");
       List<String> replicas = new ArrayList<>();
       host.path("replicas").forEach(replica -> replicas.add(replica.asText()));
-      hosts.add(new StatusReport.HostStatus(entry.getKey(), host.path("primary").asText(), replicas,
+      java.util.Map<String, Long> lags = new java.util.LinkedHashMap<>();
+      host.path("replicaLagMs").fields().forEachRemaining(lag -> lags.put(lag.getKey(), lag.getValue().asLong()));
+      hosts.add(new StatusReport.HostStatus(entry.getKey(), host.path("primary").asText(), replicas, lags,
           host.path("state").asText(),
           host.hasNonNull("problem") ? host.get("problem").asText() : null, host.path("shards").asInt(),
           host.path("poolConnections").asInt(), outbox == null ? null

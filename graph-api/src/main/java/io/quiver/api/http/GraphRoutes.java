@@ -45,14 +45,24 @@ public final class GraphRoutes {
   private static final Set<String> NONE = Set.of();
   private static final Set<String> WAIT = Set.of("waitForInverse");
 
+  /**
+   * The request header by which a read tolerates bounded staleness: {@code bounded-staleness} reads
+   * through {@link GraphStore#staleTolerant()}; {@code primary}, or no header, as every read.
+   */
+  static final String CONSISTENCY = "Quiver-Consistency";
+
   private final GraphStore store;
+  private final GraphStore staleStore;
   private final GraphQueries queries;
+  private final GraphQueries staleQueries;
   private final SchemaSource schemas;
   private final RenderedJson rendered;
 
   public GraphRoutes(GraphStore store, SchemaSource schemas, RenderedJson rendered) {
     this.store = store;
+    this.staleStore = store.staleTolerant();
     this.queries = GraphQueries.over(store);
+    this.staleQueries = GraphQueries.over(staleStore);
     this.schemas = schemas;
     this.rendered = rendered;
   }
@@ -89,6 +99,28 @@ public final class GraphRoutes {
     router.route("/v1/*").handler(table);
   }
 
+  /**
+   * The store a read goes through, by its {@code Quiver-Consistency} header.
+   *
+   * @throws GraphException INVALID_ARGUMENT for a value other than {@code primary} or {@code bounded-staleness}
+   */
+  private GraphStore reading(RoutingContext ctx) {
+    String asked = ctx.request().getHeader(CONSISTENCY);
+    if (asked == null || asked.equals("primary")) {
+      return store;
+    }
+    if (asked.equals("bounded-staleness")) {
+      return staleStore;
+    }
+    throw GraphException.invalid("header " + CONSISTENCY + " must be 'primary' (the default) or 'bounded-staleness',"
+        + " got '" + asked + "'");
+  }
+
+  /** The set operations and hydrated pages over the store a read goes through ({@link #reading}). */
+  private GraphQueries queries(RoutingContext ctx) {
+    return reading(ctx) == store ? queries : staleQueries;
+  }
+
   // ---- nodes ----
 
   private record Creation(String type, ObjectNode data, NodeId colocateWith) {}
@@ -108,7 +140,7 @@ public final class GraphRoutes {
 
   private Future<Buffer> getNode(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.pathId(ctx, "id"))
-        .compose(store::getNode)
+        .compose(id -> reading(ctx).getNode(id))
         .map(node -> nodeAnswer(ctx, node, true));
   }
 
@@ -120,20 +152,21 @@ public final class GraphRoutes {
     if (value == null) {
       return Future.failedFuture(GraphException.invalid("the query parameter 'value' is required"));
     }
-    return store.getNodeBy(ctx.pathParam("type"), ctx.pathParam("field"), value)
+    return Futures.attempt(() -> reading(ctx))
+        .compose(reads -> reads.getNodeBy(ctx.pathParam("type"), ctx.pathParam("field"), value))
         .map(node -> nodeAnswer(ctx, node, true));
   }
 
   private Future<Buffer> getNodes(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.idList(ctx, "ids"))
-        .compose(store::getNodes)
+        .compose(ids -> reading(ctx).getNodes(ids))
         .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
   /** getNodes with the IDs in the body, for a client that would rather not put 500 IDs in a URL. */
   private Future<Buffer> batchGetNodes(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.idArray(Requests.body(ctx, BATCH_BODY), "ids"))
-        .compose(store::getNodes)
+        .compose(ids -> reading(ctx).getNodes(ids))
         .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
@@ -222,7 +255,7 @@ public final class GraphRoutes {
 
   private Future<Buffer> getEdge(RoutingContext ctx) {
     return Futures.attempt(() -> edgeKey(ctx))
-        .compose(key -> store.getEdge(key.from(), key.type(), key.to()))
+        .compose(key -> reading(ctx).getEdge(key.from(), key.type(), key.to()))
         .map(edge -> json(ctx, rendered.edge(edge)));
   }
 
@@ -246,7 +279,7 @@ public final class GraphRoutes {
 
   private Future<Buffer> countEdges(RoutingContext ctx) {
     return Futures.attempt(() -> edgeKey(ctx))
-        .compose(key -> store.countEdges(key.from(), key.type()))
+        .compose(key -> reading(ctx).countEdges(key.from(), key.type()))
         .map(count -> json(ctx, out -> {
           out.writeStartObject();
           out.writeNumberField("count", count);
@@ -280,15 +313,17 @@ public final class GraphRoutes {
           }
           return new MultiGet(edgeKey(ctx), Requests.idList(ctx, "to"), Requests.states(ctx));
         })
-        .compose(request -> store.getEdgesTo(request.key().from(), request.key().type(), request.to(), request.states()))
+        .compose(request -> reading(ctx).getEdgesTo(request.key().from(), request.key().type(), request.to(),
+            request.states()))
         .map(edges -> json(ctx, rendered.page(new EdgePage(edges, null))));
   }
 
   private Future<Buffer> getEdgePage(RoutingContext ctx) {
     return Futures.attempt(() -> new PageRequest(edgeKey(ctx), Requests.edgeQuery(ctx), Requests.flag(ctx, "hydrate")))
         .compose(request -> request.hydrate()
-            ? queries.hydratedEdges(request.key().from(), request.key().type(), request.query()).map(rendered::hydrated)
-            : store.getEdges(request.key().from(), request.key().type(), request.query()).map(rendered::page))
+            ? queries(ctx).hydratedEdges(request.key().from(), request.key().type(), request.query())
+                .map(rendered::hydrated)
+            : reading(ctx).getEdges(request.key().from(), request.key().type(), request.query()).map(rendered::page))
         .map(page -> json(ctx, page));
   }
 
@@ -298,7 +333,7 @@ public final class GraphRoutes {
    */
   private Future<Buffer> batchGetEdges(RoutingContext ctx) {
     return Futures.attempt(() -> Requests.edgeIdArray(Requests.body(ctx, EDGE_BATCH_BODY), "edges"))
-        .compose(store::getEdgesBatch)
+        .compose(ids -> reading(ctx).getEdgesBatch(ids))
         .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
@@ -322,22 +357,22 @@ public final class GraphRoutes {
           return request;
         })
         .compose(request -> request.count()
-            ? queries.countCombined(request.query()).map(count -> json(ctx, out -> {
+            ? queries(ctx).countCombined(request.query()).map(count -> json(ctx, out -> {
               out.writeStartObject();
               out.writeNumberField("count", count);
               out.writeEndObject();
             }))
-            : queries.combine(request.query()).compose(page -> hydrated(page, request.hydrate())
+            : queries(ctx).combine(request.query()).compose(page -> hydrated(reading(ctx), page, request.hydrate())
                 .map(nodes -> json(ctx, out -> writeTargets(out, page, nodes)))));
   }
 
   /** The page's target nodes when asked for (one getNodes), else null. */
-  private Future<NodeBatch> hydrated(TargetPage page, boolean hydrate) {
+  private static Future<NodeBatch> hydrated(GraphStore reads, TargetPage page, boolean hydrate) {
     if (!hydrate) {
       return Future.succeededFuture();
     }
     return page.targets().isEmpty() ? Future.succeededFuture(NodeBatch.of(List.of(), java.util.Map.of()))
-        : store.getNodes(page.targets());
+        : reads.getNodes(page.targets());
   }
 
   private static void writeTargets(com.fasterxml.jackson.core.JsonGenerator out, TargetPage page, NodeBatch nodes)

@@ -45,6 +45,7 @@ public final class ServerStatus {
     Map<String, String> states = telemetry.hostStates();
     Map<String, String> problems = telemetry.hostProblems();
     Map<String, Integer> pools = telemetry.poolSizes();
+    Map<String, Map<String, Long>> lags = telemetry.replicaLags();
     List<StatusReport.HostStatus> hosts = map.hosts().values().stream()
         .sorted((a, b) -> a.name().compareTo(b.name()))
         .map(host -> {
@@ -56,7 +57,7 @@ public final class ServerStatus {
               : shards > 0 ? StatusReport.OutboxStatus.UNKNOWN : null;
           // unknown: a host this server has not probed yet (just added to the map)
           return new StatusReport.HostStatus(host.name(), host.primary(), host.replicas(),
-              states.getOrDefault(host.name(), "unknown"),
+              lags.getOrDefault(host.name(), Map.of()), states.getOrDefault(host.name(), "unknown"),
               problems.get(host.name()), shards, pools.getOrDefault(host.name(), 0), outbox);
         })
         .toList();

@@ -17,15 +17,17 @@ public record StatusReport(long shardMapVersion, long schemaVersion, boolean zoo
   }
 
   /**
-   * One host: its primary and the replicas that confirm its writes, whether it answers this server ({@code up}, {@code down: why}, {@code unknown} for
+   * One host: its primary and the replicas that confirm its writes, each replica's lag as this server
+   * measures it (milliseconds, -1 while unknown), whether it answers this server ({@code up}, {@code down: why}, {@code unknown} for
    * one not probed yet), its problem if it has one (null otherwise), how many shards it holds, its
    * pool, and its outbox — null for a host that holds no shards, {@link OutboxStatus#UNKNOWN} for
    * one another server drains (or whose figures did not come in time).
    */
-  public record HostStatus(String name, String primary, List<String> replicas, String state, String problem, int shards,
-      int poolConnections, OutboxStatus outbox) {
+  public record HostStatus(String name, String primary, List<String> replicas, java.util.Map<String, Long> replicaLagMs,
+      String state, String problem, int shards, int poolConnections, OutboxStatus outbox) {
     public HostStatus {
       replicas = List.copyOf(replicas);
+      replicaLagMs = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(replicaLagMs));
     }
   }
 

@@ -31,6 +31,7 @@ public final class QuiverMetrics {
   private final MultiGauge poolSize;
   private final MultiGauge replicas;
   private final MultiGauge degraded;
+  private final MultiGauge replicaLag;
   private final java.util.function.Supplier<io.quiver.store.shard.ShardMap> shardMap;
   private final CachingGraphStore cache;
 
@@ -55,6 +56,14 @@ public final class QuiverMetrics {
         .description("replicas the shard map lists for a host (each confirms its writes)").register(registry);
     this.degraded = MultiGauge.builder("quiver.host.degraded")
         .description("1 while a host is degraded (commits stall, binary log off, no replica confirms), else 0")
+        .register(registry);
+    this.replicaLag = MultiGauge.builder("quiver.replica.lag").baseUnit("seconds")
+        .description("how far a replica is behind its primary, as this server measures it (-1 while unknown): a read it"
+            + " answers reflects every write acknowledged before this long ago").register(registry);
+    FunctionCounter.builder("quiver.replica.reads", telemetry, t -> t.replicaReads().answeredByReplica())
+        .description("stale-tolerant reads a replica answered (the primary down, or a hedge that won)").register(registry);
+    FunctionCounter.builder("quiver.hedged.reads", telemetry, t -> t.replicaReads().hedged())
+        .description("stale-tolerant reads also sent to a replica because the primary was slow or failed")
         .register(registry);
     FunctionCounter.builder("quiver.node.read.queries", telemetry, StoreTelemetry::nodeReadQueries)
         .description("node read statements sent to MySQL").register(registry);
@@ -123,6 +132,10 @@ public final class QuiverMetrics {
     });
     replicas.register(listed, true);
     degraded.register(degradedRows, true);
+    List<MultiGauge.Row<?>> lags = new ArrayList<>();
+    telemetry.replicaLags().forEach((host, each) -> each.forEach((replica, lagMs) ->
+        lags.add(MultiGauge.Row.of(Tags.of("host", host, "replica", replica), lagMs < 0 ? -1 : lagMs / 1000.0))));
+    replicaLag.register(lags, true);
     return registry.scrape();
   }
 

@@ -118,6 +118,7 @@ public final class QuiverServer implements AutoCloseable {
         .schemas(schemas)
         .drainOutboxes(curator, config.outbox())
         .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
+        .replicaReads(config.replicaReads())
         .clock(Clock.systemUTC())
         .build();
     // The backend closes before Vert.x: its leases and pools go while the event loops still run.

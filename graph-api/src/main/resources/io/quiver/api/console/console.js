@@ -113,7 +113,9 @@
     fill($('hosts').tBodies[0], Object.entries(status.hosts).map(([name, host]) => {
       const outbox = host.outbox || {};
       const retry = el('button', {type: 'button', 'data-host': name, onclick: () => retryParked(name)}, 'Retry parked');
-      return [name, host.primary, (host.replicas || []).join(', ') || '–', el('span', {class: host.state}, host.state),
+      const lags = host.replicaLagMs || {};
+      const replicas = (host.replicas || []).map((r) => r in lags ? `${r} (lag ${lags[r] < 0 ? '?' : lags[r] + ' ms'})` : r);
+      return [name, host.primary, replicas.join(', ') || '–', el('span', {class: host.state}, host.state),
         host.shards, host.poolConnections,
         outbox.pending ?? '–', outbox.parked ?? '–', outbox.oldestPendingAgeMs ?? '–', retry];
     }));

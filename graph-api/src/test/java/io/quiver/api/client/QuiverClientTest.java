@@ -91,6 +91,19 @@ class QuiverClientTest {
   }
 
   @Test
+  void aStaleTolerantClient_readsAsAnyClientWhereNoReplicaIsListed_andWritesUnchanged() {
+    QuiverClient tolerant = quiver.staleTolerant();
+    Node board = tolerant.createNode("board", Map.of("title", "t"));
+    Node pin = tolerant.createNode("pin", Map.of("link", "l"), board.id());
+    tolerant.addEdge(board.id(), "board_has_pins", pin.id());
+
+    assertThat(tolerant.getNode(board.id())).isEqualTo(quiver.getNode(board.id()));
+    assertThat(tolerant.countEdges(board.id(), "board_has_pins")).isEqualTo(1);
+    assertThat(tolerant.getEdges(board.id(), "board_has_pins", EdgeQuery.newestFirst().limit(5)).edges()).hasSize(1);
+    assertThat(tolerant.staleTolerant()).isSameAs(tolerant);
+  }
+
+  @Test
   void getNodes_answersInRequestOrderWithMissing() {
     Node a = quiver.createNode("user", Map.of("name", "a"));
     Node b = quiver.createNode("pin", Map.of("link", "b"));

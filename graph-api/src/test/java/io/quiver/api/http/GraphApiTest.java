@@ -90,6 +90,22 @@ class GraphApiTest {
     }
 
     @Test
+    void aReadMayTolerateBoundedStaleness_byItsHeader_andAnotherConsistencyIsRefused() {
+      String id = pin("https://stale");
+      Map<String, String> tolerant = Map.of("Quiver-Consistency", "bounded-staleness");
+
+      Answer read = api.call(GET, "/v1/nodes/" + id, null, tolerant);
+      assertThat(read.status()).isEqualTo(200);
+      assertThat(read.body().get("data").get("link").asText()).isEqualTo("https://stale");
+      assertThat(api.call(GET, "/v1/nodes/" + id, null, Map.of("Quiver-Consistency", "primary")).status())
+          .isEqualTo(200);
+      assertThat(api.call(GET, "/v1/nodes?ids=" + id, null, tolerant).status()).isEqualTo(200);
+      Answer refused = api.call(GET, "/v1/nodes/" + id, null, Map.of("Quiver-Consistency", "eventual"));
+      assertError(refused, 400, "invalid_request");
+      assertThat(refused.text()).contains("Quiver-Consistency");
+    }
+
+    @Test
     void getNode_answersTheNodeWithItsVersionAsETag() {
       String id = pin("https://get");
 

@@ -334,6 +334,12 @@ abstract class AdminServiceContractTest {
           .isEqualTo(listed);
       Await.until("the server's metrics listing h9's replica", Duration.ofSeconds(10), () -> fleet.call(
           io.vertx.core.http.HttpMethod.GET, "/metrics").text().contains("quiver_host_replicas{host=\"h9\"} 1.0"));
+      // Its lag measured by the server's probes: a replica that applied all it received is current.
+      Await.until("the server's status and metrics giving the replica's lag", Duration.ofSeconds(10), () -> {
+        Long lag = fleet.server.backend().telemetry().replicaLags().getOrDefault("h9", Map.of()).get(replica.address());
+        return lag != null && lag >= 0 && lag < 1000 && fleet.call(io.vertx.core.http.HttpMethod.GET, "/metrics").text()
+            .contains("quiver_replica_lag_seconds{host=\"h9\",replica=\"" + replica.address() + "\"}");
+      });
       GraphException listedByHand = refusal(admin.changeShardMap(
           new ShardMapChange.AddReplica("h9", "127.0.0.1:1"), GraphStore.ANY_VERSION));
       assertThat(listedByHand.code()).isEqualTo(Code.INVALID_ARGUMENT);

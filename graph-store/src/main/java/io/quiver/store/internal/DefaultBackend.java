@@ -14,6 +14,8 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
+import io.quiver.store.ReplicaReadFigures;
+import io.quiver.store.ReplicaReadSettings;
 import io.quiver.store.Repairs;
 import io.quiver.store.StoreTelemetry;
 import io.quiver.store.internal.outbox.Cascades;
@@ -27,6 +29,7 @@ import io.quiver.store.internal.sql.HostHealth;
 import io.quiver.store.internal.sql.HostPools;
 import io.quiver.store.internal.sql.MapWrites;
 import io.quiver.store.internal.sql.QueryKiller;
+import io.quiver.store.internal.sql.ReplicaLag;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.shard.ShardMap;
@@ -35,6 +38,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
@@ -54,9 +58,10 @@ public final class DefaultBackend implements GraphBackend {
   /** What the builder gathered; {@code drainCoordination} and {@code registry} may be null. */
   public record Settings(PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas,
       CuratorFramework drainCoordination, ApplierSettings applier, RegistryPaths registry, Clock clock,
-      String serverId) {}
+      String serverId, ReplicaReadSettings replicaReads) {}
 
   private final HostHealth health;
+  private final ReplicaLag replicaLag;
   private final HostPools requestPools;
   private final HostPools backgroundPools;
   private final ShardRouter router;
@@ -73,6 +78,7 @@ public final class DefaultBackend implements GraphBackend {
   /** The same for the shard-map version: the fence of a shard move's cut-over. */
   private final ServedVersions mapServed;
   private final MapWrites mapWrites;
+  private final ShardClient client;
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
@@ -83,7 +89,8 @@ public final class DefaultBackend implements GraphBackend {
     QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis());
     this.health = new HostHealth(vertx, settings.pools(), clock, initial, commits, killer);
     this.requestPools = new HostPools(vertx, settings.pools(), killer);
-    this.router = new ShardRouter(requestPools, health, initial);
+    this.replicaLag = new ReplicaLag(vertx, settings.pools(), settings.replicaReads(), clock, initial);
+    this.router = new ShardRouter(requestPools, health, replicaLag, initial);
     this.backgroundPools = new HostPools(vertx, settings.pools().forBackground(), killer);
     this.backgroundRouter = new ShardRouter(backgroundPools, health, initial);
 
@@ -93,7 +100,7 @@ public final class DefaultBackend implements GraphBackend {
     this.mapServed = paths == null ? null
         : new ServedVersions(paths.curator(), paths.mapServedPath(), settings.serverId(), initial.version());
     this.mapWrites = new MapWrites(router::shardMap, mapServed == null ? version -> { } : mapServed::acknowledge);
-    ShardClient client = new ShardClient(vertx, settings.pools(), mapWrites, commits, killer);
+    this.client = new ShardClient(vertx, settings.pools(), mapWrites, commits, killer);
     VersionFence<Schema> writes = new VersionFence<>(schemas::current, Schema::version,
         served == null ? version -> { } : served::acknowledge);
     schemas.onChange(changed -> writes.evaluate());
@@ -138,6 +145,7 @@ public final class DefaultBackend implements GraphBackend {
 
   private void follow(ShardMap map) {
     health.apply(map);
+    replicaLag.apply(map);
     router.apply(map);
     backgroundRouter.apply(map);
     mapWrites.evaluate();
@@ -202,7 +210,8 @@ public final class DefaultBackend implements GraphBackend {
       }
     }
     Future<Void> drained = drain == null ? Future.succeededFuture() : drain.close();
-    return drained.compose(stopped -> Future.join(requestPools.close(), backgroundPools.close(), health.close()))
+    return drained.compose(stopped -> Future.join(List.of(requestPools.close(), backgroundPools.close(),
+        health.close(), replicaLag.close())))
         .mapEmpty();
   }
 
@@ -237,6 +246,16 @@ public final class DefaultBackend implements GraphBackend {
     @Override
     public Map<String, String> hostProblems() {
       return health.problems();
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> replicaLags() {
+      return replicaLag.lags();
+    }
+
+    @Override
+    public ReplicaReadFigures replicaReads() {
+      return new ReplicaReadFigures(client.replicaAnswers(), client.hedgesSent());
     }
   }
 }

@@ -38,6 +38,8 @@ final class DefaultGraphStore implements GraphStore {
   private final InverseNow inverses;
   private final IntConsumer outboxWritten;
   private final Clock clock;
+  /** This store with stale-tolerant reads; itself when it is that view. */
+  private final DefaultGraphStore staleTolerant;
 
   /**
    * @param inverses applies an inverse for a request that waits for it; null where none waits
@@ -50,6 +52,22 @@ final class DefaultGraphStore implements GraphStore {
     this.inverses = inverses;
     this.outboxWritten = outboxWritten;
     this.clock = clock;
+    this.staleTolerant = new DefaultGraphStore(this);
+  }
+
+  /** The stale-tolerant view of {@code primaryReads}: its stores' reads may go to replicas. */
+  private DefaultGraphStore(DefaultGraphStore primaryReads) {
+    this.nodes = primaryReads.nodes.staleTolerant();
+    this.edges = primaryReads.edges.staleTolerant();
+    this.inverses = primaryReads.inverses;
+    this.outboxWritten = primaryReads.outboxWritten;
+    this.clock = primaryReads.clock;
+    this.staleTolerant = this;
+  }
+
+  @Override
+  public GraphStore staleTolerant() {
+    return staleTolerant;
   }
 
   NodeStore nodes() {

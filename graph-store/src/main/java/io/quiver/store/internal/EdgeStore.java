@@ -68,14 +68,28 @@ final class EdgeStore {
   private final SchemaSource schemas;
   private final Changes changes;
   private final Clock clock;
-  private final LongAdder readQueries = new LongAdder();
+  private final LongAdder readQueries;
+  /** How this store's reads go: to the primary ({@code READ}), or within the replicas' lag bound ({@code STALE_READ}). */
+  private final Access reads;
 
   EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock) {
+    this(router, client, schemas, changes, clock, new LongAdder(), Access.READ);
+  }
+
+  private EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock,
+      LongAdder readQueries, Access reads) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.changes = changes;
     this.clock = clock;
+    this.readQueries = readQueries;
+    this.reads = reads;
+  }
+
+  /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
+  EdgeStore staleTolerant() {
+    return new EdgeStore(router, client, schemas, changes, clock, readQueries, Access.STALE_READ);
   }
 
   /** List and count statements issued since start. */
@@ -285,7 +299,7 @@ final class EdgeStore {
           if (states.isEmpty()) {
             throw GraphException.invalid("a multi-get asks for edges in at least one state");
           }
-          return resolve(schemas.current(), from, typeName, targets, Access.READ);
+          return resolve(schemas.current(), from, typeName, targets, reads);
         })
         .compose(target -> {
           readQueries.increment();
@@ -367,7 +381,7 @@ final class EdgeStore {
     // One table object per type (a table names its shard per statement), so the per-shard maps group by it.
     Map<String, EdgesTable> tables = new HashMap<>();
     for (EdgeId id : ids.stream().distinct().toList()) {
-      Target target = resolve(schema, id.from(), id.type(), id.to(), Access.READ);
+      Target target = resolve(schema, id.from(), id.type(), id.to(), reads);
       EdgesTable table = tables.computeIfAbsent(id.type(), name -> target.table());
       shards.computeIfAbsent(target.route().shard(), shard -> new ShardLookup(target.route(), new LinkedHashMap<>()))
           .byTable().computeIfAbsent(table, t -> new ArrayList<>())
@@ -450,7 +464,7 @@ final class EdgeStore {
   }
 
   private Target planRead(NodeId from, String typeName, NodeId to) {
-    return resolve(schemas.current(), from, typeName, to, Access.READ);
+    return resolve(schemas.current(), from, typeName, to, reads);
   }
 
   private Target resolve(Schema schema, NodeId from, String typeName, NodeId to, Access access) {

@@ -58,10 +58,17 @@ final class NodeStore {
   private final VersionFence<Schema> writes;
   private final Clock clock;
   /** Node read statements issued: one per getNode, one per shard of a getNodes. */
-  private final LongAdder readQueries = new LongAdder();
+  private final LongAdder readQueries;
+  /** How this store's reads go: to the primary ({@code READ}), or within the replicas' lag bound ({@code STALE_READ}). */
+  private final Access reads;
 
   NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, UniqueClaims unique,
       VersionFence<Schema> writes, Clock clock) {
+    this(router, client, schemas, changes, unique, writes, clock, new LongAdder(), Access.READ);
+  }
+
+  private NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes,
+      UniqueClaims unique, VersionFence<Schema> writes, Clock clock, LongAdder readQueries, Access reads) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
@@ -69,6 +76,13 @@ final class NodeStore {
     this.unique = unique;
     this.writes = writes;
     this.clock = clock;
+    this.readQueries = readQueries;
+    this.reads = reads;
+  }
+
+  /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
+  NodeStore staleTolerant() {
+    return new NodeStore(router, client, schemas, changes, unique, writes, clock, readQueries, Access.STALE_READ);
   }
 
   // ---- create ----
@@ -156,7 +170,7 @@ final class NodeStore {
   private record Lookup(NodesTable table, ShardRoute route) {}
 
   Future<Node> get(NodeId id) {
-    return Futures.attempt(() -> lookup(id, Access.READ))
+    return Futures.attempt(() -> lookup(id, reads))
         .compose(lookup -> {
           readQueries.increment();
           return client.read(lookup.route(), sql -> lookup.table().select(sql, lookup.route(), id, NodesTable.Lock.NONE))
@@ -188,7 +202,7 @@ final class NodeStore {
         NodesTable table = tables.computeIfAbsent(id.type(), typeId -> new NodesTable(TypeChecks.issued(schema, router.shardMap(), id)));
         byTable.computeIfAbsent(table, t -> new ArrayList<>()).add(id);
       }
-      fetches.add(new ShardFetch(router.route(shard, Access.READ), byTable));
+      fetches.add(new ShardFetch(router.route(shard, reads), byTable));
     });
     return fetches;
   }

@@ -6,8 +6,10 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * One MySQL/MariaDB primary and its replicas. Quiver reads and writes the primary only:
- * replicas lag, and lag makes strange bugs (Pinterest); they are listed for failover.
+ * One MySQL/MariaDB primary and its replicas. Quiver writes the primary only, and reads it unless a
+ * read says it tolerates bounded staleness: replicas lag, and lag makes strange bugs (Pinterest).
+ * Replicas confirm the primary's writes, take over in a failover, and answer stale-tolerant reads
+ * within a measured lag bound.
  *
  * @param name the host's name in the shard map, such as {@code h1}
  * @param primary {@code host:port} of the primary

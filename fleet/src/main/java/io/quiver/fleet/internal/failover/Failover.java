@@ -10,6 +10,7 @@ import io.quiver.fleet.internal.replica.Replicas;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Repairs;
+import io.quiver.store.shard.GtidPosition;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapChange;
@@ -266,7 +267,7 @@ public final class Failover {
       if (received == null) {
         continue;
       }
-      long count = transactions(received);
+      long count = GtidPosition.parse(received).transactions();
       if (count > bestCount) {
         best = replica;
         bestCount = count;
@@ -277,22 +278,6 @@ public final class Failover {
           + " can be reached to promote");
     }
     return best;
-  }
-
-  /**
-   * How many transactions a GTID position covers, summed over its domains
-   * ({@code domain-server-sequence,…}): the replicas of one primary share its domains, so more is
-   * further along.
-   */
-  static long transactions(String position) {
-    long count = 0;
-    for (String gtid : position.split(",")) {
-      String trimmed = gtid.trim();
-      if (!trimmed.isEmpty()) {
-        count += Long.parseLong(trimmed.substring(trimmed.lastIndexOf('-') + 1));
-      }
-    }
-    return count;
   }
 
   /** Repairs every edge type with an inverse, so no pair stays one-sided after the flip. */

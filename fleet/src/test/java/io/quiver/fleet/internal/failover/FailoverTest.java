@@ -12,8 +12,7 @@ import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.fleet.AdminService;
 import io.quiver.fleet.FailoverReport;
 import io.quiver.fleet.FailoverSettings;
-import io.quiver.schema.SchemaSource;
-import io.quiver.store.ApplierSettings;
+import io.quiver.fleet.testing.ReplicatedFleet;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.GraphBackend;
@@ -22,13 +21,7 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.shard.Host;
-import io.quiver.store.shard.ShardMap;
-import io.quiver.store.shard.ShardMapStore;
 import io.quiver.store.shard.ShardMapWatcher;
-import io.quiver.store.shard.ShardRange;
-import io.quiver.store.shard.ShardSpan;
-import io.quiver.store.testing.TestBackend;
-import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,72 +48,30 @@ class FailoverTest {
   private static final int WRITERS = 8;
   private static final Duration DETECT_AFTER = Duration.ofMillis(1500);
 
-  private final TestBackend hosts = TestBackend.get();
-  private final String mapPath = "/quiver-test/failover-" + System.nanoTime() + "/shard-map";
+  private ReplicatedFleet fleet;
   private EmbeddedMariaDb primary;
   private EmbeddedMariaDb replica;
   private EmbeddedMariaDb secondReplica;
-  private Vertx vertx;
   private ShardMapWatcher watcher;
   private GraphBackend backend;
   private AdminService admin;
-  /** MariaDB's consoles while servers are killed, frozen and repointed on purpose here: expected, caught. */
-  private ExpectedLog consoles;
 
   @BeforeEach
   void startFleet() throws Exception {
-    consoles = ExpectedLog.named("ch.vorburger.exec");
-    primary = EmbeddedMariaDb.start(null, 0);
-    replica = EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON"));
-    secondReplica = EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON"));
-    ShardMap map = new ShardMap(1,
-        Map.of("h1", new Host("h1", primary.address(), List.of()),
-            "h2", new Host("h2", hosts.hosts().addresses().get(1), List.of())),
-        List.of(new ShardRange(90, 93, "h1"), new ShardRange(94, 97, "h2")),
-        List.of(new ShardSpan(90, 97)), Map.of());
-    hosts.provision(map, hosts.schema());
-    new ShardMapStore(hosts.curator(), mapPath).publish(map);
-    vertx = Vertx.vertx();
-    watcher = new ShardMapWatcher(hosts.curator(), mapPath);
-    watcher.start();
-    watcher.awaitFirst(Duration.ofSeconds(10));
-    SchemaSource schemas = SchemaSource.fixed(hosts.schema());
-    ApplierSettings drain = TestBackend.applierSettings();
-    backend = GraphStore.builder(vertx).pools(hosts.poolSettings()).shardMaps(watcher).schemas(schemas)
-        .drainOutboxes(hosts.curator(), new ApplierSettings(mapPath + "-leases", drain.batchSize(), drain.idleDelay(),
-            drain.maxAttempts(), drain.maxBackoff(), drain.tombstoneGrace(), drain.gcInterval()))
-        .registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH)
-        .build();
-    admin = AdminService.builder(vertx).repairs(backend.repairs()).schemas(schemas).shardMaps(watcher)
-        .pools(hosts.poolSettings()).registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH)
-        .failover(new FailoverSettings(true, DETECT_AFTER, Duration.ofMillis(250),
-            FailoverSettings.DEFAULT_FENCE_TIMEOUT))
-        .build();
-    admin.addReplica("h1", replica.address(), line -> { }).await();
-    admin.addReplica("h1", secondReplica.address(), line -> { }).await();
+    fleet = new ReplicatedFleet(90, 2, backend -> backend, admin -> admin.failover(
+        new FailoverSettings(true, DETECT_AFTER, Duration.ofMillis(250), FailoverSettings.DEFAULT_FENCE_TIMEOUT)));
+    primary = fleet.primary;
+    replica = fleet.replicas.get(0);
+    secondReplica = fleet.replicas.get(1);
+    watcher = fleet.watcher;
+    backend = fleet.backend;
+    admin = fleet.admin;
   }
 
   @AfterEach
   void stopFleet() {
-    if (admin != null) {
-      admin.close();
-    }
-    if (backend != null) {
-      backend.close().await();
-    }
-    if (watcher != null) {
-      watcher.close();
-    }
-    if (vertx != null) {
-      vertx.close().await();
-    }
-    for (EmbeddedMariaDb server : new EmbeddedMariaDb[] {secondReplica, replica, primary}) {
-      if (server != null) {
-        server.close();
-      }
-    }
-    if (consoles != null) {
-      consoles.close();
+    if (fleet != null) {
+      fleet.close();
     }
   }
 
@@ -274,7 +225,8 @@ class FailoverTest {
       stop.set(true);
       threads.shutdown();
       assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(refusals).as("an outage is a 503, nothing else").containsOnly(GraphException.Code.UNAVAILABLE);
+      // A switchover may refuse none: new boards go to writable shards (h2's) while h1's are read-only.
+      assertThat(refusals).as("an outage is a 503, nothing else").isSubsetOf(GraphException.Code.UNAVAILABLE);
       Await.until("every outbox drained", Duration.ofSeconds(30), () -> backend.telemetry().outboxStats().await()
           .values().stream().mapToLong(OutboxStats::pending).sum() == 0);
       List<String> lost = new ArrayList<>();
@@ -301,11 +253,7 @@ class FailoverTest {
   }
 
   private static String single(EmbeddedMariaDb server, String sql) throws Exception {
-    try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + server.address() + "/", "root", "");
-        var statement = connection.createStatement(); var rows = statement.executeQuery(sql)) {
-      rows.next();
-      return rows.getString(1);
-    }
+    return ReplicatedFleet.single(server, sql);
   }
 
   private static ObjectNode json(String literal) {

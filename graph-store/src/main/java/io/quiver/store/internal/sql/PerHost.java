@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -19,15 +20,28 @@ import java.util.function.Function;
 final class PerHost<T> {
   private record Entry<T>(Host host, T value) {}
 
+  private final BiPredicate<Host, Host> same;
   private final Function<Host, T> create;
   private final BiConsumer<T, String> retire;
   private final Map<String, Entry<T>> entries = new TreeMap<>();
 
   /**
+   * Values that follow each host's primary: a host whose primary moved gets a new one.
+   *
    * @param create a value for a host
    * @param retire what to do with a value no longer wanted, and why (its host moved or left)
    */
   PerHost(Function<Host, T> create, BiConsumer<T, String> retire) {
+    this((before, after) -> before.primary().equals(after.primary()), create, retire);
+  }
+
+  /**
+   * @param same whether a host's value still serves the host as the map now lists it
+   * @param create a value for a host
+   * @param retire what to do with a value no longer wanted, and why (its host changed or left)
+   */
+  PerHost(BiPredicate<Host, Host> same, Function<Host, T> create, BiConsumer<T, String> retire) {
+    this.same = same;
     this.create = create;
     this.retire = retire;
   }
@@ -36,11 +50,11 @@ final class PerHost<T> {
   void apply(ShardMap map) {
     for (Host host : map.hosts().values()) {
       Entry<T> current = entries.get(host.name());
-      if (current == null || !current.host().primary().equals(host.primary())) {
+      if (current == null || !same.test(current.host(), host)) {
         entries.put(host.name(), new Entry<>(host, create.apply(host)));
         if (current != null) {
-          retire.accept(current.value(), "host " + host.name() + " moved from " + current.host().primary() + " to "
-              + host.primary());
+          retire.accept(current.value(), "host " + host.name() + " changed from " + describe(current.host()) + " to "
+              + describe(host));
         }
       }
     }
@@ -49,6 +63,10 @@ final class PerHost<T> {
     for (String name : gone) {
       retire.accept(entries.remove(name).value(), "host " + name + " left the shard map");
     }
+  }
+
+  private static String describe(Host host) {
+    return host.replicas().isEmpty() ? host.primary() : host.primary() + " with replicas " + host.replicas();
   }
 
   /** Each host's value, by host name in name order. */

@@ -37,6 +37,14 @@ import java.util.function.Supplier;
  * shard-map version it began under ({@link MapWrites}), from BEGIN until the database answers —
  * not until the deadline — and refused UNAVAILABLE if the map has meanwhile made its shard
  * read-only or moved it. A shard move's cut-over waits on that count on every server.
+ *
+ * <h2>Hedged reads</h2>
+ * A stale-tolerant read whose route carries a {@link ShardRoute.Hedge} is sent to the primary; if
+ * the primary has not answered within the hedge's delay, or fails as unavailable, the same read is
+ * sent to the replica too, and the first answer wins — Pinterest's speculative reads to a standby,
+ * "The Tail at Scale"'s hedged requests. The loser's answer is dropped; reads have no effect, so
+ * running one twice costs only the second's work. A failure is answered only when both have failed,
+ * the primary's first.
  */
 public final class ShardClient {
   /** Attempts of one transaction before an ABORTED failure is handed to the caller. */
@@ -48,6 +56,9 @@ public final class ShardClient {
   private final MapWrites fence;
   private final CommitWatch commits;
   private final QueryKiller killer;
+  /** Reads a replica answered (routed there, or a hedge that won), and hedges sent. */
+  private final java.util.concurrent.atomic.LongAdder replicaAnswers = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder hedgesSent = new java.util.concurrent.atomic.LongAdder();
 
   /** A client whose stalled COMMITs and overdue statements nobody watches (a test's). */
   public ShardClient(Vertx vertx, PoolSettings settings, MapWrites fence) {
@@ -68,9 +79,28 @@ public final class ShardClient {
     this.killer = killer;
   }
 
-  /** Reads outside a transaction, on the shard's pool; failures leave classified. */
+  /**
+   * Reads outside a transaction, on the route's pool — hedged to a replica when the route carries
+   * one; failures leave classified.
+   */
   public <T> Future<T> read(ShardRoute route, Function<SqlClient, Future<T>> work) {
+    if (route.hedge() != null) {
+      return new HedgedRead<>(route, work).answer.future();
+    }
+    if (route.replica() != null) {
+      replicaAnswers.increment();
+    }
     return outsideTransaction(route, work);
+  }
+
+  /** Reads a replica answered since start: routed there because the primary was down, or a hedge that won. */
+  public long replicaAnswers() {
+    return replicaAnswers.sum();
+  }
+
+  /** Hedges sent since start: stale-tolerant reads also sent to a replica because the primary was slow or failed. */
+  public long hedgesSent() {
+    return hedgesSent.sum();
   }
 
   /**
@@ -122,6 +152,65 @@ public final class ShardClient {
     return vertx.timer(backoff).compose(fired -> attempt(route, work, attempt + 1));
   }
 
+  /** One hedged read: the primary asked, the replica asked too if the primary is slow or fails, the first answer kept. */
+  private final class HedgedRead<T> {
+    private final ShardRoute route;
+    private final Function<SqlClient, Future<T>> work;
+    private final Promise<T> answer = Promise.promise();
+    private final long timer;
+    private boolean hedged;
+    private Throwable primaryFailed;
+    private Throwable hedgeFailed;
+
+    HedgedRead(ShardRoute route, Function<SqlClient, Future<T>> work) {
+      this.route = route;
+      this.work = work;
+      this.timer = vertx.setTimer(Math.max(1, route.hedge().afterMillis()), fired -> hedge());
+      outsideTransaction(route, work).onComplete(done -> {
+        vertx.cancelTimer(timer);
+        if (done.succeeded()) {
+          answer.tryComplete(done.result());
+        } else {
+          primaryFailed(done.cause());
+        }
+      });
+    }
+
+    private synchronized void primaryFailed(Throwable failure) {
+      primaryFailed = failure;
+      boolean hostTrouble = failure instanceof GraphException graph && graph.code() == GraphException.Code.UNAVAILABLE;
+      if (!hostTrouble || hedgeFailed != null) {
+        answer.tryFail(failure);
+      } else if (!hedged) {
+        hedge();
+      }
+    }
+
+    private synchronized void hedge() {
+      if (hedged || answer.future().isComplete()) {
+        return;
+      }
+      hedged = true;
+      hedgesSent.increment();
+      outsideTransaction(route.toHedge(), work).onComplete(done -> {
+        if (done.succeeded()) {
+          if (answer.tryComplete(done.result())) {
+            replicaAnswers.increment();
+          }
+        } else {
+          hedgeFailed(done.cause());
+        }
+      });
+    }
+
+    private synchronized void hedgeFailed(Throwable failure) {
+      hedgeFailed = failure;
+      if (primaryFailed != null) {
+        answer.tryFail(primaryFailed);
+      }
+    }
+  }
+
   /** {@code running}'s outcome, or {@code late}'s failure if it has none within {@code boundMs}. */
   private <T> Future<T> withDeadline(Future<T> running, long boundMs, Supplier<GraphException> late) {
     if (running.isComplete()) {
@@ -147,8 +236,11 @@ public final class ShardClient {
 
   /** A deadline passed on {@code route}'s host: the statement behind it is to be killed ({@link QueryKiller}). */
   private GraphException notAnswering(ShardRoute route, long boundMs, String outcome) {
-    killer.deadlinePassed(route.host());
-    return GraphException.unavailable("host " + route.host() + " did not answer within " + boundMs
+    if (route.replica() == null) {
+      // The killer sweeps primaries' sessions; nothing sweeps a replica, whose overdue read only holds a connection.
+      killer.deadlinePassed(route.host());
+    }
+    return GraphException.unavailable(route.target() + " did not answer within " + boundMs
         + " ms (mysql.statementTimeoutMs)" + outcome);
   }
 

@@ -12,18 +12,29 @@ import java.util.concurrent.atomic.AtomicReference;
  * Routes a shard to its host's pool through one immutable snapshot of the shard map and the
  * pools built for it. A new map is swapped in atomically; a request that already took a route
  * finishes on the old one. A shard whose host does not answer its probe ({@link HostHealth}) is
- * refused at once, naming the host, rather than left to wait for it.
+ * refused at once, naming the host, rather than left to wait for it — unless the request is a read
+ * that tolerates bounded staleness and one of the host's replicas is within the bound
+ * ({@link ReplicaLag}): it then goes to that replica. Such a read to a primary that answers carries
+ * the replica as its {@link ShardRoute.Hedge}.
  */
 public final class ShardRouter {
   private record Topology(ShardMap map, Map<String, Pool> pools) {}
 
   private final HostPools hostPools;
   private final HostHealth health;
+  private final ReplicaLag replicas;
   private final AtomicReference<Topology> topology = new AtomicReference<>();
 
+  /** A router that sends every read to the primary (background work's). */
   public ShardRouter(HostPools hostPools, HostHealth health, ShardMap initial) {
+    this(hostPools, health, null, initial);
+  }
+
+  /** @param replicas where stale-tolerant reads may go instead; null: to the primary, as every read */
+  public ShardRouter(HostPools hostPools, HostHealth health, ReplicaLag replicas, ShardMap initial) {
     this.hostPools = hostPools;
     this.health = health;
+    this.replicas = replicas;
     apply(initial);
   }
 
@@ -46,7 +57,8 @@ public final class ShardRouter {
    *
    * @throws GraphException INVALID_ARGUMENT when the shard is not in the map (no ID this
    *     cluster issued can point there); UNAVAILABLE when the shard is offline, or read-only
-   *     and the access is a write, or its host is down
+   *     and the access is a write, or its host is down (and, for a stale-tolerant read, none of
+   *     its replicas is within the lag bound)
    */
   public ShardRoute route(int shard, Access access) {
     Topology current = topology.get();
@@ -60,10 +72,20 @@ public final class ShardRouter {
       throw GraphException.unavailable("shard " + shard + " is read-only");
     }
     String down = health.down(range.host());
+    ReplicaLag.Fresh replica = access == Access.STALE_READ && replicas != null ? replicas.freshest(range.host()) : null;
     if (down != null) {
-      throw GraphException.unavailable("host " + range.host() + " of shard " + shard + " is down: " + down);
+      if (replica != null) {
+        return new ShardRoute(shard, range.host(), replica.pool(), false, replica.address(), null);
+      }
+      throw GraphException.unavailable("host " + range.host() + " of shard " + shard + " is down: " + down
+          + (access == Access.STALE_READ && replicas != null ? "; none of its replicas is within the lag bound" : ""));
     }
-    return new ShardRoute(shard, range.host(), current.pools().get(range.host()), access == Access.WRITE);
+    Pool primary = current.pools().get(range.host());
+    if (replica == null) {
+      return new ShardRoute(shard, range.host(), primary, access == Access.WRITE);
+    }
+    return new ShardRoute(shard, range.host(), primary, false, null,
+        new ShardRoute.Hedge(replica.address(), replica.pool(), replicas.hedgeAfterMillis()));
   }
 
   /**

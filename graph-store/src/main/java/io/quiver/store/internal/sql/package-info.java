@@ -3,6 +3,8 @@
  * ({@link io.quiver.store.internal.sql.HostPools}), routing from a shard to its pool through one
  * snapshot of the shard map ({@link io.quiver.store.internal.sql.ShardRouter}), transactions lent
  * out and retried in one place ({@link io.quiver.store.internal.sql.ShardClient#inTransaction}),
+ * each host probed ({@link io.quiver.store.internal.sql.HostHealth}) and each replica's lag measured,
+ * so that a read tolerating bounded staleness may go to one ({@link io.quiver.store.internal.sql.ReplicaLag}),
  * database errors classified by MySQL error number ({@link io.quiver.store.internal.sql.SqlErrors})
  * and identifiers checked before they reach SQL ({@link io.quiver.store.internal.sql.SqlNames}).
  */

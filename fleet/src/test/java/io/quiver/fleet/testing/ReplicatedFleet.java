@@ -1,0 +1,120 @@
+package io.quiver.fleet.testing;
+
+import io.quiver.core.testing.ExpectedLog;
+import io.quiver.embedded.EmbeddedMariaDb;
+import io.quiver.fleet.AdminService;
+import io.quiver.fleet.AdminServiceBuilder;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.ApplierSettings;
+import io.quiver.store.GraphBackend;
+import io.quiver.store.GraphStore;
+import io.quiver.store.GraphStoreBuilder;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardMapStore;
+import io.quiver.store.shard.ShardMapWatcher;
+import io.quiver.store.shard.ShardRange;
+import io.quiver.store.shard.ShardSpan;
+import io.quiver.store.testing.TestBackend;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * A fleet for tests of replicas, on real MariaDB servers: host h1 on a server of its own with its
+ * replicas on servers of their own (added through the admin service, seeded and confirming), host
+ * h2 the test backend's second host; eight shards from {@code firstShard}, four on each; a shard
+ * map of its own in ZooKeeper; a backend draining the outboxes and an admin service over it.
+ * MariaDB's console lines while servers are killed, frozen and repointed on purpose are caught
+ * (expected, {@link ExpectedLog}).
+ */
+public final class ReplicatedFleet implements AutoCloseable {
+  public final EmbeddedMariaDb primary;
+  public final List<EmbeddedMariaDb> replicas = new ArrayList<>();
+  public final String mapPath;
+  public final Vertx vertx;
+  public final ShardMapWatcher watcher;
+  public final GraphBackend backend;
+  public final AdminService admin;
+  private final ExpectedLog consoles;
+
+  /**
+   * @param firstShard h1 holds it and the next three, h2 the four after
+   * @param replicaCount replicas of h1, each on a server of its own
+   * @param backend settings of the backend beyond the fleet's (replica reads, say)
+   * @param admin settings of the admin service beyond the fleet's (failover, say)
+   */
+  public ReplicatedFleet(int firstShard, int replicaCount, UnaryOperator<GraphStoreBuilder> backend,
+      UnaryOperator<AdminServiceBuilder> admin) throws Exception {
+    TestBackend hosts = TestBackend.get();
+    consoles = ExpectedLog.named("ch.vorburger.exec");
+    mapPath = "/quiver-test/replicated-" + System.nanoTime() + "/shard-map";
+    primary = EmbeddedMariaDb.start(null, 0);
+    for (int i = 0; i < replicaCount; i++) {
+      replicas.add(EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON")));
+    }
+    ShardMap map = new ShardMap(1,
+        Map.of("h1", new Host("h1", primary.address(), List.of()),
+            "h2", new Host("h2", hosts.hosts().addresses().get(1), List.of())),
+        List.of(new ShardRange(firstShard, firstShard + 3, "h1"), new ShardRange(firstShard + 4, firstShard + 7, "h2")),
+        List.of(new ShardSpan(firstShard, firstShard + 7)), Map.of());
+    hosts.provision(map, hosts.schema());
+    new ShardMapStore(hosts.curator(), mapPath).publish(map);
+    vertx = Vertx.vertx();
+    watcher = new ShardMapWatcher(hosts.curator(), mapPath);
+    watcher.start();
+    watcher.awaitFirst(Duration.ofSeconds(10));
+    SchemaSource schemas = SchemaSource.fixed(hosts.schema());
+    ApplierSettings drain = TestBackend.applierSettings();
+    this.backend = backend.apply(GraphStore.builder(vertx).pools(hosts.poolSettings()).shardMaps(watcher)
+            .schemas(schemas)
+            .drainOutboxes(hosts.curator(), new ApplierSettings(mapPath + "-leases", drain.batchSize(),
+                drain.idleDelay(), drain.maxAttempts(), drain.maxBackoff(), drain.tombstoneGrace(), drain.gcInterval()))
+            .registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
+        .build();
+    this.admin = admin.apply(AdminService.builder(vertx).repairs(this.backend.repairs()).schemas(schemas)
+            .shardMaps(watcher).pools(hosts.poolSettings()).registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
+        .build();
+    for (EmbeddedMariaDb replica : replicas) {
+      this.admin.addReplica("h1", replica.address(), line -> { }).await();
+    }
+  }
+
+  /** The store of the fleet's backend. */
+  public GraphStore store() {
+    return backend.store();
+  }
+
+  /** The first value {@code sql} answers on {@code server}, over the root account. */
+  public static String single(EmbeddedMariaDb server, String sql) throws Exception {
+    try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + server.address() + "/", "root", "");
+        var statement = connection.createStatement(); var rows = statement.executeQuery(sql)) {
+      rows.next();
+      return rows.getString(1);
+    }
+  }
+
+  /** Runs {@code sql} on {@code server}, over the root account. */
+  public static void execute(EmbeddedMariaDb server, String sql) throws Exception {
+    try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + server.address() + "/", "root", "");
+        var statement = connection.createStatement()) {
+      statement.execute(sql);
+    }
+  }
+
+  @Override
+  public void close() {
+    admin.close();
+    backend.close().await();
+    watcher.close();
+    vertx.close().await();
+    for (int i = replicas.size() - 1; i >= 0; i--) {
+      replicas.get(i).close();
+    }
+    primary.close();
+    consoles.close();
+  }
+}

@@ -1,0 +1,67 @@
+package io.quiver.store.shard;
+
+import io.quiver.core.GraphException;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A MariaDB GTID position ({@code @@gtid_binlog_pos}, {@code @@gtid_slave_pos}, a channel's
+ * {@code Gtid_IO_Pos}): per replication domain, the sequence number of the last transaction, as
+ * text {@code domain-server-sequence,…}. Within a domain sequence numbers only grow, whichever
+ * server wrote them (a promoted replica continues its old primary's), so one position holds all of
+ * another's transactions when each of the other's domains is at least as far along in it
+ * ({@link #covers}). The server id is kept out: it says who wrote the last transaction, not how far
+ * the log goes.
+ *
+ * @param sequences the last sequence number of each domain
+ */
+public record GtidPosition(Map<Long, Long> sequences) {
+  /** The position of a server that has written or applied nothing. */
+  public static final GtidPosition EMPTY = new GtidPosition(Map.of());
+
+  public GtidPosition {
+    sequences = Map.copyOf(sequences);
+  }
+
+  /**
+   * Reads MariaDB's text form; null or blank is {@link #EMPTY}.
+   *
+   * @throws GraphException INVALID_ARGUMENT when it is not {@code domain-server-sequence,…}
+   */
+  public static GtidPosition parse(String text) {
+    if (text == null || text.isBlank()) {
+      return EMPTY;
+    }
+    Map<Long, Long> sequences = new TreeMap<>();
+    for (String gtid : text.split(",")) {
+      String[] parts = gtid.trim().split("-");
+      if (parts.length != 3) {
+        throw GraphException.invalid("'" + gtid.trim() + "' is not a GTID (domain-server-sequence)");
+      }
+      try {
+        sequences.merge(Long.parseLong(parts[0]), Long.parseLong(parts[2]), Math::max);
+      } catch (NumberFormatException e) {
+        throw GraphException.invalid("'" + gtid.trim() + "' is not a GTID (domain-server-sequence)");
+      }
+    }
+    return new GtidPosition(sequences);
+  }
+
+  /** Whether every transaction {@code other} holds is in this position too. */
+  public boolean covers(GtidPosition other) {
+    for (Map.Entry<Long, Long> domain : other.sequences.entrySet()) {
+      if (sequences.getOrDefault(domain.getKey(), 0L) < domain.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * How many transactions the position holds, summed over its domains: of two positions of one
+   * primary's replicas (which share its domains), the larger is further along.
+   */
+  public long transactions() {
+    return sequences.values().stream().mapToLong(Long::longValue).sum();
+  }
+}
