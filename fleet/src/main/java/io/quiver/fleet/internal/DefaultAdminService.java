@@ -151,7 +151,7 @@ public final class DefaultAdminService implements AdminService {
     this.failover = new Failover(maps, replicas, acks, settings.failover(), paths.curator(), paths.mapServedPath(),
         failovers, repairs, schemas, settings.clock());
     this.coordinator = settings.failover().enabled()
-        ? new FailoverCoordinator(maps, provisioner, replicas, failover, settings.failover(), paths.curator(),
+        ? new FailoverCoordinator(maps, provisioner, failover, settings.failover(), paths.curator(),
             paths.shardMapPath() + "-failover-leader", failovers, settings.serverId(), settings.clock())
         : null;
     if (coordinator != null) {
@@ -310,6 +310,12 @@ public final class DefaultAdminService implements AdminService {
       Host primary = map.hosts().get(host);
       if (primary == null || !primary.replicas().contains(address)) {
         change.applyTo(map); // refuses an unknown host or a taken address before anything is touched
+      }
+      Optional<ShardMoveStatus> moving = mover == null ? Optional.empty() : mover.status();
+      if (moving.isPresent() && moving.get().to().equals(host)) {
+        // A snapshot taken now would hold part of the copy, and the rest of it never reaches a replica.
+        throw GraphException.of(GraphException.Code.VERSION_CONFLICT, "shards " + moving.get().shards()
+            + " are moving to " + host + "; add its replica once the move is done (or cancelled)");
       }
       replicas.add(primary, address, acks, progress);
       return primary.replicas().contains(address) ? map : maps().change(change);

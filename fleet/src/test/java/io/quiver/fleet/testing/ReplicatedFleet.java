@@ -33,6 +33,8 @@ import java.util.function.UnaryOperator;
  */
 public final class ReplicatedFleet implements AutoCloseable {
   public final EmbeddedMariaDb primary;
+  /** The first of h1's shards; h1 holds it and the next three. */
+  public final int firstShard;
   public final List<EmbeddedMariaDb> replicas = new ArrayList<>();
   public final String mapPath;
   public final Vertx vertx;
@@ -51,6 +53,7 @@ public final class ReplicatedFleet implements AutoCloseable {
       UnaryOperator<AdminServiceBuilder> admin) throws Exception {
     TestBackend hosts = TestBackend.get();
     consoles = ExpectedLog.named("ch.vorburger.exec");
+    this.firstShard = firstShard;
     mapPath = "/quiver-test/replicated-" + System.nanoTime() + "/shard-map";
     primary = EmbeddedMariaDb.start(null, 0);
     for (int i = 0; i < replicaCount; i++) {
@@ -86,6 +89,18 @@ public final class ReplicatedFleet implements AutoCloseable {
   /** The store of the fleet's backend. */
   public GraphStore store() {
     return backend.store();
+  }
+
+  /** A board titled {@code title} on one of h1's shards, where the replicas are (new nodes go to a random shard). */
+  public io.quiver.store.Node boardOnH1(String title) {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      io.quiver.store.Node board = store().createNode("board",
+          com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("title", title), null).await();
+      if (board.id().shard() <= firstShard + 3) {
+        return board;
+      }
+    }
+    throw new AssertionError("no board landed on h1 in 100 tries");
   }
 
   /** The first value {@code sql} answers on {@code server}, over the root account. */

@@ -105,7 +105,7 @@ final class HostsCommand extends CommandGroup {
 
   @Command(name = "failovers", mixinStandardHelpOptions = true,
       description = "Every failover recorded: which host, from which primary to which replica, when, how long writes"
-          + " were refused.")
+          + " were refused, and what became of the old primary (silent, rejoined as a replica, or diverged).")
   static final class Failovers extends RemoteCommand {
     @Override
     int run(PrintWriter out) {
@@ -116,10 +116,12 @@ final class HostsCommand extends CommandGroup {
         printJson(out, list);
         return 0;
       }
-      Table table = new Table("AT", "HOST", "KIND", "FROM", "TO", "SILENT MS", "WRITES REFUSED MS", "REPOINTED");
+      Table table = new Table("AT", "HOST", "KIND", "FROM", "TO", "SILENT MS", "WRITES REFUSED MS", "REPOINTED",
+          "OLD PRIMARY");
       reports.forEach(report -> table.row(report.at(), report.host(), report.planned() ? "switchover" : "failover",
           report.from(), report.to(), report.unreachableMs(),
-          report.writesRefusedMs(), report.repointed().isEmpty() ? "-" : String.join(",", report.repointed())));
+          report.writesRefusedMs(), report.repointed().isEmpty() ? "-" : String.join(",", report.repointed()),
+          report.oldPrimary()));
       if (reports.isEmpty()) {
         out.println("no failover recorded");
       } else {

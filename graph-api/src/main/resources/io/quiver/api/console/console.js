@@ -122,7 +122,8 @@
     fill($('ranges').tBodies[0], shardRuns(map));
     // The most recent first.
     fill($('failovers').tBodies[0], failovers.failovers.slice().reverse().map((f) =>
-      [f.at, f.host, f.planned ? 'switchover' : 'failover', f.from, f.to, f.unreachableMs, f.writesRefusedMs]));
+      [f.at, f.host, f.planned ? 'switchover' : 'failover', f.from, f.to, f.unreachableMs, f.writesRefusedMs,
+        f.oldPrimary]));
     $('failovers-none').hidden = failovers.failovers.length > 0;
   }
 

@@ -345,6 +345,9 @@ abstract class AdminServiceContractTest {
       assertThat(listedByHand.code()).isEqualTo(Code.INVALID_ARGUMENT);
       GraphException taken = refusal(admin.addReplica("h9", primary.address(), line -> { }));
       assertThat(taken.code()).isEqualTo(Code.INVALID_ARGUMENT);
+      GraphException movedOnto = refusal(admin.moveShards(new ShardSpan(shard(0), shard(0)), "h9", null, step -> { }));
+      assertThat(movedOnto.code()).as("a move's copy would not reach h9's replica").isEqualTo(Code.INVALID_ARGUMENT);
+      assertThat(movedOnto.getMessage()).contains("has replicas");
       // A primary that stopped waiting for its replica (restarted without the setting, say) is reported.
       sql("h9", "SET GLOBAL rpl_semi_sync_master_enabled = OFF");
       Await.until("h9 reported degraded: acknowledged without a replica", Duration.ofSeconds(15),

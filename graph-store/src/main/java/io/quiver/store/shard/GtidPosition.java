@@ -64,4 +64,44 @@ public record GtidPosition(Map<Long, Long> sequences) {
   public long transactions() {
     return sequences.values().stream().mapToLong(Long::longValue).sum();
   }
+
+  /**
+   * Whether a binary log whose {@code @@gtid_binlog_state} is {@code state} holds every transaction
+   * one whose state is {@code other} holds. A state keeps the last sequence number of each domain
+   * <em>and server</em>: a server that wrote transactions of its own after its replica was promoted
+   * has a sequence number for itself the new primary lacks, however far the new primary went on.
+   */
+  public static boolean stateCovers(String state, String other) {
+    Map<String, Long> have = bySource(state);
+    for (Map.Entry<String, Long> entry : bySource(other).entrySet()) {
+      if (have.getOrDefault(entry.getKey(), 0L) < entry.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A state's last sequence number of each {@code domain-server}. */
+  private static Map<String, Long> bySource(String state) {
+    Map<String, Long> last = new TreeMap<>();
+    if (state == null || state.isBlank()) {
+      return last;
+    }
+    for (String gtid : state.split(",")) {
+      String trimmed = gtid.trim();
+      if (trimmed.isEmpty()) {
+        continue;
+      }
+      int cut = trimmed.lastIndexOf('-');
+      if (cut <= 0) {
+        throw GraphException.invalid("'" + trimmed + "' is not a GTID (domain-server-sequence)");
+      }
+      try {
+        last.merge(trimmed.substring(0, cut), Long.parseLong(trimmed.substring(cut + 1)), Math::max);
+      } catch (NumberFormatException e) {
+        throw GraphException.invalid("'" + trimmed + "' is not a GTID (domain-server-sequence)");
+      }
+    }
+    return last;
+  }
 }

@@ -27,4 +27,15 @@ class GtidPositionTest {
     assertThatThrownBy(() -> GtidPosition.parse("0-1")).isInstanceOf(GraphException.class);
     assertThatThrownBy(() -> GtidPosition.parse("a-b-c")).isInstanceOf(GraphException.class);
   }
+
+  @Test
+  void aBinlogState_holdsAnothers_onlyIfItHasEachDomainAndServersLastTransaction() {
+    String promoted = "0-1-103,0-2-110";
+    assertThat(GtidPosition.stateCovers(promoted, "0-1-103")).as("the old primary logged nothing alone").isTrue();
+    assertThat(GtidPosition.stateCovers(promoted, "0-1-101")).isTrue();
+    assertThat(GtidPosition.stateCovers(promoted, "0-1-105"))
+        .as("the old primary committed 104 and 105 alone: diverged, however far the new one went").isFalse();
+    assertThat(GtidPosition.stateCovers(promoted, "")).isTrue();
+    assertThatThrownBy(() -> GtidPosition.stateCovers(promoted, "x")).isInstanceOf(GraphException.class);
+  }
 }

@@ -176,8 +176,7 @@ public final class Failover {
       }
     }
     if (planned) {
-      replicas.demote(now, host.primary(), acks);
-      maps.change(new ShardMapChange.AddReplica(host.name(), host.primary()));
+      rejoin(now, host.primary());
       repointed.add(host.primary());
     }
     if (repointed.isEmpty()) {
@@ -185,11 +184,55 @@ public final class Failover {
     }
     steps.done("replicas pointed at it");
     FailoverReport report = new FailoverReport(host.name(), host.primary(), chosen, at, planned, Math.max(0,
-        unreachableMs), refusedMs, position, repointed);
+        unreachableMs), refusedMs, position, repointed, planned ? FailoverReport.REPLICA : FailoverReport.SILENT);
     history.record(report);
     log.warn("host {} {} from {} to {} (position {}); its shards refused writes for {} ms ({})", host.name(),
         planned ? "switched over" : "failed over", host.primary(), chosen, position, refusedMs, steps);
     return report;
+  }
+
+  /** Makes the fenced old primary at {@code address} a replica of {@code host}'s new primary, and lists it. */
+  private void rejoin(Host host, String address) throws Exception {
+    replicas.demote(host, address, acks);
+    maps.change(new ShardMapChange.AddReplica(host.name(), address));
+  }
+
+  /**
+   * Settles the old primary of an unplanned failover still {@link FailoverReport#SILENT}, if it
+   * answers within {@code reach}: it is fenced (read-only, no longer waiting for confirmations), then
+   * rejoins as a replica of the host's primary if every transaction it logged is the new primary's
+   * too ({@link Replicas#logged}: the last sequence number of each domain and server it holds);
+   * otherwise it is {@link FailoverReport#DIVERGED} — it committed writes alone that no replica
+   * received — and left out, read-only. The record says which. Answers the settled record, or
+   * {@code report} when the old primary is still silent (or the map changed under it: the host gone,
+   * or the address listed again by hand).
+   */
+  FailoverReport settleOldPrimary(FailoverReport report, java.time.Duration reach) throws Exception {
+    ShardMap map = maps.stored();
+    Host host = map.hosts().get(report.host());
+    String address = report.from();
+    if (report.planned() || !FailoverReport.SILENT.equals(report.oldPrimary()) || host == null
+        || host.primary().equals(address) || host.replicas().contains(address)
+        || !replicas.fence(new Host(report.host(), address, List.of()), reach)) {
+      return report;
+    }
+    String logged = replicas.logged(new Host(report.host(), address, List.of()));
+    String primaryLogged = replicas.logged(host);
+    FailoverReport settled;
+    if (GtidPosition.stateCovers(primaryLogged, logged)) {
+      rejoin(host, address);
+      settled = report.withOldPrimary(FailoverReport.REPLICA);
+      log.info("host {}: its old primary {} answers again and rejoined as a replica of {} (it logged {}, all of them"
+          + " the new primary's)", host.name(), address, host.primary(), logged);
+    } else {
+      settled = report.withOldPrimary(FailoverReport.DIVERGED);
+      log.warn("host {}: its old primary {} answers again but diverged: it logged {}, and {} holds {}; it committed"
+          + " writes no replica received (answered \"may or may not\"), so it is left out, read-only: inspect it, then"
+          + " reseed it with quiver hosts add-replica after emptying it", host.name(), address, logged, host.primary(),
+          primaryLogged);
+    }
+    history.update(settled);
+    return settled;
   }
 
   /** How long each step took, for the log. */

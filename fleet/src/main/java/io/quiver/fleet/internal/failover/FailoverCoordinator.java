@@ -4,7 +4,6 @@ import io.quiver.fleet.FailoverReport;
 import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.internal.MapChanges;
 import io.quiver.fleet.internal.ShardProvisioner;
-import io.quiver.fleet.internal.replica.Replicas;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import java.sql.Connection;
@@ -54,21 +53,17 @@ public final class FailoverCoordinator implements AutoCloseable {
   });
   /** Since when each silent primary has not answered (ms on the clock), by its address. Coordinator thread only. */
   private final Map<String, Long> silentSince = new HashMap<>();
-  /** Deposed primaries found answering and made read-only, by address. Coordinator thread only. */
-  private final java.util.Set<String> fenced = new java.util.HashSet<>();
-  private final Replicas replicas;
   private final FailoverLog history;
   private long ticks;
   /** Whether this process led at its last tick. Coordinator thread only, then read by close after it stopped. */
   private volatile boolean leading;
 
   /** @param leaderPath where the coordinators elect one ({@code <shardMapPath>-failover-leader}) */
-  public FailoverCoordinator(MapChanges maps, ShardProvisioner hosts, Replicas replicas, Failover failover,
+  public FailoverCoordinator(MapChanges maps, ShardProvisioner hosts, Failover failover,
       FailoverSettings settings, CuratorFramework curator, String leaderPath, FailoverLog history, String serverId,
       Clock clock) {
     this.maps = maps;
     this.hosts = hosts;
-    this.replicas = replicas;
     this.history = history;
     this.failover = failover;
     this.settings = settings;
@@ -100,7 +95,7 @@ public final class FailoverCoordinator implements AutoCloseable {
       silentSince.keySet().removeIf(address -> map.hosts().values().stream()
           .noneMatch(host -> host.primary().equals(address)));
       if (ticks++ % FENCE_EVERY == 0) {
-        fenceDeposed(map);
+        settleOldPrimaries();
       }
     } catch (Exception | Error failure) {
       log.warn("the failover coordinator's pass failed: {}", failure.toString());
@@ -161,16 +156,18 @@ public final class FailoverCoordinator implements AutoCloseable {
   /**
    * A primary deposed while it was frozen (or cut off) could not be fenced then; when it answers
    * again it is made read-only and stops waiting for confirmations, so it takes no write of its own
-   * accord. Each deposed primary the map no longer names is tried until that succeeds.
+   * accord, then rejoins as a replica or is reported diverged ({@link Failover#settleOldPrimary}).
+   * Each old primary still silent is tried until it answers.
    */
-  private void fenceDeposed(ShardMap map) throws Exception {
+  private void settleOldPrimaries() throws Exception {
     for (FailoverReport report : history.read()) {
-      String address = report.from();
-      boolean named = map.hosts().values().stream()
-          .anyMatch(host -> host.primary().equals(address) || host.replicas().contains(address));
-      if (!named && !fenced.contains(address)
-          && replicas.fence(new Host(report.host(), address, java.util.List.of()), FENCE_REACH)) {
-        fenced.add(address);
+      if (!report.planned() && FailoverReport.SILENT.equals(report.oldPrimary())) {
+        try {
+          failover.settleOldPrimary(report, FENCE_REACH);
+        } catch (Exception failed) {
+          log.warn("host {}: its old primary {} answers, but could not be settled: {}; trying again", report.host(),
+              report.from(), failed.getMessage());
+        }
       }
     }
   }

@@ -37,6 +37,24 @@ public final class FailoverLog {
     }
   }
 
+  /**
+   * Replaces the record of the failover {@code settled} describes (the one of its host that began at
+   * its time) with it; a record trimmed meanwhile is not brought back.
+   */
+  void update(FailoverReport settled) throws Exception {
+    for (String name : names()) {
+      try {
+        FailoverReport stored = JSON.readValue(curator.getData().forPath(path + "/" + name), FailoverReport.class);
+        if (stored.host().equals(settled.host()) && stored.at().equals(settled.at())) {
+          curator.setData().forPath(path + "/" + name, JSON.writeValueAsBytes(settled));
+          return;
+        }
+      } catch (KeeperException.NoNodeException trimmed) {
+        // Removed by a newer record meanwhile.
+      }
+    }
+  }
+
   /** The failovers recorded, oldest first. */
   public List<FailoverReport> read() throws Exception {
     List<FailoverReport> reports = new ArrayList<>();

@@ -142,6 +142,13 @@ public final class ShardMover implements AutoCloseable {
     if (from.equals(to)) {
       throw GraphException.invalid("shards " + shards + " are already on " + to);
     }
+    if (!map.hosts().get(to).replicas().isEmpty()) {
+      // The copy skips the target's binary log and the move's channel applies without logging, so the
+      // target's replicas would never hold the moved shards: a failover would lose them.
+      throw GraphException.invalid("host '" + to + "' has replicas " + map.hosts().get(to).replicas() + ", which a move's"
+          + " copy does not reach; move onto a host without replicas, then add them (quiver hosts add-replica seeds"
+          + " them from a snapshot)");
+    }
     for (int shard = shards.from(); shard <= shards.to(); shard++) {
       if (map.stateOf(shard) != ShardState.READ_WRITE) {
         throw GraphException.invalid("shard " + shard + " is " + map.stateOf(shard).jsonName()

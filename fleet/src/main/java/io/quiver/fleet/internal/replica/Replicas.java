@@ -260,6 +260,19 @@ public final class Replicas {
   }
 
   /**
+   * The transactions {@code host}'s primary holds, as MariaDB keeps them: the last sequence number of
+   * each domain and server it logged ({@code @@gtid_binlog_state}) and of each domain it applied as
+   * a replica ({@code @@gtid_slave_pos}: a replica seeded from a snapshot logged none of what it was
+   * seeded with, and one promoted may have logged nothing since).
+   */
+  public String logged(Host host) throws SQLException {
+    try (Connection connection = hosts.connect(host, Duration.ofSeconds(2), null)) {
+      return single(connection, "SELECT CONCAT_WS(',', NULLIF(@@GLOBAL.gtid_binlog_state, ''),"
+          + " NULLIF(@@GLOBAL.gtid_slave_pos, ''))");
+    }
+  }
+
+  /**
    * Makes a deposed primary refuse writes ({@code read_only}), if it answers within {@code timeout}:
    * one that was frozen, not dead, must take no write when it thaws. Answers whether it did.
    */

@@ -20,6 +20,7 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.quiver.store.OutboxStats;
+import io.quiver.store.shard.GtidPosition;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMapWatcher;
 import java.time.Duration;
@@ -46,7 +47,6 @@ import org.junit.jupiter.api.Test;
 class FailoverTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 8;
-  private static final Duration DETECT_AFTER = Duration.ofMillis(1500);
 
   private ReplicatedFleet fleet;
   private EmbeddedMariaDb primary;
@@ -58,8 +58,8 @@ class FailoverTest {
 
   @BeforeEach
   void startFleet() throws Exception {
-    fleet = new ReplicatedFleet(90, 2, backend -> backend, admin -> admin.failover(
-        new FailoverSettings(true, DETECT_AFTER, Duration.ofMillis(250), FailoverSettings.DEFAULT_FENCE_TIMEOUT)));
+    // The defaults (detection 3 s): the times printed are what an operator gets.
+    fleet = new ReplicatedFleet(90, 2, backend -> backend, admin -> admin.failover(FailoverSettings.defaults()));
     primary = fleet.primary;
     replica = fleet.replicas.get(0);
     secondReplica = fleet.replicas.get(1);
@@ -108,9 +108,14 @@ class FailoverTest {
     Thread.sleep(1000);
   }
 
-  /** A primary frozen (SIGSTOP), not dead: failed over all the same, and once thawed it takes no write. */
+  /**
+   * A primary frozen (SIGSTOP), not dead: failed over all the same; once thawed it takes no write,
+   * and it rejoins as a replica if every transaction it logged is the new primary's, or is reported
+   * diverged and left out if it logged one the new primary never had (a commit it made alone).
+   */
   @Test
-  void aPrimaryFrozenUnderWriters_isFailedOver_andOnceThawedIsReadOnly() throws Exception {
+  void aPrimaryFrozenUnderWriters_isFailedOver_andOnceThawedIsReadOnly_thenRejoinsOrIsReportedDiverged()
+      throws Exception {
     Writers writers = new Writers(backend.store());
     writers.start();
     Thread.sleep(1500);
@@ -132,6 +137,50 @@ class FailoverTest {
     Thread.sleep(1000);
 
     writers.stopAndCheck();
+    Await.until("the old primary settled", Duration.ofSeconds(15),
+        () -> !admin.failovers().await().get(0).oldPrimary().equals(FailoverReport.SILENT));
+    FailoverReport settled = admin.failovers().await().get(0);
+    EmbeddedMariaDb promoted = settled.to().equals(replica.address()) ? replica : secondReplica;
+    Host h1 = admin.shardMap().await().hosts().get("h1");
+    System.out.printf("the thawed primary: %s%n", settled.oldPrimary());
+    if (settled.oldPrimary().equals(FailoverReport.REPLICA)) {
+      assertThat(h1.replicas()).as("rejoined, it is listed").contains(primary.address());
+      String boards = "SELECT COUNT(*) FROM db00090.nodes_board";
+      Await.until("the rejoined primary holding what the new one holds", Duration.ofSeconds(10),
+          () -> single(primary, boards).equals(single(promoted, boards)));
+    } else {
+      assertThat(settled.oldPrimary()).isEqualTo(FailoverReport.DIVERGED);
+      assertThat(h1.replicas()).as("diverged, it is left out").doesNotContain(primary.address());
+      assertThat(GtidPosition.stateCovers(single(promoted, "SELECT @@GLOBAL.gtid_binlog_state"),
+          single(primary, "SELECT @@GLOBAL.gtid_binlog_state"))).as("it logged a transaction the new primary lacks")
+          .isFalse();
+    }
+    assertThat(single(primary, "SELECT @@GLOBAL.read_only")).isEqualTo("1");
+  }
+
+  /** A primary frozen while nothing writes logged nothing alone: thawed, it rejoins as a replica and replicates. */
+  @Test
+  void aPrimaryFrozenWhileIdle_isFailedOver_andOnceThawedRejoinsAsAReplica() throws Exception {
+    Node before = fleet.boardOnH1("before");
+    try (ExpectedLog thawed = ExpectedLog.named("ch.vorburger.exec")) {
+      primary.freeze();
+      try {
+        Await.until("the frozen primary failed over", Duration.ofSeconds(30), () -> admin.failovers().await().size() == 1);
+      } finally {
+        primary.thaw();
+      }
+      Await.until("the thawed primary settled", Duration.ofSeconds(15),
+          () -> !admin.failovers().await().get(0).oldPrimary().equals(FailoverReport.SILENT));
+    }
+    FailoverReport report = admin.failovers().await().get(0);
+    assertThat(report.oldPrimary()).as("every transaction it logged is the new primary's").isEqualTo(FailoverReport.REPLICA);
+    assertThat(admin.shardMap().await().hosts().get("h1").replicas()).contains(primary.address());
+    assertThat(single(primary, "SELECT @@GLOBAL.read_only")).isEqualTo("1");
+    String boards = "SELECT COUNT(*) FROM db%05d.nodes_board".formatted(before.id().shard());
+    backend.store().createNode("board", json("{\"title\": \"after\"}"), before.id()).await();
+    Await.until("a write on the new primary replicated to the rejoined one", Duration.ofSeconds(10),
+        () -> single(primary, boards).equals(single(report.to().equals(replica.address()) ? replica : secondReplica,
+            boards)));
   }
 
   /** A planned switchover under the writers: writes refused for under a second, nothing lost, the old primary replicates. */

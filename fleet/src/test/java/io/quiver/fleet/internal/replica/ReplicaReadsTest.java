@@ -58,7 +58,7 @@ class ReplicaReadsTest {
   void withThePrimaryFrozen_staleTolerantReadsAreAnsweredByTheReplica_withinTheHedgeDelay_andDefaultReadsAreNot()
       throws Exception {
     GraphStore store = backend.store();
-    Node board = boardOnH1(store, "kept");
+    Node board = fleet.boardOnH1("kept");
     Node pin = store.createNode("pin", json("{\"link\": \"l\"}"), board.id()).await();
     store.addEdge(board.id(), "board_has_pins", pin.id(), null, null).await();
     awaitReplicaWithinBound();
@@ -103,7 +103,7 @@ class ReplicaReadsTest {
   void aReplicaLaggingBeyondTheBound_neverAnswers_andAnswersAgainOnceItHasAppliedEveryAcknowledgedWrite()
       throws Exception {
     GraphStore store = backend.store();
-    Node board = boardOnH1(store, "v1");
+    Node board = fleet.boardOnH1("v1");
     awaitReplicaWithinBound();
 
     // The replica keeps receiving (and confirming) writes but applies none.
@@ -126,17 +126,6 @@ class ReplicaReadsTest {
         () -> backend.telemetry().replicaLags().get("h1").get(replica.address()) <= MAX_LAG.toMillis());
     assertThat(store.staleTolerant().getNode(board.id()).await().data().path("title").asText())
         .as("every acknowledged write applied: the replica answers, with v2").isEqualTo("v2");
-  }
-
-  /** A board on one of h1's shards (80-83), where the replica is: new nodes go to a random shard. */
-  private static Node boardOnH1(GraphStore store, String title) {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      Node board = store.createNode("board", json("{\"title\": \"" + title + "\"}"), null).await();
-      if (board.id().shard() <= 83) {
-        return board;
-      }
-    }
-    throw new AssertionError("no board landed on h1 in 100 tries");
   }
 
   private void awaitReplicaWithinBound() throws Exception {
