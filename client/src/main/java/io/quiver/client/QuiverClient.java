@@ -374,6 +374,80 @@ public final class QuiverClient implements AutoCloseable {
     return body;
   }
 
+  // ---- the change log ----
+
+  /** A page of the change log: its events, and the cursor after them (the one given when there were none). */
+  public record ChangePage(List<ChangeEvent> events, String cursor) {}
+
+  /**
+   * The changes after {@code after} ({@code null}: from the start of what the log keeps;
+   * {@code "now"}: only what is logged from now on), at most {@code limit}, of {@code types} only
+   * when not empty ({@code GET /v1/changes}). A cursor older than the log's retention is 410
+   * {@code gone}, its message saying how far back the log reaches.
+   */
+  public ChangePage changes(String after, List<String> types, int limit) {
+    JsonNode page = join(call("GET", changesPath(after, types, limit, false), null, null));
+    List<ChangeEvent> events = new ArrayList<>();
+    page.path("events").forEach(event -> events.add(ChangeEvent.of(event)));
+    return new ChangePage(events, page.path("cursor").asText());
+  }
+
+  /**
+   * Follows the change log from {@code after} ({@code null}: the start of what it keeps; {@code
+   * "now"}: from now on): the events as they are logged, for as long as the stream is read, over one
+   * response ({@code follow=true}). The stream blocks for the next event; close it to stop. Each
+   * event's cursor is where to resume after a crash. Refused before the first event (a bad cursor,
+   * one past retention) with a {@link QuiverException}; a stream the server ends with an error
+   * throws one from the stream.
+   */
+  public Stream<ChangeEvent> follow(String after, List<String> types) {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(base + changesPath(after, types, 100, true)))
+        .header("Accept", "application/x-ndjson").GET().build();
+    HttpResponse<Stream<String>> response = lines(request);
+    Stream<String> lines = response.body();
+    if (response.statusCode() != 200) {
+      String body;
+      try (lines) {
+        body = lines.collect(Collectors.joining("\n"));
+      }
+      JsonNode error = parseLine(response.statusCode(), body).path("error");
+      throw new QuiverException(response.statusCode(), error.path("code").asText("internal"),
+          error.path("message").asText("HTTP " + response.statusCode()), error.path("details"), null);
+    }
+    return lines.map(text -> parseLine(200, text))
+        .peek(line -> {
+          if (line.has("error")) {
+            throw new QuiverException(200, line.path("code").asText("internal"), line.path("error").asText(),
+                line.path("details"), null);
+          }
+        })
+        .filter(line -> !line.has("heartbeat"))
+        .map(ChangeEvent::of);
+  }
+
+  /** Sends {@code request} and answers its body as lines, read as they come; blocks until the head arrives. */
+  private HttpResponse<Stream<String>> lines(HttpRequest request) {
+    try {
+      return http.send(request, BodyHandlers.ofLines());
+    } catch (IOException e) {
+      throw new QuiverException(0, "unavailable", "could not reach Quiver at " + base + ": " + e, null, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new QuiverException(0, "unavailable", "interrupted", null, e);
+    }
+  }
+
+  private static String changesPath(String after, List<String> types, int limit, boolean follow) {
+    StringBuilder path = new StringBuilder("/v1/changes?limit=").append(limit);
+    if (after != null) {
+      path.append("&after=").append(URLEncoder.encode(after, StandardCharsets.UTF_8));
+    }
+    if (!types.isEmpty()) {
+      path.append("&types=").append(URLEncoder.encode(String.join(",", types), StandardCharsets.UTF_8));
+    }
+    return follow ? path.append("&follow=true").toString() : path.toString();
+  }
+
   // ---- bulk import ----
 
   /**
@@ -394,15 +468,7 @@ public final class QuiverClient implements AutoCloseable {
     } catch (FileNotFoundException e) {
       throw new IllegalArgumentException("no file " + ndjson, e);
     }
-    HttpResponse<Stream<String>> response;
-    try {
-      response = http.send(request, BodyHandlers.ofLines());
-    } catch (IOException e) {
-      throw new QuiverException(0, "unavailable", "could not reach Quiver at " + base + ": " + e, null, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new QuiverException(0, "unavailable", "interrupted", null, e);
-    }
+    HttpResponse<Stream<String>> response = lines(request);
     Map<String, Long> nodes = new HashMap<>();
     try (Stream<String> lines = response.body()) {
       ImportReport last = null;

@@ -34,6 +34,11 @@ public final class GraphException extends RuntimeException {
     PERMISSION_DENIED,
     /** The request, or one part of it (a bulk line), is over a size limit; the message names it. */
     TOO_LARGE,
+    /**
+     * What the request names is no longer kept (a change cursor older than the log's retention);
+     * the message says how far back what is kept reaches. Do not retry as it is.
+     */
+    GONE,
     /** The shard's host is down or overloaded, or the shard is read-only or offline; retry later. */
     UNAVAILABLE,
     /** A transaction lost a deadlock or a lock wait and may be retried as it is. */

@@ -14,8 +14,11 @@ public interface GraphBackend {
   /** The graph operations, uncached. */
   GraphStore store();
 
-  /** Every change committed through this backend. */
+  /** Every change committed through this backend, announced in this process. */
   ChangeFeed changes();
+
+  /** Every shard's durable log of its committed changes, as consumers outside the process follow it. */
+  ChangeLog changeLog();
 
   StoreTelemetry telemetry();
 

@@ -24,6 +24,7 @@ public final class GraphStoreBuilder {
   private CuratorFramework drainCoordination;
   private ApplierSettings applier = ApplierSettings.defaults();
   private ReplicaReadSettings replicaReads = ReplicaReadSettings.defaults();
+  private ChangeLogSettings changeLog = ChangeLogSettings.defaults();
   private RegistryPaths registry;
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
@@ -105,6 +106,12 @@ public final class GraphStoreBuilder {
     return this;
   }
 
+  /** Whether and how long shards log their changes; {@link ChangeLogSettings#defaults()} when not set. */
+  public GraphStoreBuilder changeLog(ChangeLogSettings settings) {
+    this.changeLog = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
   public GraphStoreBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
@@ -121,6 +128,6 @@ public final class GraphStoreBuilder {
         Objects.requireNonNull(pools, "pools"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(schemas, "schemas"),
-        drainCoordination, applier, registry, clock, serverId, replicaReads));
+        drainCoordination, applier, registry, clock, serverId, replicaReads, changeLog));
   }
 }

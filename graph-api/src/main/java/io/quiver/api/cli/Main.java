@@ -27,7 +27,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
     description = "Quiver, a graph store over sharded MySQL: the server and the operators' tools.",
     subcommands = {ServeCommand.class, ProvisionCommand.class, StatusCommand.class, ShardsCommand.class,
         HostsCommand.class, SchemaCommand.class, OutboxCommand.class, NodeCommand.class, EdgesCommand.class,
-        RepairCommand.class, ImportCommand.class, ExampleCommand.class, CommandLine.HelpCommand.class,
+        RepairCommand.class, ImportCommand.class, ChangesCommand.class, ExampleCommand.class,
+        CommandLine.HelpCommand.class,
         picocli.AutoComplete.GenerateCompletion.class})
 public final class Main {
   /** How long stopping may take before the process exits anyway (ZooKeeper away, a host frozen). */

@@ -7,6 +7,7 @@ import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.ReplicaReadSettings;
 import io.quiver.store.shard.ShardMapStore;
@@ -35,12 +36,13 @@ import java.util.Set;
  *  "admin":     {"token": "…at least 16 characters…"},
  *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000, "readMaxLagMs": 1000, "hedgeAfterMs": 50},
  *  "failover":  {"enabled": true, "detectAfterMs": 3000},
+ *  "changes":   {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
 public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
     CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication, FailoverSettings failover,
-    ReplicaReadSettings replicaReads) {
+    ReplicaReadSettings replicaReads, ChangeLogSettings changeLog) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -56,6 +58,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     Objects.requireNonNull(replication, "replication");
     Objects.requireNonNull(failover, "failover");
     Objects.requireNonNull(replicaReads, "replicaReads");
+    Objects.requireNonNull(changeLog, "changeLog");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -146,13 +149,13 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
   public QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, CacheSettings cache,
       Path schemaFile, String adminToken) {
     this(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, ReplicaAcks.defaults(),
-        FailoverSettings.defaults(), ReplicaReadSettings.defaults());
+        FailoverSettings.defaults(), ReplicaReadSettings.defaults(), ChangeLogSettings.defaults());
   }
 
   public QuiverConfig withPort(int port) {
     return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout(), http.headerTimeout(),
         http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken,
-        replication, failover, replicaReads);
+        replication, failover, replicaReads, changeLog);
   }
 
   public static QuiverConfig load(Path file) {
@@ -165,7 +168,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
 
   /** Every key a configuration may hold, by section; "" is the top level. */
   private static final Map<String, Set<String>> KEYS = Map.of(
-      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication", "failover"),
+      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication", "failover",
+          "changes"),
       "http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
           "maxRequestLineBytes"),
       "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs"),
@@ -178,7 +182,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       "admin", Set.of("token"),
       "replication", Set.of("withoutAck", "ackTimeoutMs", "readMaxLagMs", "hedgeAfterMs", "lagProbeEveryMs",
           "replicaPoolSize"),
-      "failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs"));
+      "failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs"),
+      "changes", Set.of("enabled", "retentionHours", "maxPerShard"));
 
   /**
    * Refuses a key the configuration does not have, naming the nearest one it does: a misspelt
@@ -279,7 +284,16 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
         root.path("admin").path("token").asText(null),
         replication(root.path("replication")),
         failover(root.path("failover")),
-        replicaReads(root.path("replication")));
+        replicaReads(root.path("replication")),
+        changeLog(root.path("changes")));
+  }
+
+  /** {@code {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000}}: each shard's change log. */
+  private static ChangeLogSettings changeLog(JsonNode changes) {
+    return new ChangeLogSettings(changes.path("enabled").asBoolean(true),
+        Duration.ofHours(changes.path("retentionHours").asLong(ChangeLogSettings.DEFAULT_RETENTION.toHours())),
+        changes.path("maxPerShard").asLong(ChangeLogSettings.DEFAULT_MAX_PER_SHARD),
+        ChangeLogSettings.DEFAULT_TRIM_EVERY);
   }
 
   /**

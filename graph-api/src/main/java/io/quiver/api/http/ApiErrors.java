@@ -60,6 +60,7 @@ public final class ApiErrors {
       case INCOMPATIBLE_CHANGE -> new Answer(409, "incompatible_change");
       case UNIQUE_VIOLATION -> new Answer(409, "unique_violation");
       case TOO_LARGE -> new Answer(413, "too_large");
+      case GONE -> new Answer(410, "gone");
       case UNAUTHENTICATED -> new Answer(401, "unauthenticated");
       case PERMISSION_DENIED -> new Answer(403, "forbidden");
       case UNAVAILABLE, ABORTED -> new Answer(503, "unavailable");

@@ -4,6 +4,7 @@ import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.http.AdminRoutes;
 import io.quiver.api.http.ApiErrors;
 import io.quiver.api.http.BulkRoute;
+import io.quiver.api.http.ChangesRoute;
 import io.quiver.api.http.CodecRefusals;
 import io.quiver.api.http.ConsoleRoutes;
 import io.quiver.api.http.GraphRoutes;
@@ -57,6 +58,7 @@ final class ApiVerticle extends VerticleBase {
         services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
     AdminRoutes admin = new AdminRoutes(services.admin(), status, services.config().adminToken());
     admin.mountStreams(router);
+    new ChangesRoute(services.backend().changeLog(), vertx).mount(router);
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);

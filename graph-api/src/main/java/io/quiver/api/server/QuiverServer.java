@@ -119,6 +119,7 @@ public final class QuiverServer implements AutoCloseable {
         .drainOutboxes(curator, config.outbox())
         .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
         .replicaReads(config.replicaReads())
+        .changeLog(config.changeLog())
         .clock(Clock.systemUTC())
         .build();
     // The backend closes before Vert.x: its leases and pools go while the event loops still run.

@@ -92,12 +92,15 @@ final class BulkWriter implements BulkImport {
    * a batch's shards complete on whichever event loops their connections run on.
    */
   private final Map<String, NodeId> refs = new ConcurrentHashMap<>();
+  private final ChangeWriter changeLog;
   /** The line that defined each reference in this run. */
   private final Map<String, Long> definedAt = new HashMap<>();
 
   BulkWriter(String name, ImportClaims.Claim claim, ShardRouter router, ShardClient client, SchemaSource schemas,
-      NodeStore nodes, EdgeStore edges, InverseWriter inverseWriter, Changes changes, Clock clock) {
+      NodeStore nodes, EdgeStore edges, InverseWriter inverseWriter, Changes changes, ChangeWriter changeLog,
+      Clock clock) {
     this.name = requireName(name);
+    this.changeLog = changeLog;
     this.claim = claim;
     this.router = router;
     this.client = client;
@@ -328,7 +331,8 @@ final class BulkWriter implements BulkImport {
           List<Future<Long>> inserted = planned.stream()
               .map(plan -> plan.creation().table().insert(connection, route, plan.creation().data(), plan.creation().now())
                   .compose(NodeStore::requireLocalIdInRange)
-                  .compose(local -> nodes.claimCreated(plan.creation(), local)))
+                  .compose(local -> nodes.claimCreated(plan.creation(), local))
+                  .compose(local -> nodes.logCreated(connection, plan.creation(), local)))
               .toList();
           return Future.all(inserted).compose(all -> {
             Created created = new Created(new ArrayList<>(planned.size()), new LinkedHashMap<>());
@@ -436,7 +440,9 @@ final class BulkWriter implements BulkImport {
                         inverses.add(inverse);
                       }
                     }
-                    Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites);
+                    Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites)
+                        .compose(written -> changeLog.log(connection, route,
+                            changeLog.edges(written, rewrites, ChangeWriter.Copy.FORWARD)).map(written));
                     Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
                         : OutboxTable.INSTANCE.appendMany(connection, route,
                             inverses.stream().map(InverseOp::columns).toList(), nowUs,

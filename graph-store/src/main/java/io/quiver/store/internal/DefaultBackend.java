@@ -8,6 +8,8 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.BulkImport;
 import io.quiver.store.ChangeFeed;
+import io.quiver.store.ChangeLog;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
@@ -58,7 +60,7 @@ public final class DefaultBackend implements GraphBackend {
   /** What the builder gathered; {@code drainCoordination} and {@code registry} may be null. */
   public record Settings(PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas,
       CuratorFramework drainCoordination, ApplierSettings applier, RegistryPaths registry, Clock clock,
-      String serverId, ReplicaReadSettings replicaReads) {}
+      String serverId, ReplicaReadSettings replicaReads, ChangeLogSettings changeLog) {}
 
   private final HostHealth health;
   private final ReplicaLag replicaLag;
@@ -79,6 +81,7 @@ public final class DefaultBackend implements GraphBackend {
   private final ServedVersions mapServed;
   private final MapWrites mapWrites;
   private final ShardClient client;
+  private final ChangeLog changeLog;
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
@@ -105,34 +108,52 @@ public final class DefaultBackend implements GraphBackend {
         served == null ? version -> { } : served::acknowledge);
     schemas.onChange(changed -> writes.evaluate());
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
-    NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, clock);
-    InverseNow inverseNow = new InverseNow(router, client, new InverseWriter(router, client, schemas, changes));
-    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, clock),
+    ChangeWriter changeWriter = new ChangeWriter(settings.changeLog().enabled(), schemas, clock);
+    NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, changeWriter, clock);
+    InverseNow inverseNow = new InverseNow(router, client,
+        new InverseWriter(router, client, schemas, changes, changeWriter));
+    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, changeWriter, clock),
         inverseNow, this::outboxWritten, clock);
 
-    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes, clock);
-    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, clock);
+    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes,
+        changeWriter, clock);
+    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, changeWriter, clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, this::outboxWritten,
         clock);
-    InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes);
+    InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes, changeWriter);
     ImportClaims importClaims = new ImportClaims(vertx, paths == null ? null : paths.curator(),
         paths == null ? null : paths.importsPath());
     this.imports = name -> Futures.attempt(() -> BulkWriter.requireName(name))
         .compose(importClaims::claim)
         .map(claim -> new BulkWriter(name, claim, backgroundRouter, client, schemas, backgroundNodes, backgroundEdges,
-            writer, changes, clock));
+            writer, changes, changeWriter, clock));
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, client, schemas,
-            new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(), clock,
+            new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(),
+            settings.changeLog(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
     this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer),
         new UniqueRepair(backgroundRouter, client, unique),
         new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten));
     this.telemetry = new Telemetry();
+    this.changeLog = new ChangeReader(router, client);
+    // Every committed change wakes its host's drainer, which numbers the change in the log at once.
+    if (drain != null && settings.changeLog().enabled()) {
+      changes.subscribe(this::wakeSequencer);
+    }
 
     settings.shardMaps().onChange(this::follow);
     if (drain != null) {
       drain.follow(initial);
+    }
+  }
+
+  /** A change committed on a shard: its host's drainer numbers it in the log ({@code ChangeSequencer}). */
+  private void wakeSequencer(GraphChange change) {
+    if (change instanceof GraphChange.NodeChange node) {
+      outboxWritten(node.id().shard());
+    } else if (change instanceof GraphChange.ListChange list) {
+      outboxWritten(list.from().shard());
     }
   }
 
@@ -162,6 +183,11 @@ public final class DefaultBackend implements GraphBackend {
   @Override
   public ChangeFeed changes() {
     return changes;
+  }
+
+  @Override
+  public ChangeLog changeLog() {
+    return changeLog;
   }
 
   @Override

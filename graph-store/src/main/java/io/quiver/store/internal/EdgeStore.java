@@ -68,20 +68,24 @@ final class EdgeStore {
   private final SchemaSource schemas;
   private final Changes changes;
   private final Clock clock;
+  private final ChangeWriter log;
   private final LongAdder readQueries;
   /** How this store's reads go: to the primary ({@code READ}), or within the replicas' lag bound ({@code STALE_READ}). */
   private final Access reads;
 
-  EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock) {
-    this(router, client, schemas, changes, clock, new LongAdder(), Access.READ);
+  /** @param log logs every edge copy this store writes, in the write's transaction */
+  EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, ChangeWriter log,
+      Clock clock) {
+    this(router, client, schemas, changes, log, clock, new LongAdder(), Access.READ);
   }
 
-  private EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, Clock clock,
-      LongAdder readQueries, Access reads) {
+  private EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, ChangeWriter log,
+      Clock clock, LongAdder readQueries, Access reads) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.changes = changes;
+    this.log = log;
     this.clock = clock;
     this.readQueries = readQueries;
     this.reads = reads;
@@ -89,7 +93,7 @@ final class EdgeStore {
 
   /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
   EdgeStore staleTolerant() {
-    return new EdgeStore(router, client, schemas, changes, clock, readQueries, Access.STALE_READ);
+    return new EdgeStore(router, client, schemas, changes, log, clock, readQueries, Access.STALE_READ);
   }
 
   /** List and count statements issued since start. */
@@ -219,7 +223,9 @@ final class EdgeStore {
    */
   private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored, EdgeRow written) {
-    Future<GraphChange.EdgeChanged> forward = target.table().write(connection, target.route(), from, to, stored, written);
+    Future<GraphChange.EdgeChanged> forward = target.table().write(connection, target.route(), from, to, stored, written)
+        .compose(changed -> log.log(connection, target.route(),
+            log.edge(changed, stored, written, ChangeWriter.Copy.FORWARD)).map(changed));
     InverseOp inverse = target.inverseOf(from, to, written);
     if (inverse == null) {
       return forward.map(changed -> new Recorded(changed, null));

@@ -57,24 +57,28 @@ final class NodeStore {
   private final UniqueClaims unique;
   private final VersionFence<Schema> writes;
   private final Clock clock;
+  private final ChangeWriter log;
   /** Node read statements issued: one per getNode, one per shard of a getNodes. */
   private final LongAdder readQueries;
   /** How this store's reads go: to the primary ({@code READ}), or within the replicas' lag bound ({@code STALE_READ}). */
   private final Access reads;
 
+  /** @param log logs every node this store writes, in the write's transaction */
   NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, UniqueClaims unique,
-      VersionFence<Schema> writes, Clock clock) {
-    this(router, client, schemas, changes, unique, writes, clock, new LongAdder(), Access.READ);
+      VersionFence<Schema> writes, ChangeWriter log, Clock clock) {
+    this(router, client, schemas, changes, unique, writes, log, clock, new LongAdder(), Access.READ);
   }
 
   private NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes,
-      UniqueClaims unique, VersionFence<Schema> writes, Clock clock, LongAdder readQueries, Access reads) {
+      UniqueClaims unique, VersionFence<Schema> writes, ChangeWriter log, Clock clock, LongAdder readQueries,
+      Access reads) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.changes = changes;
     this.unique = unique;
     this.writes = writes;
+    this.log = log;
     this.clock = clock;
     this.readQueries = readQueries;
     this.reads = reads;
@@ -82,7 +86,7 @@ final class NodeStore {
 
   /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
   NodeStore staleTolerant() {
-    return new NodeStore(router, client, schemas, changes, unique, writes, clock, readQueries, Access.STALE_READ);
+    return new NodeStore(router, client, schemas, changes, unique, writes, log, clock, readQueries, Access.STALE_READ);
   }
 
   // ---- create ----
@@ -137,8 +141,15 @@ final class NodeStore {
     return client.inTransaction(creation.route(), connection -> creation.table()
             .insert(connection, creation.route(), creation.data(), creation.now())
             .compose(NodeStore::requireLocalIdInRange)
-            .compose(local -> claimCreated(creation, local)))
+            .compose(local -> claimCreated(creation, local))
+            .compose(local -> logCreated(connection, creation, local)))
         .map(creation::node);
+  }
+
+  /** Logs a new node in its insert's transaction ({@link ChangeWriter}); answers its local ID. */
+  Future<Long> logCreated(SqlConnection connection, Creation creation, long local) {
+    Node node = creation.node(local);
+    return log.log(connection, creation.route(), log.node(node.id(), node)).map(local);
   }
 
   /** Claims a new node's unique values before its insert commits; undoes the claims if they fail. */
@@ -265,13 +276,15 @@ final class NodeStore {
             .compose(claimedUs -> lookup.table().update(connection, lookup.route(), step.next())
                 .compose(written -> appendReleases(connection, lookup.route(), step.change().released(), id,
                     step.next().version()))
-                .map(released -> {
+                .compose(released -> {
                   if (claimedUs != null) {
                     unique.requireFresh(claimedUs);
                   }
                   Node next = step.next();
-                  return new Rewritten(new Node(next.id(), next.type(), lookup.table().type().withDefaults(next.data()),
-                      next.version(), next.createdAt(), next.updatedAt()), released);
+                  Rewritten rewritten = new Rewritten(new Node(next.id(), next.type(),
+                      lookup.table().type().withDefaults(next.data()), next.version(), next.createdAt(),
+                      next.updatedAt()), released);
+                  return log.log(connection, lookup.route(), log.node(id, rewritten.node())).map(rewritten);
                 }))
             .recover(failure -> unclaimRewritten(step, failure)));
   }
@@ -357,7 +370,8 @@ final class NodeStore {
     return withRow(id, (lookup, connection) -> {
           released.clear();
           if (lookup.table().type().uniqueFields().isEmpty()) {
-            return lookup.table().delete(connection, lookup.route(), id);
+            return lookup.table().delete(connection, lookup.route(), id)
+                .compose(deleted -> logDeleted(connection, lookup.route(), id, deleted));
           }
           return lookup.table().select(connection, lookup.route(), id, NodesTable.Lock.FOR_UPDATE)
               .compose(row -> row == null ? Future.succeededFuture(false)
@@ -365,9 +379,9 @@ final class NodeStore {
                       .compose(deleted -> appendReleases(connection, lookup.route(),
                           UniqueClaims.change(lookup.table().type(), NodesTable.storedData(row), null).released(), id,
                           Long.MAX_VALUE))
-                      .map(appended -> {
+                      .compose(appended -> {
                         released.addAll(appended);
-                        return true;
+                        return logDeleted(connection, lookup.route(), id, true);
                       }));
         }, also)
         .compose(done -> released.isEmpty() ? Future.succeededFuture()
@@ -375,6 +389,11 @@ final class NodeStore {
                 .compose(route -> releaseNow(route, released))
                 .otherwiseEmpty())
         .onSuccess(done -> changes.announce(new GraphChange.NodeChanged(id, null)));
+  }
+
+  /** Logs a node's deletion in its transaction, if a row was deleted; answers whether one was. */
+  private Future<Boolean> logDeleted(SqlConnection connection, ShardRoute route, NodeId id, boolean deleted) {
+    return deleted ? log.log(connection, route, log.node(id, null)).map(true) : Future.succeededFuture(false);
   }
 
   /** Runs {@code also} in a transaction holding the node's row share-locked; NOT_FOUND when the node is gone. */

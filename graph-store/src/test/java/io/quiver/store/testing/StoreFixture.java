@@ -41,14 +41,25 @@ public final class StoreFixture implements AutoCloseable {
     return new StoreFixture(TestBackend.applierSettings(), false);
   }
 
+  /** A backend draining outboxes whose shards keep their change logs as {@code changeLog} says. */
+  public static StoreFixture withChangeLog(io.quiver.store.ChangeLogSettings changeLog) throws Exception {
+    return new StoreFixture(TestBackend.applierSettings(), true, changeLog);
+  }
+
   private StoreFixture(ApplierSettings applier, boolean drains) throws Exception {
+    this(applier, drains, io.quiver.store.ChangeLogSettings.defaults());
+  }
+
+  private StoreFixture(ApplierSettings applier, boolean drains, io.quiver.store.ChangeLogSettings changeLog)
+      throws Exception {
     watcher = new ShardMapWatcher(hosts.curator(), TestBackend.SHARD_MAP_PATH);
     watcher.start();
     watcher.awaitFirst(Duration.ofSeconds(10));
     GraphStoreBuilder builder = GraphStore.builder(vertx)
         .pools(hosts.poolSettings())
         .shardMaps(watcher)
-        .schemas(SchemaSource.fixed(hosts.schema()));
+        .schemas(SchemaSource.fixed(hosts.schema()))
+        .changeLog(changeLog);
     backend = (drains ? builder.drainOutboxes(hosts.curator(), applier) : builder).build();
     store = backend.store();
   }

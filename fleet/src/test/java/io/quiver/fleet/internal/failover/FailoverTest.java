@@ -296,9 +296,39 @@ class FailoverTest {
           lost.add("board " + edge.get(0) + " counts " + count + " but lists " + rows);
         }
       }
-      System.out.printf("checked %d acknowledged nodes and %d acknowledged edges%n", nodes.size(), edges.size());
+      // The change log kept through the failovers: each acknowledged edge's forward copy logged as added, once.
+      Await.until("every acknowledged edge in the change log", Duration.ofSeconds(30),
+          () -> loggedEdges().containsAll(edges.stream().map(edge -> edge.get(0) + ">" + edge.get(1)).toList()));
+      List<String> logged = loggedEdgeList();
+      assertThat(logged).as("no change logged twice").doesNotHaveDuplicates();
+      System.out.printf("checked %d acknowledged nodes and %d acknowledged edges (and the change log)%n", nodes.size(),
+          edges.size());
       assertThat(lost).as("every acknowledged write, with both copies and counts equal to rows").isEmpty();
     }
+  }
+
+  /** The forward board-to-pin additions in the fleet's change log, from its start, as "board>pin". */
+  private List<String> loggedEdgeList() throws Exception {
+    List<String> added = new ArrayList<>();
+    io.quiver.store.ChangeCursor cursor = io.quiver.store.ChangeCursor.START;
+    while (true) {
+      io.quiver.store.ChangePage page = backend.changeLog().read(cursor, Set.of(), Set.of("board_has_pins"),
+          io.quiver.store.ChangeLog.MAX_LIMIT).await();
+      for (io.quiver.store.ChangeEvent event : page.events()) {
+        var body = JSON.readTree(event.body());
+        if (body.path("copy").asText().equals("forward") && body.path("change").asText().equals("added")) {
+          added.add(body.path("from").asText() + ">" + body.path("to").asText());
+        }
+      }
+      if (page.events().isEmpty()) {
+        return added;
+      }
+      cursor = page.cursor();
+    }
+  }
+
+  private Set<String> loggedEdges() throws Exception {
+    return Set.copyOf(loggedEdgeList());
   }
 
   private static String single(EmbeddedMariaDb server, String sql) throws Exception {

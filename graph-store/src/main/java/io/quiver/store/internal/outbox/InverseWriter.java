@@ -6,6 +6,7 @@ import io.quiver.schema.EdgeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.GraphChange;
+import io.quiver.store.internal.ChangeWriter;
 import io.quiver.store.internal.Changes;
 import io.quiver.store.internal.TypeChecks;
 import io.quiver.store.internal.sql.Access;
@@ -51,12 +52,15 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
   private final ShardClient client;
   private final SchemaSource schemas;
   private final Changes changes;
+  private final ChangeWriter log;
 
-  public InverseWriter(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes) {
+  /** @param log logs every copy this writer writes, in the write's transaction */
+  public InverseWriter(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, ChangeWriter log) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.changes = changes;
+    this.log = log;
   }
 
   /** What applying one operation did to the edge. */
@@ -164,7 +168,9 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
                       }
                     }
                     return target.table().writeMany(connection, target.route(), rewrites)
-                        .map(changed -> new GroupOutcome(orphans, changed));
+                        .compose(changed -> log.log(connection, target.route(),
+                                log.edges(changed, rewrites, ChangeWriter.Copy.INVERSE))
+                            .map(new GroupOutcome(orphans, changed)));
                   });
             }))
         .compose(outcome -> {
@@ -204,7 +210,9 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
       EdgeRow wanted = nodeGone ? goneTombstone(op) : op.row();
       return wanted.outranks(stored.result())
           ? target.table().write(connection, target.route(), op.from(), op.to(), stored.result(), wanted)
-              .map(changed -> new Applied(changed, nodeGone))
+              .compose(changed -> log.log(connection, target.route(),
+                      log.edge(changed, stored.result(), wanted, ChangeWriter.Copy.INVERSE))
+                  .map(new Applied(changed, nodeGone)))
           : Future.succeededFuture(new Applied(null, nodeGone));
     });
   }
@@ -221,7 +229,9 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     return client.inTransaction(route, connection -> forward.lock(connection, route, op.to().value(), op.from().value())
             .compose(stored -> stored.outranks(op.row()) || !removed.outranks(stored)
                 ? Future.succeededFuture((GraphChange.EdgeChanged) null)
-                : forward.write(connection, route, op.to(), op.from(), stored, removed)))
+                : forward.write(connection, route, op.to(), op.from(), stored, removed)
+                    .compose(changed -> log.log(connection, route,
+                        log.edge(changed, stored, removed, ChangeWriter.Copy.FORWARD)).map(changed))))
         .compose(this::announce);
   }
 

@@ -2,6 +2,7 @@ package io.quiver.store.internal.outbox;
 
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
@@ -31,6 +32,7 @@ public final class OutboxDrain {
   private final OutboxDrainer.Parts parts;
   private final SchemaSource schemas;
   private final ApplierSettings settings;
+  private final ChangeLogSettings changeLog;
   private final HostLeases leases;
   private final Map<String, OutboxDrainer> drainers = new ConcurrentHashMap<>();
   private volatile boolean closed;
@@ -40,9 +42,11 @@ public final class OutboxDrain {
    * @param client runs every statement of the drainers, under its deadlines
    * @param parallelism entries handled at once per host: no more than the background pool's connections
    */
+  /** @param changeLog how long each shard's change log is kept ({@link ChangeSequencer} trims it) */
   public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, ShardClient client,
-      SchemaSource schemas, OutboxHandlers handlers, ApplierSettings settings, Clock clock, String serverId,
-      int parallelism) {
+      SchemaSource schemas, OutboxHandlers handlers, ApplierSettings settings, ChangeLogSettings changeLog, Clock clock,
+      String serverId, int parallelism) {
+    this.changeLog = changeLog;
     this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, client, handlers,
         new RetryPolicy(settings), settings.batchSize(), settings.idleDelay().toMillis(),
         parallelism, clock);
@@ -101,7 +105,8 @@ public final class OutboxDrain {
       return;
     }
     OutboxDrainer drainer =
-        new OutboxDrainer(host, parts, new TombstoneCollector(parts.client(), schemas, settings, parts.clock()));
+        new OutboxDrainer(host, parts, new TombstoneCollector(parts.client(), schemas, settings, parts.clock()),
+            new ChangeSequencer(parts.client(), changeLog, parts.clock()));
     OutboxDrainer previous = drainers.put(host, drainer);
     if (previous != null) {
       previous.stop();

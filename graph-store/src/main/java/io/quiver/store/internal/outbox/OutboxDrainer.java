@@ -47,6 +47,7 @@ final class OutboxDrainer {
   private final String host;
   private final Parts parts;
   private final TombstoneCollector tombstones;
+  private final ChangeSequencer sequencer;
   private volatile boolean running;
   /** The pass under way, which stopping waits for. */
   private volatile Future<Integer> inFlight = Future.succeededFuture(0);
@@ -57,10 +58,11 @@ final class OutboxDrainer {
   /** Whether the last pass failed: a run of failures is reported once. */
   private boolean failing;
 
-  OutboxDrainer(String host, Parts parts, TombstoneCollector tombstones) {
+  OutboxDrainer(String host, Parts parts, TombstoneCollector tombstones, ChangeSequencer sequencer) {
     this.host = host;
     this.parts = parts;
     this.tombstones = tombstones;
+    this.sequencer = sequencer;
   }
 
   void start() {
@@ -112,8 +114,9 @@ final class OutboxDrainer {
   }
 
   /**
-   * One pass over the host's writable shards; answers how many entries it handled. One statement
-   * finds the shards with entries due ({@link OutboxTable#shardsWithDue}); only those are read.
+   * One pass over the host's writable shards; answers how many entries it handled and changes it
+   * numbered. One statement finds the shards with entries due ({@link OutboxTable#shardsWithDue});
+   * only those are read. Then the shards' logged changes get their positions ({@link ChangeSequencer}).
    */
   private Future<Integer> pass() {
     List<ShardRoute> routes = writableShards();
@@ -128,7 +131,9 @@ final class OutboxDrainer {
           }
           return handled;
         })
-        .compose(sum -> tombstones.collectIfDue(routes).map(sum));
+        .compose(sum -> tombstones.collectIfDue(routes).map(sum))
+        // After the entries: the inverse copies they wrote are logged too, and numbered in this pass.
+        .compose(sum -> sequencer.pass(routes).map(numbered -> sum + numbered));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard. */

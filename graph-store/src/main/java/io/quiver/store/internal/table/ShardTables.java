@@ -22,6 +22,7 @@ public final class ShardTables {
     }
     tables.add(CountsTable.INSTANCE);
     tables.add(OutboxTable.INSTANCE);
+    tables.add(ChangesTable.INSTANCE);
     tables.add(ImportRefsTable.INSTANCE);
     return tables;
   }

@@ -1,0 +1,24 @@
+package io.quiver.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * One committed change, as the change log answers it ({@link QuiverClient#changes}).
+ *
+ * @param cursor where a consumer stands once it has processed this event: keep it, and resume from it
+ * @param shard the shard whose log holds it
+ * @param position its position there: per shard, in the order changes became visible (per node and
+ *     per edge list, commit order); across shards there is no order
+ * @param kind {@code node} or {@code edge}
+ * @param change a node's {@code created}, {@code updated} or {@code deleted}; an edge copy's
+ *     {@code added}, {@code updated}, {@code archived}, {@code restored} or {@code removed}
+ * @param event the whole event: the IDs ({@code id}, or {@code from}, {@code type}, {@code to}), a
+ *     node's {@code version} or an edge's {@code sequence}, {@code listVersion}, {@code copy} and
+ *     {@code state}, the after-image {@code data}, and {@code writtenAt}
+ */
+public record ChangeEvent(String cursor, int shard, long position, String kind, String change, JsonNode event) {
+  static ChangeEvent of(JsonNode line) {
+    return new ChangeEvent(line.path("cursor").asText(), line.path("shard").asInt(), line.path("position").asLong(),
+        line.path("kind").asText(), line.path("change").asText(), line);
+  }
+}

@@ -1,0 +1,125 @@
+package io.quiver.store.internal;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgeState;
+import io.quiver.store.GraphChange;
+import io.quiver.store.Node;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.ChangesTable;
+import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.EdgesTable;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Logs the changes a write makes, in the write's own transaction ({@link ChangesTable}), as the
+ * events consumers of the change log read. Every writer that commits a change to a node or an edge
+ * copy — a client's write, the inverse writer, the delete rule, a cascade, a bulk import — builds
+ * an entry for each ({@link #node}, {@link #edge}) and logs them ({@link #log}) before it commits,
+ * so a change is logged if and only if it committed. Disabled, it builds and writes nothing.
+ */
+public final class ChangeWriter {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Which copy of an edge a write changed: the one on its FROM node's shard, or its inverse's. */
+  public enum Copy {
+    FORWARD,
+    INVERSE
+  }
+
+  private final boolean enabled;
+  private final SchemaSource schemas;
+  private final Clock clock;
+
+  public ChangeWriter(boolean enabled, SchemaSource schemas, Clock clock) {
+    this.enabled = enabled;
+    this.schemas = schemas;
+    this.clock = clock;
+  }
+
+  /** A writer that logs nothing (a test's, or a store with its log turned off). */
+  public static ChangeWriter disabled() {
+    return new ChangeWriter(false, null, Clock.systemUTC());
+  }
+
+  /**
+   * The entry of a node written ({@code node}, with its type's defaults) or deleted ({@code node}
+   * null); null when disabled.
+   */
+  public ChangesTable.Entry node(NodeId id, Node node) {
+    if (!enabled) {
+      return null;
+    }
+    String type = node != null ? node.type()
+        : schemas.current().nodeType(id.type()).map(found -> found.name()).orElse("#" + id.type());
+    ObjectNode event = JSON.createObjectNode().put("kind", "node")
+        .put("change", node == null ? "deleted" : node.version() == 1 ? "created" : "updated")
+        .put("id", id.toString()).put("type", type);
+    if (node != null) {
+      event.put("version", node.version()).set("data", node.data());
+    }
+    return new ChangesTable.Entry(type, event.toString());
+  }
+
+  /**
+   * The entry of an edge copy rewritten from {@code before} (null or a tombstone where there was no
+   * edge) to {@code after}, as {@code changed} describes it; null when disabled, or for a tombstone
+   * written where there was no edge (nothing a consumer could have seen changed).
+   */
+  public ChangesTable.Entry edge(GraphChange.EdgeChanged changed, EdgeRow before, EdgeRow after, Copy copy) {
+    boolean was = before != null && before.live();
+    if (!enabled || changed == null || !was && !after.live()) {
+      return null;
+    }
+    String change = !after.live() ? "removed"
+        : !was ? "added"
+        : before.state() == EdgeRow.ACTIVE && after.state() == EdgeRow.ARCHIVED ? "archived"
+        : before.state() == EdgeRow.ARCHIVED && after.state() == EdgeRow.ACTIVE ? "restored"
+        : "updated";
+    ObjectNode event = JSON.createObjectNode().put("kind", "edge").put("change", change)
+        .put("copy", copy == Copy.FORWARD ? "forward" : "inverse")
+        .put("from", changed.from().toString()).put("type", changed.edgeType()).put("to", changed.to().toString())
+        .put("listVersion", changed.listVersion());
+    Edge edge = changed.edge();
+    if (edge != null) {
+      event.put("sequence", edge.sequence()).put("state", edge.state() == EdgeState.ARCHIVED ? "archived" : "active")
+          .set("data", edge.data());
+    }
+    return new ChangesTable.Entry(changed.edgeType(), event.toString());
+  }
+
+  /** The entries of a batch's rewrites, {@code changed} answering them in order ({@link EdgesTable#writeMany}). */
+  public List<ChangesTable.Entry> edges(List<GraphChange.EdgeChanged> changed, List<EdgesTable.Rewrite> rewrites,
+      Copy copy) {
+    List<ChangesTable.Entry> entries = new ArrayList<>(changed.size());
+    for (int i = 0; i < changed.size(); i++) {
+      entries.add(edge(changed.get(i), rewrites.get(i).before(), rewrites.get(i).after(), copy));
+    }
+    return entries;
+  }
+
+  /** Logs {@code entries} (nulls skipped) on {@code route}'s shard, in {@code connection}'s transaction. */
+  public Future<Void> log(SqlConnection connection, ShardRoute route, List<ChangesTable.Entry> entries) {
+    if (!enabled) {
+      return Future.succeededFuture();
+    }
+    List<ChangesTable.Entry> logged = new ArrayList<>(entries.size());
+    entries.stream().filter(Objects::nonNull).forEach(logged::add);
+    return logged.isEmpty() ? Future.succeededFuture()
+        : ChangesTable.INSTANCE.append(connection, route, logged, SqlValues.nowMicros(clock));
+  }
+
+  /** As {@link #log(SqlConnection, ShardRoute, List)}, for one entry. */
+  public Future<Void> log(SqlConnection connection, ShardRoute route, ChangesTable.Entry entry) {
+    return entry == null ? Future.succeededFuture() : log(connection, route, List.of(entry));
+  }
+}

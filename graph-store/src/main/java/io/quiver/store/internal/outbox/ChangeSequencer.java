@@ -1,0 +1,72 @@
+package io.quiver.store.internal.outbox;
+
+import io.quiver.store.ChangeLogSettings;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.ChangesTable;
+import io.vertx.core.Future;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Gives each shard's logged changes their positions ({@link ChangesTable#sequence}) and trims them
+ * past retention ({@link ChangesTable#trim}): background work of the one server that drains a
+ * host's outboxes (its lease), at each of its passes, so one sequencer numbers a shard at a time.
+ * A write wakes the pass ({@code OutboxDrain#wake}), so a change is readable a pass after its
+ * commit — a few milliseconds on a quiet host.
+ */
+final class ChangeSequencer {
+  /** Rows numbered per shard and pass; a pass that numbered a full batch is followed by another at once. */
+  static final int BATCH = 1000;
+  /** Rows trimmed per shard and statement. */
+  private static final int TRIM_BATCH = 10_000;
+
+  private final ShardClient client;
+  private final ChangeLogSettings settings;
+  private final Clock clock;
+  private long lastTrimUs;
+
+  ChangeSequencer(ShardClient client, ChangeLogSettings settings, Clock clock) {
+    this.client = client;
+    this.settings = settings;
+    this.clock = clock;
+  }
+
+  /** Numbers what awaits a position on the host's shards; answers how many rows it numbered. */
+  Future<Integer> pass(List<ShardRoute> routes) {
+    if (routes.isEmpty()) {
+      return Future.succeededFuture(0);
+    }
+    return client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes))
+        .compose(waiting -> {
+          Future<Integer> numbered = Future.succeededFuture(0);
+          for (ShardRoute route : routes) {
+            if (waiting.contains(route.shard())) {
+              numbered = numbered.compose(sum -> client.inTransaction(route,
+                      connection -> ChangesTable.INSTANCE.sequence(connection, route, BATCH))
+                  .map(count -> sum + count));
+            }
+          }
+          return numbered;
+        })
+        .compose(numbered -> trimIfDue(routes).map(numbered));
+  }
+
+  /** Every {@link ChangeLogSettings#trimEvery()}: every shard's changes older than the retention window, or beyond its row bound, deleted. */
+  private Future<Void> trimIfDue(List<ShardRoute> routes) {
+    long now = SqlValues.nowMicros(clock);
+    if (now - lastTrimUs < settings.trimEvery().toNanos() / 1000) {
+      return Future.succeededFuture();
+    }
+    lastTrimUs = now;
+    long before = now - settings.retention().toNanos() / 1000;
+    List<Future<Integer>> trims = new ArrayList<>();
+    for (ShardRoute route : routes) {
+      trims.add(client.write(route,
+          sql -> ChangesTable.INSTANCE.trim(sql, route, before, settings.maxPerShard(), TRIM_BATCH)));
+    }
+    return Future.join(trims).mapEmpty();
+  }
+}

@@ -1,0 +1,189 @@
+package io.quiver.store.internal.table;
+
+import io.quiver.store.internal.sql.InLists;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * {@code changes}: the shard's change log, one row per committed change of a node or an edge copy,
+ * appended in the write's own transaction (as the outbox is), so a change is logged if and only if
+ * it committed.
+ *
+ * <h2>Positions</h2>
+ * A row's {@code id} (AUTO_INCREMENT) is taken when its INSERT runs, not when its transaction
+ * commits: a transaction that commits late makes a lower id visible after higher ones, and a reader
+ * that kept "the highest id seen" would skip it for ever (the outbox's header says the same of its
+ * entries). So a reader never sees ids. A row is given its <em>position</em> ({@code pos}) by the
+ * shard's sequencer ({@link #sequence}), one at a time per shard, which numbers the rows still
+ * without one in id order, after the highest position given: positions follow the order in which
+ * changes became visible, and a late commit gets a later position instead of a skipped one. Two
+ * changes of one node or one edge list are serialized by their row locks, so the later one's INSERT
+ * comes after the earlier one's commit and its id, and so its position, is higher: per key,
+ * positions follow commit order. The {@code pos} column is unique, so two sequencers racing (a lease
+ * changing hands) cannot give one position twice: one of them fails and the next pass goes on.
+ *
+ * <p>Positions live in the shard's database, so they move with the shard (a move copies this table
+ * with the others) and survive a failover (it is replicated like the rest).
+ *
+ * <h2>Retention</h2>
+ * {@link #trim} deletes sequenced rows older than the retention window or beyond its row bound,
+ * but never a shard's newest sequenced row: it carries the highest position, so the sequencer
+ * continues from it, and the oldest row kept tells a reader how far back the log reaches.
+ */
+public final class ChangesTable implements ShardTable {
+  public static final ChangesTable INSTANCE = new ChangesTable();
+  private static final List<String> COLUMNS = List.of("id", "pos", "type_name", "event", "written_us");
+
+  private ChangesTable() {}
+
+  @Override
+  public String name() {
+    return "changes";
+  }
+
+  @Override
+  public List<String> columns() {
+    return COLUMNS;
+  }
+
+  @Override
+  public List<String> key() {
+    return List.of("id");
+  }
+
+  @Override
+  public String ddl(int shard) {
+    return "CREATE TABLE IF NOT EXISTS " + on(shard) + " ("
+        + " id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+        + " pos BIGINT UNSIGNED NULL,"
+        + " type_name VARCHAR(64) NOT NULL,"
+        + " event MEDIUMTEXT NOT NULL,"
+        + " written_us BIGINT NOT NULL,"
+        + " UNIQUE KEY pos (pos)"
+        + ") ENGINE=InnoDB";
+  }
+
+  /** One change to append: the type it concerns (node or edge type, for filtering) and its event as JSON text. */
+  public record Entry(String typeName, String event) {}
+
+  /** A sequenced row: its position, the type it concerns, its event as JSON text, and when it was written. */
+  public record Logged(long position, String typeName, String event, long writtenUs) {}
+
+  /** The positions a shard's log holds now: the oldest kept and the newest (both 0 when it holds none). */
+  public record Bounds(long oldest, long newest) {}
+
+  /**
+   * Appends {@code entries} inside the transaction of the write that made them, in statements of a
+   * power-of-two number of rows each (a batch of 13 is 8, 4 and 1), so the statement shapes a
+   * connection prepares stay few.
+   */
+  public Future<Void> append(SqlConnection connection, ShardRoute route, List<Entry> entries, long writtenUs) {
+    List<Future<?>> sent = new ArrayList<>();
+    int from = 0;
+    while (from < entries.size()) {
+      int size = Integer.highestOneBit(entries.size() - from);
+      List<Object> arguments = new ArrayList<>(size * 3);
+      StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard()))
+          .append(" (type_name, event, written_us) VALUES ");
+      for (Entry entry : entries.subList(from, from + size)) {
+        sql.append(arguments.isEmpty() ? "" : ", ").append("(?, ?, ?)");
+        arguments.add(entry.typeName());
+        arguments.add(entry.event());
+        arguments.add(writtenUs);
+      }
+      sent.add(connection.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)));
+      from += size;
+    }
+    return Future.all(sent).mapEmpty();
+  }
+
+  /** Which of {@code routes}' shards hold rows without a position, in one statement however many shards. */
+  public Future<Set<Integer>> shardsToSequence(SqlClient client, List<ShardRoute> routes) {
+    if (routes.isEmpty()) {
+      return Future.succeededFuture(Set.of());
+    }
+    StringBuilder sql = new StringBuilder();
+    List<Object> arguments = new ArrayList<>(routes.size());
+    for (ShardRoute route : routes) {
+      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard FROM ").append(on(route.shard()))
+          .append(" WHERE pos IS NULL LIMIT 1)");
+      arguments.add(route.shard());
+    }
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+      Set<Integer> shards = new TreeSet<>();
+      rows.forEach(row -> shards.add(row.getInteger("shard")));
+      return shards;
+    });
+  }
+
+  /**
+   * Gives the rows without a position theirs, at most {@code limit}, in id order after the highest
+   * position given; in the caller's transaction, which holds the newest sequenced row's lock so a
+   * second sequencer waits. Answers how many rows it numbered.
+   */
+  public Future<Integer> sequence(SqlConnection connection, ShardRoute route, int limit) {
+    String table = on(route.shard());
+    return connection.query("SELECT COALESCE(MAX(pos), 0) AS newest FROM " + table + " FOR UPDATE").execute()
+        .compose(newest -> connection.preparedQuery("SET @quiver_pos = ?")
+            .execute(Tuple.of(newest.iterator().next().getLong("newest"))))
+        .compose(set -> connection.preparedQuery("UPDATE " + table
+                + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE pos IS NULL ORDER BY id LIMIT ?")
+            .execute(Tuple.of(limit)))
+        .map(updated -> updated.rowCount());
+  }
+
+  /**
+   * The sequenced rows after {@code after}, in position order, at most {@code limit}; of the given
+   * types only when {@code types} is not empty.
+   */
+  public Future<List<Logged>> read(SqlClient client, ShardRoute route, long after, Set<String> types, int limit) {
+    StringBuilder sql = new StringBuilder("SELECT pos, type_name, event, written_us FROM ").append(on(route.shard()))
+        .append(" WHERE pos > ?");
+    List<Object> arguments = new ArrayList<>(types.size() + 2);
+    arguments.add(after);
+    if (!types.isEmpty()) {
+      sql.append(" AND type_name IN (").append(InLists.pad(List.copyOf(types), arguments)).append(")");
+    }
+    sql.append(" ORDER BY pos LIMIT ?");
+    arguments.add(limit);
+    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+      List<Logged> logged = new ArrayList<>();
+      for (Row row : rows) {
+        logged.add(new Logged(row.getLong("pos"), row.getString("type_name"), row.getString("event"),
+            row.getLong("written_us")));
+      }
+      return logged;
+    });
+  }
+
+  /** The oldest and newest positions the shard's log holds. */
+  public Future<Bounds> bounds(SqlClient client, ShardRoute route) {
+    return client.query("SELECT COALESCE(MIN(pos), 0) AS oldest, COALESCE(MAX(pos), 0) AS newest FROM "
+            + on(route.shard())).execute()
+        .map(rows -> {
+          Row row = rows.iterator().next();
+          return new Bounds(row.getLong("oldest"), row.getLong("newest"));
+        });
+  }
+
+  /**
+   * Deletes sequenced rows written before {@code beforeUs}, or more than {@code keep} positions
+   * behind the newest, at most {@code limit} of them; never the newest. Answers how many went.
+   */
+  public Future<Integer> trim(SqlClient client, ShardRoute route, long beforeUs, long keep, int limit) {
+    String table = on(route.shard());
+    return bounds(client, route).compose(bounds -> bounds.newest() == 0 ? Future.succeededFuture(0)
+        : client.preparedQuery("DELETE FROM " + table + " WHERE pos IS NOT NULL AND pos < ?"
+                + " AND (written_us < ? OR pos <= ?) ORDER BY pos LIMIT ?")
+            .execute(Tuple.of(bounds.newest(), beforeUs, bounds.newest() - keep, limit))
+            .map(deleted -> deleted.rowCount()));
+  }
+}
