@@ -158,6 +158,12 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
         replication, failover, replicaReads, changeLog);
   }
 
+  /** The same configuration with the shards' change logs kept as {@code settings} says. */
+  public QuiverConfig withChangeLog(ChangeLogSettings settings) {
+    return new QuiverConfig(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, replication, failover,
+        replicaReads, settings);
+  }
+
   public static QuiverConfig load(Path file) {
     try {
       return parse(new ObjectMapper().readTree(Files.readAllBytes(file)));

@@ -110,6 +110,7 @@ class ShardMoveTest {
   @Order(1)
   void twoShardsMovedUnderLoad_keepEveryAcknowledgedWrite_andRefuseWritesOnlyBriefly() throws Exception {
     Set<Integer> moving = Set.of(20, 21);
+    String logStart = first.call(GET, "/v1/changes?after=now&shards=16-23&limit=1").body().get("cursor").asText();
     Load load = new Load(moving);
     load.start();
     Thread.sleep(1000);
@@ -164,6 +165,42 @@ class ShardMoveTest {
           .as("follows of " + user).isEqualTo(follows.getOrDefault(user, Set.of()).size());
       assertThat(first.call(GET, "/v1/nodes/" + user + "/edges/followed_by/count").body().get("count").asLong())
           .as("followers of " + user).isEqualTo(followers.getOrDefault(user, Set.of()).size());
+    }
+
+    // The change log read across the move, from a cursor taken before it: every acknowledged write
+    // there, no position twice, each shard's positions in order — those of the moved shards too.
+    Await.until("every acknowledged bio in the change log", Duration.ofSeconds(30),
+        () -> changesSince(logStart).stream().map(event -> event.at("/data/bio").asText()).collect(
+            java.util.stream.Collectors.toSet()).containsAll(load.lastBio.values()));
+    List<JsonNode> logged = changesSince(logStart);
+    Set<String> loggedEdges = new HashSet<>();
+    Map<Integer, Long> lastPosition = new HashMap<>();
+    for (JsonNode event : logged) {
+      int shard = event.get("shard").asInt();
+      long position = event.get("position").asLong();
+      assertThat(position).as("positions of shard " + shard + " in order, none twice")
+          .isGreaterThan(lastPosition.getOrDefault(shard, 0L));
+      lastPosition.put(shard, position);
+      if (event.path("copy").asText().equals("forward") && event.path("type").asText().equals("follows")) {
+        loggedEdges.add(event.get("from").asText() + ">" + event.get("to").asText());
+      }
+    }
+    assertThat(loggedEdges).as("every acknowledged edge logged")
+        .containsAll(load.edges.stream().map(edge -> edge.get(0) + ">" + edge.get(1)).toList());
+    assertThat(lastPosition).as("the moved shards logged across the move").containsKeys(20, 21);
+  }
+
+  /** Every event of shards 16-23 after {@code cursor}, read page by page through the first server. */
+  private static List<JsonNode> changesSince(String cursor) {
+    List<JsonNode> events = new ArrayList<>();
+    String at = cursor;
+    while (true) {
+      JsonNode page = first.call(GET, "/v1/changes?shards=16-23&limit=1000&after=" + at).body();
+      page.get("events").forEach(events::add);
+      at = page.get("cursor").asText();
+      if (page.get("events").isEmpty()) {
+        return events;
+      }
     }
   }
 
