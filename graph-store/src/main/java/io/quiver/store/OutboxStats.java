@@ -6,5 +6,7 @@ package io.quiver.store;
  * @param pending entries waiting to be applied
  * @param parked entries set aside after repeated failures, each with its error
  * @param oldestPendingAgeMillis age of the oldest pending entry; 0 when none is pending
+ * @param changeLogLagMillis age of the oldest committed change the host's change logs have not yet
+ *     numbered, so that no consumer can read it yet; 0 when every change is readable
  */
-public record OutboxStats(long pending, long parked, long oldestPendingAgeMillis) {}
+public record OutboxStats(long pending, long parked, long oldestPendingAgeMillis, long changeLogLagMillis) {}

@@ -28,6 +28,7 @@ public final class QuiverMetrics {
   private final MultiGauge pending;
   private final MultiGauge parked;
   private final MultiGauge oldestAge;
+  private final MultiGauge changeLogLag;
   private final MultiGauge poolSize;
   private final MultiGauge replicas;
   private final MultiGauge degraded;
@@ -50,6 +51,9 @@ public final class QuiverMetrics {
         .description("outbox entries set aside after repeated failures").register(registry);
     this.oldestAge = MultiGauge.builder("quiver.outbox.oldest.pending.age").baseUnit("seconds")
         .description("age of the oldest pending outbox entry of a host").register(registry);
+    this.changeLogLag = MultiGauge.builder("quiver.changes.lag").baseUnit("seconds")
+        .description("age of the oldest committed change of a host not yet numbered in its change log, so not yet"
+            + " readable by consumers; 0 when every change is").register(registry);
     this.poolSize = MultiGauge.builder("quiver.pool.connections")
         .description("connections open in a host's pool").register(registry);
     this.replicas = MultiGauge.builder("quiver.host.replicas")
@@ -119,6 +123,7 @@ public final class QuiverMetrics {
     pending.register(rows(stats, OutboxStats::pending), true);
     parked.register(rows(stats, OutboxStats::parked), true);
     oldestAge.register(rows(stats, s -> s.oldestPendingAgeMillis() / 1000.0), true);
+    changeLogLag.register(rows(stats, s -> s.changeLogLagMillis() / 1000.0), true);
     List<MultiGauge.Row<?>> pools = new ArrayList<>();
     telemetry.poolSizes().forEach((host, size) -> pools.add(MultiGauge.Row.of(Tags.of("host", host), size)));
     poolSize.register(pools, true);

@@ -192,5 +192,6 @@ class InverseApiTest {
     assertThat(text).contains("quiver_outbox_pending{host=\"h1\"}").contains("quiver_outbox_pending{host=\"h2\"}");
     assertThat(text).contains("quiver_outbox_oldest_pending_age_seconds{host=\"h1\"}");
     assertThat(text).contains("quiver_outbox_parked{host=\"h2\"}");
+    assertThat(text).contains("quiver_changes_lag_seconds{host=\"h1\"}");
   }
 }

@@ -9,6 +9,7 @@ import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.ChangesTable;
 import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -136,13 +137,17 @@ final class OutboxDrainer {
         .compose(sum -> sequencer.pass(routes).map(numbered -> sum + numbered));
   }
 
-  /** The host's outbox figures now: one depth statement per writable shard. */
+  /** The host's outbox figures now: one depth statement per writable shard, one for its change logs' lag. */
   Future<OutboxStats> measure() {
+    List<ShardRoute> routes = writableShards();
     List<Future<OutboxTable.Depth>> depths = new ArrayList<>();
-    for (ShardRoute route : writableShards()) {
+    for (ShardRoute route : routes) {
       depths.add(parts.client().read(route, sql -> OutboxTable.INSTANCE.depth(sql, route)));
     }
-    return Future.all(depths).map(all -> OutboxFigures.of(all.list(), nowUs()));
+    Future<Long> unnumbered = routes.isEmpty() ? Future.succeededFuture(null)
+        : parts.client().read(routes.get(0), sql -> ChangesTable.INSTANCE.oldestUnnumbered(sql, routes));
+    return Future.all(Future.all(depths), unnumbered)
+        .map(all -> OutboxFigures.of(depths.stream().map(Future::result).toList(), unnumbered.result(), nowUs()));
   }
 
   /** A read-only or offline shard is skipped until it is writable again. */

@@ -5,14 +5,18 @@ import io.quiver.store.internal.table.OutboxTable;
 import java.util.List;
 
 /**
- * One host's outbox figures from its shards' depths. Measured when asked (a scrape of
+ * One host's outbox figures from its shards' depths, and how far its change logs' numbering lags. Measured when asked (a scrape of
  * {@code /metrics}), never by the drainer's passes: an idle drainer costs one statement per shard
  * and pass, not two.
  */
 final class OutboxFigures {
   private OutboxFigures() {}
 
-  static OutboxStats of(List<OutboxTable.Depth> depths, long nowUs) {
+  /**
+   * @param oldestUnnumberedUs when the oldest change not yet numbered in the host's change logs was
+   *     written; null when there is none
+   */
+  static OutboxStats of(List<OutboxTable.Depth> depths, Long oldestUnnumberedUs, long nowUs) {
     long pending = 0;
     long parked = 0;
     Long oldest = null;
@@ -24,6 +28,7 @@ final class OutboxFigures {
       }
     }
     long ageMillis = oldest == null ? 0 : Math.max(0, (nowUs - oldest) / 1000);
-    return new OutboxStats(pending, parked, ageMillis);
+    long changeLogLagMillis = oldestUnnumberedUs == null ? 0 : Math.max(0, (nowUs - oldestUnnumberedUs) / 1000);
+    return new OutboxStats(pending, parked, ageMillis, changeLogLagMillis);
   }
 }

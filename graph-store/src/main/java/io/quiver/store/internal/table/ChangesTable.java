@@ -125,6 +125,20 @@ public final class ChangesTable implements ShardTable {
   }
 
   /**
+   * When the oldest row without a position on {@code routes}' shards was written, in one statement;
+   * null when every row has one.
+   */
+  public Future<Long> oldestUnnumbered(SqlClient client, List<ShardRoute> routes) {
+    StringBuilder sql = new StringBuilder("SELECT MIN(oldest) AS oldest FROM (");
+    for (int i = 0; i < routes.size(); i++) {
+      sql.append(i == 0 ? "" : " UNION ALL ").append("(SELECT MIN(written_us) AS oldest FROM ")
+          .append(on(routes.get(i).shard())).append(" WHERE pos IS NULL)");
+    }
+    return client.query(sql.append(") unnumbered").toString()).execute()
+        .map(rows -> rows.iterator().next().getLong("oldest"));
+  }
+
+  /**
    * Gives the rows without a position theirs, at most {@code limit}, in id order after the highest
    * position given; in the caller's transaction, which holds the newest sequenced row's lock so a
    * second sequencer waits. Answers how many rows it numbered.
