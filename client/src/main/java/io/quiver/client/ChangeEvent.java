@@ -3,7 +3,9 @@ package io.quiver.client;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * One committed change, as the change log answers it ({@link QuiverClient#changes}).
+ * One committed change, as the change log answers it ({@link QuiverClient#changes}); or, while
+ * following ({@link QuiverClient#follow}), a heartbeat ({@link #heartbeat()}): after 5 s without a
+ * change the server says it is still there, with the cursor a consumer stands at.
  *
  * @param cursor where a consumer stands once it has processed this event: keep it, and resume from it
  * @param shard the shard whose log holds it
@@ -17,7 +19,15 @@ import com.fasterxml.jackson.databind.JsonNode;
  *     {@code state}, the after-image {@code data}, and {@code writtenAt}
  */
 public record ChangeEvent(String cursor, int shard, long position, String kind, String change, JsonNode event) {
+  /** Whether this is a heartbeat, not a change: only its cursor means something. */
+  public boolean heartbeat() {
+    return kind.equals("heartbeat");
+  }
+
   static ChangeEvent of(JsonNode line) {
+    if (line.path("heartbeat").asBoolean(false)) {
+      return new ChangeEvent(line.path("cursor").asText(), -1, -1, "heartbeat", "", line);
+    }
     return new ChangeEvent(line.path("cursor").asText(), line.path("shard").asInt(), line.path("position").asLong(),
         line.path("kind").asText(), line.path("change").asText(), line);
   }

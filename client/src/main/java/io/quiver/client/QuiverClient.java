@@ -396,7 +396,9 @@ public final class QuiverClient implements AutoCloseable {
    * Follows the change log from {@code after} ({@code null}: the start of what it keeps; {@code
    * "now"}: from now on): the events as they are logged, for as long as the stream is read, over one
    * response ({@code follow=true}). The stream blocks for the next event; close it to stop. Each
-   * event's cursor is where to resume after a crash. Refused before the first event (a bad cursor,
+   * event's cursor is where to resume after a crash. After 5 s without a change the stream yields a
+   * heartbeat ({@link ChangeEvent#heartbeat()}): the server is there, and its cursor is where the
+   * consumer stands — a consumer that must not block for ever checks its own condition then. Refused before the first event (a bad cursor,
    * one past retention) with a {@link QuiverException}; a stream the server ends with an error
    * throws one from the stream.
    */
@@ -421,7 +423,6 @@ public final class QuiverClient implements AutoCloseable {
                 line.path("details"), null);
           }
         })
-        .filter(line -> !line.has("heartbeat"))
         .map(ChangeEvent::of);
   }
 

@@ -41,6 +41,9 @@ public final class ChangeLogBenchmark {
         Iterator<ChangeEvent> next = stream.iterator();
         while (next.hasNext()) {
           ChangeEvent event = next.next();
+          if (event.heartbeat()) {
+            continue;
+          }
           events++;
           if (event.position() >= last.position(event.shard()) && caughtUp(event.cursor(), last)) {
             break;

@@ -41,7 +41,7 @@ final class ChangesCommand extends RemoteCommand {
       return 0;
     }
     try (Stream<ChangeEvent> events = quiver.follow(after, only)) {
-      events.forEach(event -> {
+      events.filter(event -> !event.heartbeat()).forEach(event -> {
         out.println(event.event());
         out.flush();
       });
