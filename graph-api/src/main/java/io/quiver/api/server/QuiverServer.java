@@ -7,6 +7,7 @@ import io.quiver.api.metrics.QuiverMetrics;
 import io.quiver.cache.CacheInvalidations;
 import io.quiver.cache.CachingGraphStore;
 import io.quiver.core.GraphException;
+import io.quiver.core.UnhandledErrors;
 import io.quiver.fleet.AdminService;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaWatcher;
@@ -110,7 +111,7 @@ public final class QuiverServer implements AutoCloseable {
     schemas.awaitInitialized(STARTUP_TIMEOUT);
 
     int cores = Runtime.getRuntime().availableProcessors();
-    Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores));
+    Vertx vertx = UnhandledErrors.install(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores)));
     started.add(() -> vertx.close().await());
     GraphBackend backend = GraphStore.builder(vertx)
         .pools(config.mysql())
