@@ -66,7 +66,7 @@ public final class ReplicatedFleet implements AutoCloseable {
         List.of(new ShardSpan(firstShard, firstShard + 7)), Map.of());
     hosts.provision(map, hosts.schema());
     new ShardMapStore(hosts.curator(), mapPath).publish(map);
-    vertx = io.quiver.core.UnhandledErrors.install(Vertx.vertx());
+    vertx = io.quiver.store.UnhandledErrors.install(Vertx.vertx());
     watcher = new ShardMapWatcher(hosts.curator(), mapPath);
     watcher.start();
     watcher.awaitFirst(Duration.ofSeconds(10));

@@ -16,7 +16,7 @@ public final class StoreFixture implements AutoCloseable {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
   public final TestBackend hosts = TestBackend.get();
-  public final Vertx vertx = io.quiver.core.UnhandledErrors.install(Vertx.vertx());
+  public final Vertx vertx = io.quiver.store.UnhandledErrors.install(Vertx.vertx());
   public final ShardMapWatcher watcher;
   public final GraphBackend backend;
   /** The backend's graph operations, uncached. */

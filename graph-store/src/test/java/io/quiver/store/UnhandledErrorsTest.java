@@ -1,4 +1,4 @@
-package io.quiver.core;
+package io.quiver.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

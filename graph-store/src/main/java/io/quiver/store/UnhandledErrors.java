@@ -1,4 +1,4 @@
-package io.quiver.core;
+package io.quiver.store;
 
 import io.vertx.core.Vertx;
 import org.slf4j.Logger;
@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
  * completion only throws "Promise already completed" into the context
  * (eclipse-vertx/vertx-sql-client#1567, fixed upstream by #1620 in a release newer than the one this
  * build can use). Logged at ERROR it reads as a failure in every failover; it is logged at DEBUG.
+ * It lives in graph-store, the one module that knows the SQL client.
  */
 public final class UnhandledErrors {
   private static final Logger log = LoggerFactory.getLogger(UnhandledErrors.class);
