@@ -150,11 +150,13 @@ public final class DefaultBackend implements GraphBackend {
 
   /** A change committed on a shard: its host's drainer numbers it in the log ({@code ChangeSequencer}). */
   private void wakeSequencer(GraphChange change) {
-    if (change instanceof GraphChange.NodeChange node) {
-      outboxWritten(node.id().shard());
-    } else if (change instanceof GraphChange.ListChange list) {
-      outboxWritten(list.from().shard());
-    }
+    outboxWritten(shardOf(change));
+  }
+
+  /** The shard a change was made on: its node's, or its list's FROM node's. */
+  private static int shardOf(GraphChange change) {
+    return change instanceof GraphChange.NodeChange node ? node.id().shard()
+        : ((GraphChange.ListChange) change).from().shard();
   }
 
   /** A write committed an outbox entry on {@code shard}: its drainer, if this server runs it, passes now. */
@@ -216,11 +218,9 @@ public final class DefaultBackend implements GraphBackend {
    */
   @Override
   public void committedElsewhere(GraphChange change) {
-    if (change instanceof GraphChange.NodeChange node) {
-      outboxWritten(node.id().shard());
-    } else if (change instanceof GraphChange.ListChange list && schemas.current().edgeType(list.edgeType())
-        .map(type -> type.inverse() != null).orElse(false)) {
-      outboxWritten(list.from().shard());
+    if (change instanceof GraphChange.NodeChange || change instanceof GraphChange.ListChange list
+        && schemas.current().edgeType(list.edgeType()).map(type -> type.inverse() != null).orElse(false)) {
+      outboxWritten(shardOf(change));
     }
   }
 

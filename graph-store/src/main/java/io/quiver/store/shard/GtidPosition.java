@@ -29,22 +29,42 @@ public record GtidPosition(Map<Long, Long> sequences) {
    * @throws GraphException INVALID_ARGUMENT when it is not {@code domain-server-sequence,…}
    */
   public static GtidPosition parse(String text) {
-    if (text == null || text.isBlank()) {
-      return EMPTY;
-    }
     Map<Long, Long> sequences = new TreeMap<>();
+    gtids(text, (domain, server, sequence) -> sequences.merge(domain, sequence, Math::max));
+    return new GtidPosition(sequences);
+  }
+
+  /** One GTID of a list: its domain, server and sequence number. */
+  @FunctionalInterface
+  private interface Gtid {
+    void take(long domain, long server, long sequence);
+  }
+
+  /**
+   * Each GTID of MariaDB's text form ({@code domain-server-sequence,…}; null or blank holds none),
+   * handed to {@code each}.
+   *
+   * @throws GraphException INVALID_ARGUMENT for one that is not {@code domain-server-sequence}
+   */
+  private static void gtids(String text, Gtid each) {
+    if (text == null || text.isBlank()) {
+      return;
+    }
     for (String gtid : text.split(",")) {
-      String[] parts = gtid.trim().split("-");
-      if (parts.length != 3) {
-        throw GraphException.invalid("'" + gtid.trim() + "' is not a GTID (domain-server-sequence)");
+      String trimmed = gtid.trim();
+      if (trimmed.isEmpty()) {
+        continue;
       }
+      String[] parts = trimmed.split("-");
       try {
-        sequences.merge(Long.parseLong(parts[0]), Long.parseLong(parts[2]), Math::max);
+        if (parts.length != 3) {
+          throw new NumberFormatException();
+        }
+        each.take(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
       } catch (NumberFormatException e) {
-        throw GraphException.invalid("'" + gtid.trim() + "' is not a GTID (domain-server-sequence)");
+        throw GraphException.invalid("'" + trimmed + "' is not a GTID (domain-server-sequence)");
       }
     }
-    return new GtidPosition(sequences);
   }
 
   /** Whether every transaction {@code other} holds is in this position too. */
@@ -84,24 +104,7 @@ public record GtidPosition(Map<Long, Long> sequences) {
   /** A state's last sequence number of each {@code domain-server}. */
   private static Map<String, Long> bySource(String state) {
     Map<String, Long> last = new TreeMap<>();
-    if (state == null || state.isBlank()) {
-      return last;
-    }
-    for (String gtid : state.split(",")) {
-      String trimmed = gtid.trim();
-      if (trimmed.isEmpty()) {
-        continue;
-      }
-      int cut = trimmed.lastIndexOf('-');
-      if (cut <= 0) {
-        throw GraphException.invalid("'" + trimmed + "' is not a GTID (domain-server-sequence)");
-      }
-      try {
-        last.merge(trimmed.substring(0, cut), Long.parseLong(trimmed.substring(cut + 1)), Math::max);
-      } catch (NumberFormatException e) {
-        throw GraphException.invalid("'" + trimmed + "' is not a GTID (domain-server-sequence)");
-      }
-    }
+    gtids(state, (domain, server, sequence) -> last.merge(domain + "-" + server, sequence, Math::max));
     return last;
   }
 }

@@ -6,14 +6,12 @@ import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -205,11 +203,8 @@ public final class HostHealth {
     Probe(Host host) {
       this.host = host;
       // Two connections: the probe's, and the query killer's sweeps (QueryKiller), which never wait behind it.
-      this.pool = HostPools.pool(vertx, host, settings, new PoolOptions()
-          .setName("quiver-probe-" + host.name())
-          .setMaxSize(2)
-          .setConnectionTimeout((int) settings.downAfter().toMillis())
-          .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS), null);
+      this.pool = HostPools.pool(vertx, host, settings, HostPools.probePool("quiver-probe-" + host.name(), 2, settings),
+          null);
     }
 
     void tick(long now) {

@@ -71,15 +71,32 @@ public final class HostPools {
   }
 
   private Pool create(Host host) {
-    PoolOptions pool = new PoolOptions()
-        .setName("quiver-" + host.name())
-        .setMaxSize(settings.maxSize())
+    return pool(vertx, host, settings, requestPool("quiver-" + host.name(), settings.maxSize(), settings),
+        killer == null ? null : id -> killer.opened(host.name(), id));
+  }
+
+  /**
+   * The options of a pool requests borrow from: {@code maxSize} connections, the settings' wait
+   * queue and acquire timeout, idle connections closed after a minute.
+   */
+  static PoolOptions requestPool(String name, int maxSize, PoolSettings settings) {
+    return new PoolOptions()
+        .setName(name)
+        .setMaxSize(maxSize)
         .setMaxWaitQueueSize(settings.maxWaitQueue())
         .setConnectionTimeout((int) settings.acquireTimeout().toMillis())
         .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
         .setIdleTimeout(60)
         .setIdleTimeoutUnit(TimeUnit.SECONDS);
-    return pool(vertx, host, settings, pool, killer == null ? null : id -> killer.opened(host.name(), id));
+  }
+
+  /** The options of a probe's pool: {@code maxSize} connections, each connect bounded by {@code downAfter}. */
+  static PoolOptions probePool(String name, int maxSize, PoolSettings settings) {
+    return new PoolOptions()
+        .setName(name)
+        .setMaxSize(maxSize)
+        .setConnectionTimeout((int) settings.downAfter().toMillis())
+        .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS);
   }
 
   /**

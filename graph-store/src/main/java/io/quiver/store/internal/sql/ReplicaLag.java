@@ -8,17 +8,16 @@ import io.quiver.store.shard.ShardMap;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * How far behind its primary each replica is, measured continuously by this server, and a pool on
@@ -78,7 +77,7 @@ public final class ReplicaLag {
   private final long timer;
   private boolean closed;
   /**
-   * Each host's freshest replica, republished at each beat; whether it is within the bound is
+   * Each host's freshest replica, republished whenever a sample comes in; whether it is within the bound is
    * judged when a read asks ({@link #freshest}), so a replica that falls behind between beats is
    * never used past the bound.
    */
@@ -144,19 +143,18 @@ public final class ReplicaLag {
     watched.values().values().forEach(host -> host.beat(now));
   }
 
-  /** Republishes {@link #freshest}: called, holding the lock, whenever a sample comes in or the map changes. */
+  /**
+   * Republishes {@link #freshest} from each host's own ({@link Watched#best}, recomputed only
+   * when one of its samples comes in); called holding the lock.
+   */
   private void publish() {
     if (closed) {
       return;
     }
     Map<String, Fresh> next = new HashMap<>();
     watched.values().forEach((name, host) -> {
-      for (Replica replica : host.replicas) {
-        long asOf = host.asOf(replica);
-        Fresh best = next.get(name);
-        if (asOf >= 0 && (best == null || asOf > best.asOf())) {
-          next.put(name, new Fresh(replica.address, replica.reads, asOf));
-        }
+      if (host.best != null) {
+        next.put(name, host.best);
       }
     });
     freshest = Map.copyOf(next);
@@ -180,21 +178,22 @@ public final class ReplicaLag {
      * received when last asked, the earliest of those asks (every acknowledged write had reached
      * one of them by then).
      *
-     * @param primary the primary's samples, oldest first
+     * @param primary the primary's samples, oldest first (the last says whether it confirms)
      * @param all the latest sample of every replica the host lists, {@code replica}'s among them
      *     (null for one not yet answered)
      */
-    static long asOf(List<PrimarySample> primary, ReplicaSample replica, List<ReplicaSample> all) {
+    static long asOf(Collection<PrimarySample> primary, ReplicaSample replica, List<ReplicaSample> all) {
       if (replica == null) {
         return -1;
       }
       long asOf = -1;
+      boolean confirmed = false;
       for (PrimarySample sample : primary) {
         if (replica.applied().covers(sample.position())) {
           asOf = Math.max(asOf, sample.sentAt());
         }
+        confirmed = sample.replicaConfirms();
       }
-      boolean confirmed = !primary.isEmpty() && primary.get(primary.size() - 1).replicaConfirms();
       if (confirmed) {
         long earliest = Long.MAX_VALUE;
         for (ReplicaSample other : all) {
@@ -217,11 +216,13 @@ public final class ReplicaLag {
     /** The primary's answered samples, oldest first, kept for twice the bound. */
     private final Deque<PrimarySample> samples = new ArrayDeque<>();
     private boolean primaryAsked;
+    /** The freshest replica as of the last sample; null while none is known current. */
+    private Fresh best;
 
     Watched(Host host) {
       this.host = host;
       this.primaryProbe = host.replicas().isEmpty() ? null : probePool(host.name(), host.primary());
-      host.replicas().forEach(address -> replicas.add(new Replica(host.name(), address)));
+      host.replicas().forEach(address -> replicas.add(new Replica(this, host.name(), address)));
     }
 
     void beat(long now) {
@@ -242,6 +243,7 @@ public final class ReplicaLag {
               while (samples.size() > 1 && samples.peekFirst().sentAt() < now - 2 * settings.maxLag().toMillis()) {
                 samples.removeFirst();
               }
+              refresh();
               publish();
             }
           }
@@ -253,7 +255,19 @@ public final class ReplicaLag {
     long asOf(Replica replica) {
       List<ReplicaSample> all = new ArrayList<>();
       replicas.forEach(each -> all.add(each.latest));
-      return Freshness.asOf(List.copyOf(samples), replica.latest, all);
+      return Freshness.asOf(samples, replica.latest, all);
+    }
+
+    /** Recomputes {@link #best} from the samples now; called when one of this host's comes in. */
+    void refresh() {
+      Fresh freshest = null;
+      for (Replica replica : replicas) {
+        long asOf = asOf(replica);
+        if (asOf >= 0 && (freshest == null || asOf > freshest.asOf())) {
+          freshest = new Fresh(replica.address, replica.reads, asOf);
+        }
+      }
+      best = freshest;
     }
 
     long lag(Replica replica, long now) {
@@ -273,23 +287,20 @@ public final class ReplicaLag {
 
   /** One replica: its probe, its latest sample, and its pool for reads. Guarded by the owner's lock. */
   private final class Replica {
+    /** The host it replicates, whose freshest replica it may change. */
+    private final Watched owner;
     private final String address;
     private final Pool probe;
     private final Pool reads;
     private ReplicaSample latest;
     private boolean asked;
 
-    Replica(String hostName, String address) {
+    Replica(Watched owner, String hostName, String address) {
+      this.owner = owner;
       this.address = address;
       this.probe = probePool(hostName, address);
-      this.reads = HostPools.pool(vertx, new Host(hostName, address, List.of()), pools, new PoolOptions()
-          .setName("quiver-replica-" + hostName + "-" + address)
-          .setMaxSize(settings.poolSize())
-          .setMaxWaitQueueSize(pools.maxWaitQueue())
-          .setConnectionTimeout((int) pools.acquireTimeout().toMillis())
-          .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS)
-          .setIdleTimeout(60)
-          .setIdleTimeoutUnit(TimeUnit.SECONDS), null);
+      this.reads = HostPools.pool(vertx, new Host(hostName, address, List.of()), pools,
+          HostPools.requestPool("quiver-replica-" + hostName + "-" + address, settings.poolSize(), pools), null);
     }
 
     void beat(long now) {
@@ -307,6 +318,7 @@ public final class ReplicaLag {
                     GtidPosition.parse(row.getString("Gtid_IO_Pos")));
               }
             }
+            owner.refresh();
             publish();
           }
         }
@@ -319,10 +331,7 @@ public final class ReplicaLag {
   }
 
   private Pool probePool(String hostName, String address) {
-    return HostPools.pool(vertx, new Host(hostName, address, List.of()), pools, new PoolOptions()
-        .setName("quiver-lag-" + hostName + "-" + address)
-        .setMaxSize(1)
-        .setConnectionTimeout((int) pools.downAfter().toMillis())
-        .setConnectionTimeoutUnit(TimeUnit.MILLISECONDS), null);
+    return HostPools.pool(vertx, new Host(hostName, address, List.of()), pools,
+        HostPools.probePool("quiver-lag-" + hostName + "-" + address, 1, pools), null);
   }
 }
