@@ -1,11 +1,14 @@
 package io.quiver.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One committed change, as the change log answers it ({@link QuiverClient#changes}); or, while
  * following ({@link QuiverClient#follow}), a heartbeat ({@link #heartbeat()}): after 5 s without a
- * change the server says it is still there, with the cursor a consumer stands at.
+ * change the server says it is still there, with the cursor a consumer stands at; or, for a member of
+ * a consumer group ({@link QuiverClient#followGroup}), the shards the group dealt it ({@link #assigned()}).
  *
  * @param cursor where a consumer stands once it has processed this event: keep it, and resume from it
  * @param shard the shard whose log holds it
@@ -24,9 +27,27 @@ public record ChangeEvent(String cursor, int shard, long position, String kind, 
     return kind.equals("heartbeat");
   }
 
+  /**
+   * Whether this is a consumer group's deal, not a change ({@link QuiverClient#followGroup}): the
+   * shards this member reads from now on ({@link #assignedShards()}), and its cursor over them.
+   */
+  public boolean assigned() {
+    return kind.equals("assigned");
+  }
+
+  /** The shards a group's deal gave this member; empty for anything but {@link #assigned()}. */
+  public List<Integer> assignedShards() {
+    List<Integer> shards = new ArrayList<>();
+    event.path("assigned").forEach(shard -> shards.add(shard.asInt()));
+    return List.copyOf(shards);
+  }
+
   static ChangeEvent of(JsonNode line) {
     if (line.path("heartbeat").asBoolean(false)) {
       return new ChangeEvent(line.path("cursor").asText(), -1, -1, "heartbeat", "", line);
+    }
+    if (line.has("assigned")) {
+      return new ChangeEvent(line.path("cursor").asText(), -1, -1, "assigned", "", line);
     }
     return new ChangeEvent(line.path("cursor").asText(), line.path("shard").asInt(), line.path("position").asLong(),
         line.path("kind").asText(), line.path("change").asText(), line);

@@ -403,7 +403,54 @@ public final class QuiverClient implements AutoCloseable {
    * throws one from the stream.
    */
   public Stream<ChangeEvent> follow(String after, List<String> types) {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(base + changesPath(after, types, 100, true)))
+    return followLines(changesPath(after, types, 100, true));
+  }
+
+  /**
+   * Follows the change log as {@code member} of the consumer group {@code group}
+   * ({@code follow=true&group=…&member=…}): the group deals its shards among the members following,
+   * and this stream yields the events of this member's share. When the deal changes (a member came
+   * or went), the stream first yields an {@link ChangeEvent#assigned()} event with the new shards
+   * and the cursor over them, then their events — from where the group's commits left each shard.
+   * Commit as you process ({@link #commit}); what was processed after the last commit is read again
+   * by the shard's next owner (at least once). {@code after} ({@code null}: the start of what the log
+   * keeps; {@code "now"}; a cursor) is where a shard the group never committed is read from. The
+   * stream ends with a {@link QuiverException} when the membership ends (another consumer joined
+   * under the same name, or the server lost ZooKeeper): follow again to rejoin.
+   */
+  public Stream<ChangeEvent> followGroup(String group, String member, String after, List<String> types) {
+    return followLines(changesPath(after, types, 100, true) + "&group=" + URLEncoder.encode(group, StandardCharsets.UTF_8)
+        + "&member=" + URLEncoder.encode(member, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * What a consumer group's commit did ({@link #commit}).
+   *
+   * @param committed the group's positions after it, as a cursor
+   * @param shards the shards whose positions it gave (those the member owns)
+   * @param ignored the cursor's other shards, left as they were
+   */
+  public record GroupCommit(String committed, List<Integer> shards, List<Integer> ignored) {}
+
+  /**
+   * Commits {@code member}'s progress in {@code group}: the positions of {@code cursor} (the cursor
+   * of the last event it processed) on the shards it owns now; a position never moves back ({@code
+   * POST /v1/changes/groups/{group}/commit}). A {@link QuiverException} 404 when the member is no
+   * longer in the group (its follow ended): its shards are others' now.
+   */
+  public GroupCommit commit(String group, String member, String cursor) {
+    ObjectNode body = MAPPER.createObjectNode().put("member", member).put("cursor", cursor);
+    JsonNode answer = join(call("POST", "/v1/changes/groups/" + URLEncoder.encode(group, StandardCharsets.UTF_8)
+        + "/commit", body, null));
+    List<Integer> shards = new ArrayList<>();
+    answer.path("shards").forEach(shard -> shards.add(shard.asInt()));
+    List<Integer> ignored = new ArrayList<>();
+    answer.path("ignored").forEach(shard -> ignored.add(shard.asInt()));
+    return new GroupCommit(answer.path("committed").asText(), List.copyOf(shards), List.copyOf(ignored));
+  }
+
+  private Stream<ChangeEvent> followLines(String path) {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(base + path))
         .header("Accept", "application/x-ndjson").GET().build();
     HttpResponse<Stream<String>> response = lines(request);
     Stream<String> lines = response.body();

@@ -20,6 +20,9 @@ public interface GraphBackend {
   /** Every shard's durable log of its committed changes, as consumers outside the process follow it. */
   ChangeLog changeLog();
 
+  /** The change log's consumer groups: members splitting the shards, and the positions they commit. */
+  ChangeGroups changeGroups();
+
   StoreTelemetry telemetry();
 
   /**

@@ -62,6 +62,14 @@ public final class GraphStoreBuilder {
       return shardMapPath + "-move";
     }
 
+    /**
+     * Where the change log's consumer groups keep their members and committed positions ({@code
+     * <shardMapPath>-change-groups}, a directory per group).
+     */
+    public String changeGroupsPath() {
+      return shardMapPath + "-change-groups";
+    }
+
     /** Where running bulk imports hold their names ({@code <schemaPath>-imports}, one ephemeral znode each). */
     public String importsPath() {
       return schemaPath + "-imports";

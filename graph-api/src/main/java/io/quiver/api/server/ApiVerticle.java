@@ -58,11 +58,13 @@ final class ApiVerticle extends VerticleBase {
         services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
     AdminRoutes admin = new AdminRoutes(services.admin(), status, services.config().adminToken());
     admin.mountStreams(router);
-    new ChangesRoute(services.backend().changeLog(), vertx).mount(router);
+    ChangesRoute changes = new ChangesRoute(services.backend().changeLog(), services.backend().changeGroups(), vertx);
+    changes.mount(router);
     router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
     router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
     new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);
     admin.mount(router);
+    changes.mountGroups(router);
     new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);
     new OperationsRoutes(services.metrics()).mount(router);
     new ConsoleRoutes().mount(router);

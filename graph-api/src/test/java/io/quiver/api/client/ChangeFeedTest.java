@@ -2,39 +2,37 @@ package io.quiver.api.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.api.testing.ApiFixture;
 import io.quiver.client.ChangeEvent;
 import io.quiver.client.Node;
 import io.quiver.client.QuiverClient;
 import io.quiver.client.QuiverException;
 import io.quiver.core.testing.Await;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The change log followed over HTTP by a consumer that is cut off at random points and resumes from
- * the cursor of the last event it processed, while eight clients write: it ends having seen every
+ * The change log followed over HTTP by a consumer in a process of its own, killed ({@code kill -9}) at
+ * random points and started again, resuming from the cursor of the last event it processed, while eight clients write: it ends having seen every
  * committed change exactly once, in order per node and per edge list. The default run makes about
  * 2,000 writes; {@code -Dquiver.changes.writes=20000} makes the long one.
  */
 class ChangeFeedTest {
   private static final int WRITERS = 8;
   private static final int WRITES = Integer.getInteger("quiver.changes.writes", 2_000);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static ApiFixture server;
   private static QuiverClient quiver;
 
@@ -50,129 +48,80 @@ class ChangeFeedTest {
     server.close();
   }
 
-  /** What the writers were answered: each node's versions (0 for its deletion), each edge's forward changes. */
-  private static final class Model {
-    final Map<String, List<Long>> nodeVersions = new ConcurrentHashMap<>();
-    final Map<String, List<String>> forwardEdges = new ConcurrentHashMap<>();
-    final AtomicInteger writes = new AtomicInteger();
-
-    void node(long id, long version) {
-      nodeVersions.computeIfAbsent(Long.toString(id), key -> java.util.Collections.synchronizedList(new ArrayList<>()))
-          .add(version);
-      writes.incrementAndGet();
-    }
-
-    void edge(long from, long to, String change) {
-      forwardEdges.computeIfAbsent(from + " follows " + to,
-          key -> java.util.Collections.synchronizedList(new ArrayList<>())).add(change);
-      writes.incrementAndGet();
-    }
-  }
-
   @Test
-  void aConsumerCutOffAtRandomPoints_resumesFromItsLastCursor_andSeesEveryCommittedChangeOnce_inOrderPerKey()
+  void aConsumerProcessKilledAtRandomPoints_resumesFromItsLastCursor_andSeesEveryCommittedChangeOnce_inOrderPerKey()
       throws Exception {
     String start = quiver.changes("now", List.of(), 1).cursor();
-    Model model = new Model();
-    ExecutorService writers = Executors.newFixedThreadPool(WRITERS);
-    for (int w = 0; w < WRITERS; w++) {
-      writers.submit(() -> {
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        List<Node> mine = new ArrayList<>();
-        Set<String> linked = new java.util.HashSet<>();
-        while (model.writes.get() < WRITES) {
-          int roll = random.nextInt(10);
-          if (mine.size() < 2 || roll < 3) {
-            Node node = quiver.createNode("user", Map.of("name", "n"));
-            mine.add(node);
-            model.node(node.id(), node.version());
-          } else if (roll < 6) {
-            Node node = mine.get(random.nextInt(mine.size()));
-            Node updated = quiver.updateNode(node.id(), Map.of("name", "u" + random.nextInt(100)));
-            model.node(node.id(), updated.version());
-          } else if (roll < 8) {
-            Node a = mine.get(random.nextInt(mine.size()));
-            Node b = mine.get(random.nextInt(mine.size()));
-            if (a.id() != b.id() && linked.add(a.id() + ">" + b.id())) {
-              quiver.addEdge(a.id(), "follows", b.id());
-              model.edge(a.id(), b.id(), "added");
-            }
-          } else if (!linked.isEmpty()) {
-            String pair = linked.iterator().next();
-            linked.remove(pair);
-            long from = Long.parseLong(pair.substring(0, pair.indexOf('>')));
-            long to = Long.parseLong(pair.substring(pair.indexOf('>') + 1));
-            quiver.removeEdge(from, "follows", to);
-            model.edge(from, to, "removed");
-          }
-        }
-        return null;
-      });
-    }
+    ChangeWriters writers = ChangeWriters.start(quiver, WRITERS, WRITES);
 
-    // The consumer: follows, processes events, is cut off every so often, resumes from its last cursor.
-    List<ChangeEvent> processed = new ArrayList<>();
-    String cursor = start;
-    int cutOffs = 0;
-    int heartbeats = 0;
-    writers.shutdown();
+    // The consumer: a process of its own, killed (kill -9) at random points and started again; it
+    // resumes from the cursor of the last event its journal holds.
+    Path journal = Files.createTempFile("changes-journal", ".ndjson");
+    Files.delete(journal);
+    int kills = 0;
     long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-    while (System.nanoTime() < deadline) {
-      boolean writersDone = writers.isTerminated();
-      String end = writersDone ? quiver.changes("now", List.of(), 1).cursor() : null;
-      int runFor = ThreadLocalRandom.current().nextInt(1, 400);
-      try (Stream<ChangeEvent> events = quiver.follow(cursor, List.of())) {
-        Iterator<ChangeEvent> next = events.iterator();
-        for (int i = 0; i < runFor && !(writersDone && caughtUp(cursor, end)) && next.hasNext(); i++) {
-          ChangeEvent event = next.next();
-          if (event.heartbeat()) {
-            // Nothing new for 5 s: the writers may have finished since this session began.
-            heartbeats++;
-            cursor = event.cursor();
-            break;
-          }
-          processed.add(event);
-          cursor = event.cursor();
+    String end = null;
+    while (System.nanoTime() < deadline && (end == null || !caughtUp(lastCursor(journal, start), end))) {
+      boolean writersDone = writers.done();
+      Process consumer = consumer(start, journal);
+      try {
+        if (!writersDone) {
+          Thread.sleep(ThreadLocalRandom.current().nextLong(300, 1_500));
+          kills++;
+        } else {
+          end = quiver.changes("now", List.of(), 1).cursor();
+          String target = end;
+          Await.until("the consumer caught up with the log's end", Duration.ofMinutes(2),
+              () -> caughtUp(lastCursor(journal, start), target));
         }
-      }
-      cutOffs++;
-      if (writersDone && caughtUp(cursor, end)) {
-        break;
-      }
-    }
-    assertThat(writers.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
-
-    List<ChangeEvent> mine = new ArrayList<>();
-    for (ChangeEvent event : processed) {
-      String id = event.event().path(event.kind().equals("node") ? "id" : "from").asText();
-      if (model.nodeVersions.containsKey(id)) {
-        mine.add(event);
+      } finally {
+        consumer.destroyForcibly();
+        consumer.waitFor();
       }
     }
-    System.out.printf("change feed: %d writes by %d clients, %d events followed by a consumer cut off %d times"
-        + " (%d heartbeats)%n", model.writes.get(), WRITERS, processed.size(), cutOffs, heartbeats);
-    assertThat(processed.stream().map(ChangeEvent::cursor).toList()).as("no event twice").doesNotHaveDuplicates();
-    // Every committed node version, once, in commit order.
-    Map<String, List<Long>> seenVersions = new ConcurrentHashMap<>();
-    Map<String, List<String>> seenForward = new ConcurrentHashMap<>();
-    Map<String, List<Long>> listVersions = new ConcurrentHashMap<>();
-    for (ChangeEvent event : mine) {
-      if (event.kind().equals("node")) {
-        seenVersions.computeIfAbsent(event.event().path("id").asText(), key -> new ArrayList<>())
-            .add(event.event().path("version").asLong());
+    writers.awaitDone();
+    List<ChangeEvent> processed = new ArrayList<>();
+    int heartbeats = 0;
+    for (String line : Files.readAllLines(journal)) {
+      JsonNode event = JSON.readTree(line);
+      if (event.path("heartbeat").asBoolean(false)) {
+        heartbeats++;
       } else {
-        String list = event.event().path("from").asText() + " " + event.event().path("type").asText();
-        listVersions.computeIfAbsent(list, key -> new ArrayList<>()).add(event.event().path("listVersion").asLong());
-        if (event.event().path("copy").asText().equals("forward")) {
-          seenForward.computeIfAbsent(list + " " + event.event().path("to").asText(), key -> new ArrayList<>())
-              .add(event.change());
-        }
+        processed.add(new ChangeEvent(event.path("cursor").asText(), event.path("shard").asInt(),
+            event.path("position").asLong(), event.path("kind").asText(), event.path("change").asText(), event));
       }
     }
-    assertThat(seenVersions).as("every node version acknowledged, once, in order").isEqualTo(model.nodeVersions);
-    assertThat(seenForward).as("every forward edge change acknowledged, once, in order").isEqualTo(model.forwardEdges);
-    listVersions.forEach((list, versions) -> assertThat(versions).as("list " + list + " in commit order")
-        .isSortedAccordingTo(Long::compare).doesNotHaveDuplicates());
+
+    System.out.printf("change feed: %d writes by %d clients, %d events followed by a consumer process killed %d times"
+        + " (%d heartbeats)%n", writers.writes(), WRITERS, processed.size(), kills, heartbeats);
+    assertThat(processed.stream().map(ChangeEvent::cursor).toList()).as("no event twice").doesNotHaveDuplicates();
+    writers.assertSeen(processed);
+  }
+
+  /** A consumer process ({@link ChangeConsumerMain}) appending to {@code journal}, from {@code start} when it is empty. */
+  private static Process consumer(String start, Path journal) throws IOException {
+    return new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"), "-Xmx64m",
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        ChangeConsumerMain.class.getName(), "http://localhost:" + server.port(), start, journal.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(journal.resolveSibling(journal.getFileName() + ".log").toFile()))
+        .start();
+  }
+
+  /** Where the consumer stands: the cursor of its journal's last whole line, or {@code start}. */
+  private static String lastCursor(Path journal, String start) throws IOException {
+    if (!Files.exists(journal)) {
+      return start;
+    }
+    List<String> lines = Files.readAllLines(journal);
+    for (int i = lines.size() - 1; i >= 0; i--) {
+      try {
+        return JSON.readTree(lines.get(i)).path("cursor").asText();
+      } catch (IOException halfWritten) {
+        // a line being written: the one before it
+      }
+    }
+    return start;
   }
 
   /** Whether {@code cursor} has reached {@code end} on every shard {@code end} names. */

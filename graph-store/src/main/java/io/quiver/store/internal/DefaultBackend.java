@@ -8,6 +8,7 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.BulkImport;
 import io.quiver.store.ChangeFeed;
+import io.quiver.store.ChangeGroups;
 import io.quiver.store.ChangeLog;
 import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.GraphBackend;
@@ -82,6 +83,7 @@ public final class DefaultBackend implements GraphBackend {
   private final MapWrites mapWrites;
   private final ShardClient client;
   private final ChangeLog changeLog;
+  private final ChangeGroups changeGroups;
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
@@ -137,6 +139,8 @@ public final class DefaultBackend implements GraphBackend {
         new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten));
     this.telemetry = new Telemetry();
     this.changeLog = new ChangeReader(router, client);
+    this.changeGroups = new ZkChangeGroups(vertx, paths == null ? null : paths.curator(),
+        paths == null ? null : paths.changeGroupsPath(), () -> router.shardMap().allShards());
     // Every committed change wakes its host's drainer, which numbers the change in the log at once.
     if (drain != null && settings.changeLog().enabled()) {
       changes.subscribe(this::wakeSequencer);
@@ -190,6 +194,11 @@ public final class DefaultBackend implements GraphBackend {
   @Override
   public ChangeLog changeLog() {
     return changeLog;
+  }
+
+  @Override
+  public ChangeGroups changeGroups() {
+    return changeGroups;
   }
 
   @Override

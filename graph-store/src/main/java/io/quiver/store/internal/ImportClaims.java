@@ -1,9 +1,7 @@
 package io.quiver.store.internal;
 
 import io.quiver.core.GraphException;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,26 +45,19 @@ final class ImportClaims {
     if (curator == null) {
       return Future.succeededFuture(new Held(name));
     }
-    Context caller = vertx.getOrCreateContext();
-    Promise<Claim> claimed = Promise.promise();
-    try {
-      curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-          .inBackground((client, event) -> caller.runOnContext(back -> {
-            if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
-              claimed.complete(new Held(name));
-            } else {
-              running.remove(name);
-              claimed.fail(event.getResultCode() == KeeperException.Code.NODEEXISTS.intValue() ? busy(name)
-                  : GraphException.unavailable("could not claim the import's name in ZooKeeper: "
-                      + KeeperException.Code.get(event.getResultCode())));
-            }
-          }))
-          .forPath(path(name));
-    } catch (Exception e) {
-      running.remove(name);
-      return Future.failedFuture(GraphException.unavailable("could not claim the import's name in ZooKeeper: " + e.getMessage()));
-    }
-    return claimed.future();
+    return ZooKeeperCalls.write(vertx.getOrCreateContext(), "claim the import's name",
+            curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL), path(name), new byte[0])
+        .compose(created -> {
+          if (ZooKeeperCalls.is(created, KeeperException.Code.OK)) {
+            return Future.<Claim>succeededFuture(new Held(name));
+          }
+          running.remove(name);
+          return Future.failedFuture(ZooKeeperCalls.is(created, KeeperException.Code.NODEEXISTS) ? busy(name)
+              : ZooKeeperCalls.failed("claim the import's name", created));
+        }, refused -> {
+          running.remove(name);
+          return Future.failedFuture(refused);
+        });
   }
 
   private String path(String name) {
@@ -91,25 +82,22 @@ final class ImportClaims {
       if (curator == null) {
         return Future.succeededFuture();
       }
-      Context caller = vertx.getOrCreateContext();
-      Promise<Void> held = Promise.promise();
-      try {
-        curator.checkExists().inBackground((client, event) -> {
-          boolean ours = event.getStat() != null
-              && event.getStat().getEphemeralOwner() == client.getZookeeperClient().getZooKeeper().getSessionId();
-          caller.runOnContext(back -> {
-            if (ours) {
-              held.complete();
-            } else {
-              held.fail(GraphException.unavailable("import '" + name + "' lost its claim on its name (its ZooKeeper"
-                  + " session ended); what committed stays, and a rerun finishes the rest"));
-            }
+      return ZooKeeperCalls.call(vertx.getOrCreateContext(), "check the import's claim", curator.checkExists(),
+              path(name))
+          .compose(checked -> {
+            boolean ours = checked.getStat() != null && checked.getStat().getEphemeralOwner() == sessionId();
+            return ours ? Future.<Void>succeededFuture()
+                : Future.failedFuture(GraphException.unavailable("import '" + name + "' lost its claim on its name"
+                    + " (its ZooKeeper session ended); what committed stays, and a rerun finishes the rest"));
           });
-        }).forPath(path(name));
+    }
+
+    private long sessionId() {
+      try {
+        return curator.getZookeeperClient().getZooKeeper().getSessionId();
       } catch (Exception e) {
-        held.fail(GraphException.unavailable("could not check the import's claim in ZooKeeper: " + e.getMessage()));
+        return -1;
       }
-      return held.future();
     }
 
     @Override
@@ -122,18 +110,11 @@ final class ImportClaims {
         running.remove(name);
         return Future.succeededFuture();
       }
-      Context caller = vertx.getOrCreateContext();
-      Promise<Void> done = Promise.promise();
-      try {
-        curator.delete().guaranteed().inBackground((client, event) -> caller.runOnContext(back -> {
-          running.remove(name);
-          done.complete();
-        })).forPath(path(name));
-      } catch (Exception e) {
-        running.remove(name);
-        done.complete();
-      }
-      return done.future();
+      return ZooKeeperCalls.call(vertx.getOrCreateContext(), "release the import's name",
+              curator.delete().guaranteed(), path(name))
+          .otherwiseEmpty()
+          .onComplete(released -> running.remove(name))
+          .mapEmpty();
     }
   }
 }
