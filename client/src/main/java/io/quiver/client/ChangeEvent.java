@@ -14,7 +14,8 @@ import java.util.List;
  * @param shard the shard whose log holds it
  * @param position its position there: per shard, in the order changes became visible (per node and
  *     per edge list, commit order); across shards there is no order
- * @param kind {@code node} or {@code edge}
+ * @param kind {@code node} or {@code edge}; {@code failover} marks where a failover made the shard's
+ *     positions jump (no data changed)
  * @param change a node's {@code created}, {@code updated} or {@code deleted}; an edge copy's
  *     {@code added}, {@code updated}, {@code archived}, {@code restored} or {@code removed}
  * @param event the whole event: the IDs ({@code id}, or {@code from}, {@code type}, {@code to}), a

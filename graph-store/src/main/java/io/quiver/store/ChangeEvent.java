@@ -10,7 +10,8 @@ import java.time.Instant;
  *     its changes became visible, and two changes of one node or one edge list in commit order
  * @param writtenAt when the write that made it ran (its transaction's write time)
  * @param typeName the node or edge type it concerns
- * @param body the event as a JSON object: {@code kind} ({@code node} or {@code edge}), {@code change}
+ * @param body the event as a JSON object: {@code kind} ({@code node} or {@code edge}; {@code failover}
+ *     for the marker where a failover made the positions jump, with nothing but {@code change}), {@code change}
  *     (a node's {@code created}, {@code updated} or {@code deleted}; an edge copy's {@code added},
  *     {@code updated}, {@code archived} or {@code removed}), the IDs ({@code id}, or {@code from},
  *     {@code type}, {@code to}), a node's {@code version} or an edge's {@code sequence} and

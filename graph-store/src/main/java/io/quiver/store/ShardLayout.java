@@ -2,7 +2,10 @@ package io.quiver.store;
 
 import io.quiver.schema.Schema;
 import io.quiver.store.internal.sql.SqlNames;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.ChangesTable;
 import io.quiver.store.internal.table.ShardTables;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
@@ -45,6 +48,24 @@ public final class ShardLayout {
    */
   public static List<Table> tables(Schema schema) {
     return List.copyOf(ShardTables.of(schema));
+  }
+
+  /** A statement for fleet work to run over JDBC, with its parameters in order. */
+  public record Statement(String sql, List<Object> parameters) {
+    public Statement {
+      parameters = List.copyOf(parameters);
+    }
+  }
+
+  /**
+   * What a failover runs on each shard of the replica it has just promoted, before any write
+   * reaches it: the shard's change log moves far past the newest position there, with a marker
+   * event of kind {@code failover}, so no position the lost primary may have given alone is ever
+   * given again to another change (the change log's table says why).
+   */
+  public static Statement changeLogFailover(int shard, Instant at) {
+    ChangesTable.Marker marker = ChangesTable.INSTANCE.failoverMark(shard, SqlValues.micros(at));
+    return new Statement(marker.sql(), marker.parameters());
   }
 
   /** The database of a shard: {@code db00000} … {@code db65535}. */

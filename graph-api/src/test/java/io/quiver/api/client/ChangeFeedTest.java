@@ -69,6 +69,9 @@ class ChangeFeedTest {
           Thread.sleep(ThreadLocalRandom.current().nextLong(300, 1_500));
           kills++;
         } else {
+          // The log's end once every acknowledged change is numbered (numbering follows the commit).
+          Await.until("every change numbered", Duration.ofSeconds(30),
+              () -> server.tables().unnumberedChanges() == 0);
           end = quiver.changes("now", List.of(), 1).cursor();
           String target = end;
           Await.until("the consumer caught up with the log's end", Duration.ofMinutes(2),

@@ -155,6 +155,8 @@ class ChangeGroupTest {
         () -> writers.writes() > 1_000 || writers.done());
     Member d = new Member(two, group, "d", start);
     writers.awaitDone();
+    // The log's end once every acknowledged change is numbered (numbering follows the commit).
+    Await.until("every change numbered", Duration.ofSeconds(30), () -> first.tables().unnumberedChanges() == 0);
     ChangeCursor end = ChangeCursor.parse(one.changes("now", List.of(), 1).cursor());
     List<Member> members = List.of(a, b, c, d);
     // Caught up: every position of every shard up to the end processed by some member. (The

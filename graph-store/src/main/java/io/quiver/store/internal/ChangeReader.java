@@ -90,14 +90,18 @@ final class ChangeReader implements ChangeLog {
     return client.read(route, sql -> ChangesTable.INSTANCE.read(sql, route, after, types, limit)
         .compose(rows -> {
           boolean gap = !rows.isEmpty() && rows.get(0).position() > after + 1;
-          // Filtered by type, a gap is other types' rows: the log's own bounds say whether any were trimmed.
-          if (types.isEmpty() || !gap) {
-            return gap ? Future.failedFuture(gone(route.shard(), after, rows.get(0).position()))
-                : Future.succeededFuture(rows);
+          if (!gap) {
+            return Future.succeededFuture(rows);
           }
-          return ChangesTable.INSTANCE.bounds(sql, route).compose(bounds -> after < bounds.oldest() - 1
-              ? Future.failedFuture(gone(route.shard(), after, bounds.oldest()))
-              : Future.succeededFuture(rows));
+          if (types.isEmpty()) {
+            return ChangesTable.INSTANCE.continues(rows.get(0), after) ? Future.succeededFuture(rows)
+                : Future.failedFuture(gone(route.shard(), after, rows.get(0).position()));
+          }
+          // Filtered by type, a gap is other types' rows: the log's oldest row says whether any were trimmed.
+          return ChangesTable.INSTANCE.oldest(sql, route).compose(oldest -> oldest == null
+                  || oldest.position() <= after + 1 || ChangesTable.INSTANCE.continues(oldest, after)
+              ? Future.succeededFuture(rows)
+              : Future.failedFuture(gone(route.shard(), after, oldest.position())));
         }))
         .map(rows -> new ShardRows(route.shard(), new ArrayDeque<>(rows)));
   }

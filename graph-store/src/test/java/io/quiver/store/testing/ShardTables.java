@@ -8,6 +8,7 @@ import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.OutboxOp;
 import io.quiver.store.internal.table.CountsTable;
 import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.ChangesTable;
 import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.internal.table.NodesTable;
 import io.quiver.store.internal.table.UniqueTable;
@@ -136,6 +137,20 @@ public final class ShardTables {
     forEachShard((connection, shard) -> {
       try (Statement statement = connection.createStatement();
           ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM " + table.on(shard))) {
+        result.next();
+        total[0] += result.getLong(1);
+      }
+    });
+    return total[0];
+  }
+
+  /** Changes logged on every shard that no sequencer has numbered yet: a consumer cannot read them. */
+  public long unnumberedChanges() throws Exception {
+    long[] total = {0};
+    forEachShard((connection, shard) -> {
+      try (Statement statement = connection.createStatement();
+          ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM " + ChangesTable.INSTANCE.on(shard)
+              + " WHERE pos IS NULL")) {
         result.next();
         total[0] += result.getLong(1);
       }

@@ -10,6 +10,7 @@ import io.quiver.fleet.internal.replica.Replicas;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Repairs;
+import io.quiver.store.ShardLayout;
 import io.quiver.store.shard.GtidPosition;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
@@ -156,6 +157,10 @@ public final class Failover {
       throw failedPromotion;
     }
     steps.done("promoted");
+    if (!planned) {
+      skipChangePositions(map, host, chosen);
+      steps.done("change log moved on");
+    }
     ShardMap promoted = maps.change(new ShardMapChange.Promote(host.name(), chosen));
     steps.done("map published");
     Host now = promoted.hosts().get(host.name());
@@ -189,6 +194,27 @@ public final class Failover {
     log.warn("host {} {} from {} to {} (position {}); its shards refused writes for {} ms ({})", host.name(),
         planned ? "switched over" : "failed over", host.primary(), chosen, position, refusedMs, steps);
     return report;
+  }
+
+  /**
+   * Moves the change log of every shard of {@code host} on the promoted replica far past the newest
+   * position there ({@link ShardLayout#changeLogFailover}): the lost primary may have given positions
+   * alone, which a consumer may have read, and none of them is given again to another change. A
+   * switchover skips it (its replica caught up with everything). Failing, it is logged, not fatal:
+   * the failover goes on, and a consumer could miss what the old primary numbered alone.
+   */
+  private void skipChangePositions(ShardMap map, Host host, String chosen) {
+    List<ShardLayout.Statement> marks = new ArrayList<>();
+    for (int shard : map.shardsOn(host.name())) {
+      marks.add(ShardLayout.changeLogFailover(shard, clock.instant()));
+    }
+    try {
+      replicas.prepare(host, chosen, marks);
+    } catch (Exception e) {
+      log.warn("host {}: the change log of its shards could not be moved past the old primary's positions on {} ({});"
+          + " a consumer that read a position the old primary gave alone may miss the change given it again",
+          host.name(), chosen, e.getMessage());
+    }
   }
 
   /** Makes the fenced old primary at {@code address} a replica of {@code host}'s new primary, and lists it. */

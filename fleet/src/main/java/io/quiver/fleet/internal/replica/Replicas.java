@@ -227,6 +227,24 @@ public final class Replicas {
   }
 
   /**
+   * Runs {@code statements} on the replica at {@code address} of {@code primary}, just promoted and
+   * not yet taking writes: a failover's own preparations of the new primary.
+   */
+  public void prepare(Host primary, String address, List<ShardLayout.Statement> statements) throws SQLException {
+    try (Connection connection = hosts.connect(replicaOf(primary, address), Duration.ofSeconds(2),
+        Duration.ofSeconds(10))) {
+      for (ShardLayout.Statement statement : statements) {
+        try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+          for (int i = 0; i < statement.parameters().size(); i++) {
+            prepared.setObject(i + 1, statement.parameters().get(i));
+          }
+          prepared.executeUpdate();
+        }
+      }
+    }
+  }
+
+  /**
    * Waits until the replica at {@code address} has applied everything its (fenced, read-only)
    * primary has logged: a switchover's promotion then loses nothing.
    */

@@ -13,6 +13,9 @@ import io.quiver.fleet.AdminService;
 import io.quiver.fleet.FailoverReport;
 import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.testing.ReplicatedFleet;
+import io.quiver.store.ChangeCursor;
+import io.quiver.store.ChangeEvent;
+import io.quiver.store.ChangePage;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.GraphBackend;
@@ -157,6 +160,75 @@ class FailoverTest {
           .isFalse();
     }
     assertThat(single(primary, "SELECT @@GLOBAL.read_only")).isEqualTo("1");
+  }
+
+  /**
+   * The change log's hole under a host no replica confirms: a change committed on the primary alone
+   * (its commit killed at the deadline while no replica answered) is numbered there alone, and a
+   * consumer reads its position; the failover loses both. The promoted replica's positions are moved
+   * past it, so the changes numbered afterwards come after the consumer's cursor, not before it.
+   */
+  @Test
+  void aPositionTheLostPrimaryGaveAlone_isNeverGivenAgain_soAConsumerPastItMissesNothingAfterTheFailover()
+      throws Exception {
+    Set<Integer> h1 = Set.of(fleet.firstShard, fleet.firstShard + 1, fleet.firstShard + 2, fleet.firstShard + 3);
+    ChangeCursor cursor = backend.changeLog().end(h1).await();
+    // Neither replica confirms any more, as when the network between the hosts is cut.
+    ReplicatedFleet.execute(replica, "STOP SLAVE IO_THREAD");
+    ReplicatedFleet.execute(secondReplica, "STOP SLAVE IO_THREAD");
+    GraphException refused = org.assertj.core.api.Assertions.catchThrowableOfType(() -> fleet.boardOnH1("alone"),
+        GraphException.class);
+    assertThat(refused.code()).as("a commit no replica confirms is refused at its deadline")
+        .isEqualTo(GraphException.Code.UNAVAILABLE);
+    List<ChangeEvent> read = new ArrayList<>();
+    ChangeCursor[] at = {cursor};
+    Await.until("the consumer read the change numbered on the primary alone", Duration.ofSeconds(30),
+        () -> readOn(h1, at, read).stream().anyMatch(event -> title(event).equals("alone")));
+    long alone = read.stream().filter(event -> title(event).equals("alone")).findFirst().orElseThrow().position();
+
+    try (ExpectedLog killed = ExpectedLog.named("ch.vorburger.exec")) {
+      primary.kill();
+      Await.until("the failover recorded", Duration.ofSeconds(30), () -> admin.failovers().await().size() == 1);
+    }
+    Node[] written = new Node[1];
+    Await.until("a board written on h1's new primary", Duration.ofSeconds(30), () -> {
+      try {
+        written[0] = fleet.boardOnH1("after");
+        return true;
+      } catch (GraphException | AssertionError notYet) {
+        return false;
+      }
+    });
+    Node after = written[0];
+    Await.until("the consumer read the board written after the failover", Duration.ofSeconds(30),
+        () -> readOn(h1, at, read).stream().anyMatch(event -> title(event).equals("after")));
+    ChangeEvent logged = read.stream().filter(event -> title(event).equals("after")).findFirst().orElseThrow();
+    assertThat(logged.position()).as("numbered past what the lost primary gave alone").isGreaterThan(alone);
+    assertThat(read).as("the positions' jump, told").anySatisfy(event -> {
+      assertThat(ChangeFollower.body(event).path("kind").asText()).isEqualTo("failover");
+      assertThat(event.shard()).isEqualTo(after.id().shard());
+      assertThat(event.position()).isGreaterThan(alone).isLessThan(logged.position());
+    });
+    System.out.printf("a position given by the lost primary alone: %d; the board written after the failover: %d%n",
+        alone, logged.position());
+  }
+
+  /** One more page of {@code shards}' log after {@code at[0]}, added to {@code read}; nothing while a host is down. */
+  private List<ChangeEvent> readOn(Set<Integer> shards, ChangeCursor[] at, List<ChangeEvent> read) {
+    try {
+      ChangePage page = backend.changeLog().read(at[0], shards, Set.of(), 100).await();
+      read.addAll(page.events());
+      at[0] = page.cursor();
+    } catch (GraphException unavailable) {
+      assertThat(unavailable.code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    }
+    return read;
+  }
+
+  /** The title of a board's creation; empty for any other event. */
+  private static String title(ChangeEvent event) {
+    var body = ChangeFollower.body(event);
+    return body.path("kind").asText().equals("node") ? body.path("data").path("title").asText() : "";
   }
 
   /** A primary frozen while nothing writes logged nothing alone: thawed, it rejoins as a replica and replicates. */

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * {@code changes}: the shard's change log, one row per committed change of a node or an edge copy,
@@ -33,13 +35,29 @@ import java.util.TreeSet;
  * <p>Positions live in the shard's database, so they move with the shard (a move copies this table
  * with the others) and survive a failover (it is replicated like the rest).
  *
+ * <h2>Failovers</h2>
+ * A position given on a primary alone — its numbering committed by MariaDB when no replica
+ * confirmed it (a commit killed at its deadline, or acknowledged asynchronously) — may be lost by a
+ * failover, and the new primary would give it again to another change: a consumer that read it
+ * would skip that change for ever. So a failover, before the promoted replica takes a write,
+ * inserts a marker row ({@link #failoverMark}) {@value #FAILOVER_GAP} positions past the newest it
+ * holds: every position given afterwards is past any the old primary could have given, a change
+ * it numbered alone is numbered again after the marker (a consumer sees it twice, never not at
+ * all), and the marker itself is an event of kind {@code failover} telling a consumer why the
+ * positions jumped.
+ *
  * <h2>Retention</h2>
- * {@link #trim} deletes sequenced rows older than the retention window or beyond its row bound,
+ * {@link #trim} deletes sequenced rows older than the retention window or beyond its row bound (in rows),
  * but never a shard's newest sequenced row: it carries the highest position, so the sequencer
  * continues from it, and the oldest row kept tells a reader how far back the log reaches.
  */
 public final class ChangesTable implements ShardTable {
   public static final ChangesTable INSTANCE = new ChangesTable();
+  /** How far a failover moves a shard's positions past the newest its promoted replica holds. */
+  public static final long FAILOVER_GAP = 1_000_000_000L;
+  /** A failover marker's event, around the position its jump starts from. */
+  private static final String FAILOVER_EVENT = "{\"kind\": \"failover\", \"change\": \"positions skipped\", \"after\": ";
+  private static final Pattern FAILOVER_AFTER = Pattern.compile("\"kind\": \"failover\".*\"after\": (\\d+)");
   private static final List<String> COLUMNS = List.of("id", "pos", "type_name", "event", "written_us");
 
   private ChangesTable() {}
@@ -155,6 +173,43 @@ public final class ChangesTable implements ShardTable {
   }
 
   /**
+   * The marker a failover inserts on a shard of the replica it promoted, {@link #FAILOVER_GAP}
+   * positions past the newest there, with its parameters (the write time, in µs, last). Its type
+   * name is empty, which no type's is, so a reader filtering by type never answers it.
+   */
+  public Marker failoverMark(int shard, long writtenUs) {
+    return new Marker("INSERT INTO " + on(shard) + " (pos, type_name, event, written_us)"
+        + " SELECT COALESCE(MAX(pos), 0) + ?, '', CONCAT(?, COALESCE(MAX(pos), 0), ?), ? FROM " + on(shard),
+        List.of(FAILOVER_GAP, FAILOVER_EVENT, "}", writtenUs));
+  }
+
+  /**
+   * Whether a reader whose cursor is at {@code after} and whose next row is {@code next}, further
+   * on than {@code after + 1}, has missed nothing: {@code next} is a failover's marker and the
+   * reader had read up to where its jump started (the positions between were never given, or given
+   * by the lost primary alone). Otherwise the rows between were trimmed.
+   */
+  public boolean continues(Logged next, long after) {
+    Matcher marker = next.typeName().isEmpty() ? FAILOVER_AFTER.matcher(next.event()) : null;
+    return marker != null && marker.find() && after >= Long.parseLong(marker.group(1));
+  }
+
+  /** The shard's oldest sequenced row; null when it holds none. */
+  public Future<Logged> oldest(SqlClient client, ShardRoute route) {
+    return client.query("SELECT pos, type_name, event, written_us FROM " + on(route.shard())
+            + " WHERE pos IS NOT NULL ORDER BY pos LIMIT 1").execute()
+        .map(rows -> rows.size() == 0 ? null : logged(rows.iterator().next()));
+  }
+
+  private static Logged logged(Row row) {
+    return new Logged(row.getLong("pos"), row.getString("type_name"), row.getString("event"),
+        row.getLong("written_us"));
+  }
+
+  /** A statement fleet work runs over JDBC, with its parameters in order. */
+  public record Marker(String sql, List<Object> parameters) {}
+
+  /**
    * The sequenced rows after {@code after}, in position order, at most {@code limit}; of the given
    * types only when {@code types} is not empty.
    */
@@ -171,8 +226,7 @@ public final class ChangesTable implements ShardTable {
     return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
       List<Logged> logged = new ArrayList<>();
       for (Row row : rows) {
-        logged.add(new Logged(row.getLong("pos"), row.getString("type_name"), row.getString("event"),
-            row.getLong("written_us")));
+        logged.add(logged(row));
       }
       return logged;
     });
@@ -189,15 +243,29 @@ public final class ChangesTable implements ShardTable {
   }
 
   /**
-   * Deletes sequenced rows written before {@code beforeUs}, or more than {@code keep} positions
-   * behind the newest, at most {@code limit} of them; never the newest. Answers how many went.
+   * Deletes sequenced rows written before {@code beforeUs}, or beyond the newest {@code keep} rows,
+   * at most {@code limit} of them; never the newest. Answers how many went. The row bound counts
+   * rows, not positions (a failover's jump is not a billion rows): rows are inserted in id order,
+   * so the first numbered row among the newest {@code keep} ids marks where the kept rows begin,
+   * and everything before its position goes — in position order, so what is kept has no hole.
    */
   public Future<Integer> trim(SqlClient client, ShardRoute route, long beforeUs, long keep, int limit) {
     String table = on(route.shard());
     return bounds(client, route).compose(bounds -> bounds.newest() == 0 ? Future.succeededFuture(0)
-        : client.preparedQuery("DELETE FROM " + table + " WHERE pos IS NOT NULL AND pos < ?"
-                + " AND (written_us < ? OR pos <= ?) ORDER BY pos LIMIT ?")
-            .execute(Tuple.of(bounds.newest(), beforeUs, bounds.newest() - keep, limit))
-            .map(deleted -> deleted.rowCount()));
+        : keptFrom(client, table, keep).compose(keptFrom -> client.preparedQuery("DELETE FROM " + table
+                + " WHERE pos IS NOT NULL AND pos < ? AND (written_us < ? OR pos < ?) ORDER BY pos LIMIT ?")
+            .execute(Tuple.of(bounds.newest(), beforeUs, keptFrom, limit))
+            .map(deleted -> deleted.rowCount())));
+  }
+
+  /** The position the newest {@code keep} rows begin at; 0 when the table holds no more than those. */
+  private static Future<Long> keptFrom(SqlClient client, String table, long keep) {
+    return client.query("SELECT COALESCE(MAX(id), 0) AS newest FROM " + table).execute().compose(newest -> {
+      long from = newest.iterator().next().getLong("newest") - keep + 1;
+      return from <= 1 ? Future.succeededFuture(0L)
+          : client.preparedQuery("SELECT pos FROM " + table + " WHERE id >= ? AND pos IS NOT NULL ORDER BY id LIMIT 1")
+              .execute(Tuple.of(from))
+              .map(rows -> rows.size() == 0 ? 0L : rows.iterator().next().getLong("pos"));
+    });
   }
 }
