@@ -161,6 +161,22 @@ public final class QuiverClient implements AutoCloseable {
     return join(replaceNodeAsync(id, data, expectedVersion));
   }
 
+  /**
+   * Applies a JSON merge patch only if the node's data holds {@code expected}'s fields' values (a
+   * compare-and-set: {@code {"data": patch, "if": expected}}; a field's default counts, JSON null
+   * asks for an absent or null field). A {@link QuiverException} 409 {@code version_conflict} when
+   * it does not, with the node's data as it is in {@code details.current}; nothing is written.
+   */
+  public CompletableFuture<Node> updateNodeIfAsync(long id, Object patch, Object expected) {
+    ObjectNode body = dataBody(patch);
+    body.set("if", MAPPER.valueToTree(expected));
+    return call("PATCH", "/v1/nodes/" + id, body, null).thenApply(QuiverClient::node);
+  }
+
+  public Node updateNodeIf(long id, Object patch, Object expected) {
+    return join(updateNodeIfAsync(id, patch, expected));
+  }
+
   /** Deletes a node; with {@code cascade}, its edges are removed too, asynchronously. */
   public CompletableFuture<Void> deleteNodeAsync(long id, boolean cascade) {
     return call("DELETE", "/v1/nodes/" + id + (cascade ? "?cascade=true" : ""), null, null).thenApply(json -> null);
@@ -184,6 +200,11 @@ public final class QuiverClient implements AutoCloseable {
   /** Adds the edge archived when {@code archived} (a hidden link: kept, out of lists and counts). */
   public CompletableFuture<Edge> addEdgeAsync(long from, String type, long to, Long sequence, Object data,
       boolean archived) {
+    return call("PUT", edgePath(from, type, to), edgeBody(sequence, data, archived), null)
+        .thenApply(QuiverClient::edge);
+  }
+
+  private static ObjectNode edgeBody(Long sequence, Object data, boolean archived) {
     ObjectNode body = MAPPER.createObjectNode();
     if (archived) {
       body.put("state", "archived");
@@ -194,11 +215,31 @@ public final class QuiverClient implements AutoCloseable {
     if (data != null) {
       body.set("data", MAPPER.valueToTree(data));
     }
-    return call("PUT", edgePath(from, type, to), body, null).thenApply(QuiverClient::edge);
+    return body;
   }
 
   public Edge addEdge(long from, String type, long to) {
     return join(addEdgeAsync(from, type, to, null, null));
+  }
+
+  /**
+   * Adds the edge only if there is none ({@code If-None-Match: *}): of two clients racing to add it,
+   * one adds it and the other is answered a {@link QuiverException} 409 {@code version_conflict}
+   * with the edge as it is in {@code details.current}.
+   */
+  public Edge addEdgeIfAbsent(long from, String type, long to, Long sequence, Object data) {
+    return join(callWith("PUT", edgePath(from, type, to), edgeBody(sequence, data, false),
+        Map.of("If-None-Match", "*")).thenApply(QuiverClient::edge));
+  }
+
+  /**
+   * Updates the edge only if it is there at {@code expectedSequence} ({@code If-Match}); a
+   * {@link QuiverException} 409 {@code version_conflict}, with the edge as it is in {@code
+   * details.current} (null when absent), otherwise.
+   */
+  public Edge updateEdgeIfAt(long from, String type, long to, long expectedSequence, Long sequence, Object data) {
+    return join(callWith("PUT", edgePath(from, type, to), edgeBody(sequence, data, false),
+        Map.of("If-Match", "\"" + expectedSequence + "\"")).thenApply(QuiverClient::edge));
   }
 
   public Edge addEdge(long from, String type, long to, Long sequence, Object data, boolean archived) {
@@ -562,15 +603,20 @@ public final class QuiverClient implements AutoCloseable {
   }
 
   private CompletableFuture<JsonNode> call(String method, String path, JsonNode body, Long expectedVersion) {
+    return callWith(method, path, body, expectedVersion == null || expectedVersion == ANY_VERSION ? Map.of()
+        : Map.of("If-Match", "\"" + expectedVersion + "\""));
+  }
+
+  /** A call with the request's condition headers ({@code If-Match}, {@code If-None-Match}). */
+  private CompletableFuture<JsonNode> callWith(String method, String path, JsonNode body,
+      Map<String, String> conditions) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
         .timeout(timeout)
         .header("Accept", "application/json");
     if (staleTolerant) {
       request.header(CONSISTENCY_HEADER, "bounded-staleness");
     }
-    if (expectedVersion != null && expectedVersion != ANY_VERSION) {
-      request.header("If-Match", "\"" + expectedVersion + "\"");
-    }
+    conditions.forEach(request::header);
     if (body == null) {
       request.method(method, BodyPublishers.noBody());
     } else {

@@ -37,13 +37,13 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
-    return delegate.updateNode(id, patch, expectedVersion);
+  public Future<Node> updateNode(NodeId id, ObjectNode patch, NodeCondition condition) {
+    return delegate.updateNode(id, patch, condition);
   }
 
   @Override
-  public Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
-    return delegate.replaceNode(id, data, expectedVersion);
+  public Future<Node> replaceNode(NodeId id, ObjectNode data, NodeCondition condition) {
+    return delegate.replaceNode(id, data, condition);
   }
 
   @Override
@@ -53,8 +53,8 @@ public abstract class ForwardingGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
-      EdgeState state, InverseWait wait) {
-    return delegate.addEdge(from, type, to, sequence, data, state, wait);
+      EdgeState state, InverseWait wait, EdgeCondition condition) {
+    return delegate.addEdge(from, type, to, sequence, data, state, wait, condition);
   }
 
   @Override

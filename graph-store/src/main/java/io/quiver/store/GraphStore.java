@@ -90,10 +90,24 @@ public interface GraphStore {
    * the node is gone, VERSION_CONFLICT when its version is not the one expected, and as
    * {@link #createNode} for what the patched data must satisfy.
    */
-  Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion);
+  default Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
+    return updateNode(id, patch, NodeCondition.atVersion(expectedVersion));
+  }
+
+  /**
+   * Applies a JSON merge patch if the node meets {@code condition} (a version, data fields' values);
+   * VERSION_CONFLICT, with the node as it is ({@code details.current}), when it does not; otherwise
+   * fails as {@link #updateNode(NodeId, ObjectNode, long)}.
+   */
+  Future<Node> updateNode(NodeId id, ObjectNode patch, NodeCondition condition);
 
   /** Replaces the node's data whole; fails as {@link #updateNode}. */
-  Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion);
+  default Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
+    return replaceNode(id, data, NodeCondition.atVersion(expectedVersion));
+  }
+
+  /** Replaces the node's data whole if it meets {@code condition}; fails as {@link #updateNode}. */
+  Future<Node> replaceNode(NodeId id, ObjectNode data, NodeCondition condition);
 
   /** What else a node's deletion removes. */
   enum Cascade {
@@ -121,8 +135,18 @@ public interface GraphStore {
    * {@link #createNode} says. The inverse copy follows as {@code wait} asks; the answer says what
    * became of it ({@link EdgeResult#inverse()}).
    */
+  default Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
+      EdgeState state, InverseWait wait) {
+    return addEdge(from, type, to, sequence, data, state, wait, EdgeCondition.NONE);
+  }
+
+  /**
+   * Adds or updates an edge if the edge found meets {@code condition} (absent, or at a sequence);
+   * VERSION_CONFLICT, with the edge as it is ({@code details.current}, null when absent), when it
+   * does not; otherwise as {@link #addEdge(NodeId, String, NodeId, Long, ObjectNode, EdgeState, InverseWait)}.
+   */
   Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data, EdgeState state,
-      InverseWait wait);
+      InverseWait wait, EdgeCondition condition);
 
   /** Adds or updates an active edge. */
   default Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,

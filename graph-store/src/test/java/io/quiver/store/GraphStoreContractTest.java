@@ -251,6 +251,42 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void updateNode_conditionedOnAField_appliesWhenItHolds_andOtherwiseConflictsWithTheNodeAsItIs() {
+    Node node = pin("cas");
+    Node closed = store.updateNode(node.id(), json("{\"details\": \"closed\"}"),
+        NodeCondition.fields(json("{\"details\": \"\", \"link\": \"cas\"}"))).await();
+    assertThat(closed.data().get("details").textValue()).as("the default counts as the field's value")
+        .isEqualTo("closed");
+
+    GraphException error = failure(store.updateNode(node.id(), json("{\"details\": \"reopened\"}"),
+        NodeCondition.fields(json("{\"details\": \"open\"}"))));
+
+    assertThat(error.code()).isEqualTo(Code.VERSION_CONFLICT);
+    assertThat(error.getMessage()).contains("'details'").contains("\"closed\"").contains("\"open\"");
+    assertThat(error.details()).containsEntry("currentVersion", 2L).containsEntry("current", closed.data());
+    assertThat(store.getNode(node.id()).await()).isEqualTo(closed);
+    assertThat(failure(store.replaceNode(node.id(), json("{\"link\": \"x\"}"),
+        NodeCondition.fields(json("{\"likes\": null}")))).code()).as("null asks for an absent or null field")
+        .isEqualTo(Code.VERSION_CONFLICT);
+  }
+
+  @Test
+  void concurrentCompareAndSets_onOneField_exactlyOneWins() {
+    Node node = pin("race");
+    List<Future<Node>> racing = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      racing.add(store.updateNode(node.id(), json("{\"details\": \"taken by " + i + "\"}"),
+          NodeCondition.fields(json("{\"details\": \"\"}"))));
+    }
+    Future.join(racing).otherwiseEmpty().await();
+
+    assertThat(racing.stream().filter(Future::succeeded).count()).isEqualTo(1);
+    assertThat(racing.stream().filter(Future::failed).map(failed -> ((GraphException) failed.cause()).code()))
+        .containsOnly(Code.VERSION_CONFLICT);
+    assertThat(store.getNode(node.id()).await().version()).isEqualTo(2);
+  }
+
+  @Test
   void updateNode_removingARequiredField_isRefusedAndChangesNothing() {
     Node node = pin("keep");
 
@@ -667,6 +703,70 @@ public abstract class GraphStoreContractTest {
     Future.all(adds).await();
 
     assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(17);
+  }
+
+  @Test
+  void addEdge_ifAbsent_addsOnce_andAgainConflictsWithTheEdgeAsItIs_whileARemovedEdgeIsAbsent() {
+    Node board = board(null);
+    Node pin = pin("if-absent");
+    Future<EdgeResult> added = store.addEdge(board.id(), "board_has_pins", pin.id(), 4L, json("{\"note\": \"n\"}"),
+        EdgeState.ACTIVE, InverseWait.APPLIED, EdgeCondition.ABSENT);
+    assertThat(added.await().change()).isEqualTo(EdgeResult.Change.CREATED);
+
+    GraphException again = failure(store.addEdge(board.id(), "board_has_pins", pin.id(), 9L, null, EdgeState.ACTIVE,
+        InverseWait.ASYNC, EdgeCondition.ABSENT));
+
+    assertThat(again.code()).isEqualTo(Code.VERSION_CONFLICT);
+    assertThat(again.getMessage()).contains("no edge").contains("sequence 4");
+    @SuppressWarnings("unchecked")
+    java.util.Map<String, Object> current = (java.util.Map<String, Object>) again.details().get("current");
+    assertThat(current).containsEntry("sequence", 4L)
+        .containsEntry("state", "active").containsEntry("data", json("{\"note\": \"n\"}"));
+    assertThat(store.getEdge(board.id(), "board_has_pins", pin.id()).await().sequence()).isEqualTo(4L);
+    store.removeEdge(board.id(), "board_has_pins", pin.id(), InverseWait.APPLIED).await();
+    assertThat(store.addEdge(board.id(), "board_has_pins", pin.id(), 5L, null, EdgeState.ACTIVE, InverseWait.APPLIED,
+        EdgeCondition.ABSENT).await().edge().sequence()).as("a removed edge is absent").isEqualTo(5L);
+  }
+
+  @Test
+  void addEdge_atASequence_updatesOnlyThatEdge_andAPresentConditionNeedsAnEdge() {
+    Node board = board(null);
+    Node pin = pin("if-match");
+    Node other = pin("if-match-other");
+    store.addEdge(board.id(), "board_has_pins", pin.id(), 7L, null).await();
+
+    GraphException stale = failure(store.addEdge(board.id(), "board_has_pins", pin.id(), 8L, null, EdgeState.ACTIVE,
+        InverseWait.ASYNC, EdgeCondition.atSequence(6)));
+    EdgeResult updated = store.addEdge(board.id(), "board_has_pins", pin.id(), 8L, json("{\"note\": \"m\"}"),
+        EdgeState.ACTIVE, InverseWait.APPLIED, EdgeCondition.atSequence(7)).await();
+    GraphException missing = failure(store.addEdge(board.id(), "board_has_pins", other.id(), 1L, null,
+        EdgeState.ACTIVE, InverseWait.ASYNC, EdgeCondition.PRESENT));
+
+    assertThat(stale.code()).isEqualTo(Code.VERSION_CONFLICT);
+    assertThat(updated.edge().sequence()).isEqualTo(8L);
+    assertThat(missing.code()).isEqualTo(Code.VERSION_CONFLICT);
+    assertThat(missing.details().get("current")).as("absent: null")
+        .isEqualTo(com.fasterxml.jackson.databind.node.NullNode.getInstance());
+    assertThat(failure(store.getEdge(board.id(), "board_has_pins", other.id())).code())
+        .as("a refused write leaves nothing, not even a placeholder that reads as an edge").isEqualTo(Code.NOT_FOUND);
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(1);
+  }
+
+  @Test
+  void addEdge_ifAbsent_racing_exactlyOneAdds_andTheOthersConflict() {
+    Node board = board(null);
+    Node pin = pin("if-absent-race");
+    List<Future<EdgeResult>> racing = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      racing.add(store.addEdge(board.id(), "board_has_pins", pin.id(), (long) i, null, EdgeState.ACTIVE,
+          InverseWait.APPLIED, EdgeCondition.ABSENT));
+    }
+    Future.join(racing).otherwiseEmpty().await();
+
+    assertThat(racing.stream().filter(Future::succeeded).count()).isEqualTo(1);
+    assertThat(racing.stream().filter(Future::failed).map(failed -> ((GraphException) failed.cause()).code()))
+        .containsOnly(Code.VERSION_CONFLICT);
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(1);
   }
 
   @Test

@@ -14,12 +14,14 @@ import io.quiver.schema.SchemaSource;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
+import io.quiver.store.EdgeCondition;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphQueries;
 import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeCondition;
 import io.quiver.store.NodeId;
 import io.quiver.store.TargetPage;
 import io.quiver.store.TargetQuery;
@@ -36,7 +38,7 @@ import java.util.Set;
  * {@link ApiErrors}.
  */
 public final class GraphRoutes {
-  private static final Set<String> NODE_BODY = Set.of("data");
+  private static final Set<String> REWRITE_BODY = Set.of("data", "if");
   private static final Set<String> CREATE_BODY = Set.of("data", "colocateWith");
   private static final Set<String> EDGE_BODY = Set.of("sequence", "data", "state");
   private static final Set<String> BATCH_BODY = Set.of("ids");
@@ -170,22 +172,29 @@ public final class GraphRoutes {
         .map(batch -> json(ctx, rendered.batch(batch)));
   }
 
-  private record Rewrite(NodeId id, ObjectNode data, long expectedVersion) {}
+  private record Rewrite(NodeId id, ObjectNode data, NodeCondition condition) {}
 
+  /**
+   * A node's new data and its write's condition: the version of {@code If-Match}, and the fields'
+   * values of the body's {@code if} (a compare-and-set).
+   */
   private Future<Rewrite> readRewrite(RoutingContext ctx) {
-    return Futures.attempt(() -> new Rewrite(Requests.pathId(ctx, "id"),
-        Requests.data(Requests.body(ctx, NODE_BODY), true), Requests.ifMatch(ctx)));
+    return Futures.attempt(() -> {
+      ObjectNode body = Requests.body(ctx, REWRITE_BODY);
+      return new Rewrite(Requests.pathId(ctx, "id"), Requests.data(body, true),
+          new NodeCondition(Requests.ifMatch(ctx), Requests.fieldsCondition(body)));
+    });
   }
 
   private Future<Buffer> updateNode(RoutingContext ctx) {
     return readRewrite(ctx)
-        .compose(rewrite -> store.updateNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
+        .compose(rewrite -> store.updateNode(rewrite.id(), rewrite.data(), rewrite.condition()))
         .map(node -> nodeAnswer(ctx, node, false));
   }
 
   private Future<Buffer> replaceNode(RoutingContext ctx) {
     return readRewrite(ctx)
-        .compose(rewrite -> store.replaceNode(rewrite.id(), rewrite.data(), rewrite.expectedVersion()))
+        .compose(rewrite -> store.replaceNode(rewrite.id(), rewrite.data(), rewrite.condition()))
         .map(node -> nodeAnswer(ctx, node, false));
   }
 
@@ -224,16 +233,17 @@ public final class GraphRoutes {
         ctx.pathParam("to") == null ? null : Requests.pathId(ctx, "to"));
   }
 
-  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data, EdgeState state, InverseWait inverseWait) {}
+  private record EdgeWrite(EdgeKey key, Long sequence, ObjectNode data, EdgeState state, InverseWait inverseWait,
+      EdgeCondition condition) {}
 
   private Future<Buffer> addEdge(RoutingContext ctx) {
     return Futures.attempt(() -> {
           ObjectNode body = Requests.body(ctx, EDGE_BODY);
           return new EdgeWrite(edgeKey(ctx), Requests.longMember(body, "sequence"), Requests.data(body, false),
-              Requests.stateMember(body), inverseWait(ctx));
+              Requests.stateMember(body), inverseWait(ctx), Requests.edgeCondition(ctx));
         })
         .compose(write -> store.addEdge(write.key().from(), write.key().type(), write.key().to(),
-            write.sequence(), write.data(), write.state(), write.inverseWait()))
+            write.sequence(), write.data(), write.state(), write.inverseWait(), write.condition()))
         .map(result -> json(ctx, out -> ApiJson.writeEdge(out, reportInverse(ctx, result).edge())));
   }
 
@@ -261,7 +271,7 @@ public final class GraphRoutes {
 
   /** Archives or restores an edge; the answer is the edge as it now is, and says what changed. */
   private Future<Buffer> changeState(RoutingContext ctx, boolean archive) {
-    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, null, inverseWait(ctx)))
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, null, inverseWait(ctx), EdgeCondition.NONE))
         .compose(write -> archive
             ? store.archiveEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait())
             : store.restoreEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
@@ -269,7 +279,7 @@ public final class GraphRoutes {
   }
 
   private Future<Void> removeEdge(RoutingContext ctx) {
-    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, null, inverseWait(ctx)))
+    return Futures.attempt(() -> new EdgeWrite(edgeKey(ctx), null, null, null, inverseWait(ctx), EdgeCondition.NONE))
         .compose(write -> store.removeEdge(write.key().from(), write.key().type(), write.key().to(), write.inverseWait()))
         .map(result -> {
           reportInverse(ctx, result);

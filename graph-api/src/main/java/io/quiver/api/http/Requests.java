@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
 import io.quiver.schema.Ids;
 import io.quiver.store.Cursor;
+import io.quiver.store.EdgeCondition;
 import io.quiver.store.EdgeId;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeState;
@@ -246,6 +247,43 @@ final class Requests {
       throw GraphException.invalid("If-Match must be a version in quotes, such as \"3\"; got " + header);
     }
     return version;
+  }
+
+  /**
+   * An edge write's condition: {@code If-None-Match: *} (no edge there), {@code If-Match: *} (an
+   * edge there) or {@code If-Match: "5"} (an edge at sequence 5); none without either header.
+   */
+  static EdgeCondition edgeCondition(RoutingContext ctx) {
+    String match = ctx.request().getHeader("If-Match");
+    String noneMatch = ctx.request().getHeader("If-None-Match");
+    if (match != null && noneMatch != null) {
+      throw GraphException.invalid("an edge write takes If-Match or If-None-Match, not both");
+    }
+    if (noneMatch != null) {
+      if (!noneMatch.trim().equals("*")) {
+        throw GraphException.invalid("If-None-Match on an edge must be *: add only if there is no edge; got "
+            + noneMatch);
+      }
+      return EdgeCondition.ABSENT;
+    }
+    if (match == null) {
+      return EdgeCondition.NONE;
+    }
+    long sequence = ifMatch(ctx);
+    return sequence == GraphStore.ANY_VERSION ? EdgeCondition.PRESENT : EdgeCondition.atSequence(sequence);
+  }
+
+  /** The body's {@code if}: the values a node's data fields must hold for the write to apply; empty when absent. */
+  static ObjectNode fieldsCondition(ObjectNode body) {
+    JsonNode condition = body.get("if");
+    if (condition == null) {
+      return ApiJson.object();
+    }
+    if (!(condition instanceof ObjectNode fields) || fields.isEmpty()) {
+      throw GraphException.invalid("'if' must be an object of data fields and the values they must hold, such as"
+          + " {\"status\": \"open\"}");
+    }
+    return fields;
   }
 
   /** The page a query string asks for; {@link EdgeQuery} itself refuses values out of range. */

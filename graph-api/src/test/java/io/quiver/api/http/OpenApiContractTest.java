@@ -131,6 +131,14 @@ class OpenApiContractTest {
     String user = api.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"e\"}}").id();
     assertThat(valid("updateNode", api.call(PATCH, "/v1/nodes/" + user, "{\"data\": {}}", Map.of("If-Match", "\"9\"")))
         .status()).isEqualTo(409);
+    assertThat(valid("updateNode", api.call(PATCH, "/v1/nodes/" + user, "{\"data\": {}, \"if\": {\"name\": \"x\"}}"))
+        .status()).isEqualTo(409);
+    String board = api.call(POST, "/v1/nodes/board", "{\"data\": {\"title\": \"c\"}}").id();
+    String pin = api.call(POST, "/v1/nodes/pin", "{\"data\": {\"link\": \"c\"}}").id();
+    assertThat(valid("addEdge", api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin, "{}",
+        Map.of("If-None-Match", "*"))).status()).isEqualTo(200);
+    assertThat(valid("addEdge", api.call(PUT, "/v1/nodes/" + board + "/edges/board_has_pins/" + pin, "{}",
+        Map.of("If-None-Match", "*"))).status()).isEqualTo(409);
     assertThat(valid("defineNodeType", api.call(PUT, "/v1/schema/node-types/pin", "{\"id\": 3}")).status()).isEqualTo(401);
     assertThat(valid("defineNodeType", api.call(PUT, "/v1/schema/node-types/pin", "{\"id\": 99}", ADMIN)).status())
         .isEqualTo(409);

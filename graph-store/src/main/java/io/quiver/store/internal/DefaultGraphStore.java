@@ -3,6 +3,7 @@ package io.quiver.store.internal;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeBatch;
+import io.quiver.store.EdgeCondition;
 import io.quiver.store.EdgeId;
 import io.quiver.store.EdgeListId;
 import io.quiver.store.EdgeLookup;
@@ -15,6 +16,7 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.InverseWait;
 import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeCondition;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.CascadeOp;
 import io.quiver.store.internal.outbox.OutboxOp;
@@ -99,13 +101,13 @@ final class DefaultGraphStore implements GraphStore {
   }
 
   @Override
-  public Future<Node> updateNode(NodeId id, ObjectNode patch, long expectedVersion) {
-    return nodes.update(id, patch, expectedVersion);
+  public Future<Node> updateNode(NodeId id, ObjectNode patch, NodeCondition condition) {
+    return nodes.update(id, patch, condition);
   }
 
   @Override
-  public Future<Node> replaceNode(NodeId id, ObjectNode data, long expectedVersion) {
-    return nodes.replace(id, data, expectedVersion);
+  public Future<Node> replaceNode(NodeId id, ObjectNode data, NodeCondition condition) {
+    return nodes.replace(id, data, condition);
   }
 
   /** A cascade is an outbox entry committed with the deletion; the drainer removes the edges. */
@@ -142,8 +144,8 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
-      EdgeState state, InverseWait wait) {
-    return edges.add(from, type, to, sequence, data, state).compose(write -> settle(write, wait));
+      EdgeState state, InverseWait wait, EdgeCondition condition) {
+    return edges.add(from, type, to, sequence, data, state, condition).compose(write -> settle(write, wait));
   }
 
   @Override

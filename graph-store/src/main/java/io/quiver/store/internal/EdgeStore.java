@@ -9,6 +9,7 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Cursor;
 import io.quiver.store.Edge;
+import io.quiver.store.EdgeCondition;
 import io.quiver.store.EdgeId;
 import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgeListId;
@@ -121,18 +122,23 @@ final class EdgeStore {
    * an active edge's sequence and gives a new one the write time; null data keeps an active
    * edge's data. The inverse's outbox entry commits in the same transaction.
    */
-  Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data, EdgeState state) {
+  Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data, EdgeState state,
+      EdgeCondition condition) {
     int rowState = state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
         .compose(target -> client.inTransaction(target.route(),
-            connection -> addLocked(connection, target, from, to, sequence, data, rowState)))
+            connection -> addLocked(connection, target, from, to, sequence, data, rowState, condition)))
         .onSuccess(this::announce);
   }
 
-  private Future<EdgeWrite> addLocked(
-      SqlConnection connection, Target target, NodeId from, NodeId to, Long sequence, ObjectNode data, int state) {
+  private Future<EdgeWrite> addLocked(SqlConnection connection, Target target, NodeId from, NodeId to,
+      Long sequence, ObjectNode data, int state, EdgeCondition condition) {
     return lockFromExisting(connection, target, from, to)
         .compose(stored -> {
+          boolean present = stored != null && stored.live();
+          if (!condition.metBy(present, present ? stored.sequence() : 0)) {
+            return Future.failedFuture(unmet(target, from, to, stored, present, condition));
+          }
           EdgeRow added = added(stored, sequence, data == null ? null : SqlValues.toJson(data), state);
           return record(connection, target, from, to, stored, added)
               .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(stored, added), recorded.changed(),
@@ -152,6 +158,28 @@ final class EdgeStore {
     return Future.all(exists, locked)
         .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
             : Future.failedFuture(GraphException.notFound("no node " + from)));
+  }
+
+  /** VERSION_CONFLICT: the edge as it is ({@code details.current}, null when absent) fails {@code condition}. */
+  private static GraphException unmet(Target target, NodeId from, NodeId to, EdgeRow stored, boolean present,
+      EdgeCondition condition) {
+    Map<String, Object> current = new HashMap<>();
+    if (present) {
+      Edge edge = target.table().edge(from, to, stored);
+      current.put("sequence", edge.sequence());
+      current.put("state", edge.state().name().toLowerCase(java.util.Locale.ROOT));
+      current.put("data", edge.data());
+    }
+    String wanted = switch (condition.expect()) {
+      case ABSENT -> "no edge";
+      case AT_SEQUENCE -> "an edge at sequence " + condition.sequence();
+      default -> "an edge";
+    };
+    Map<String, Object> details = new HashMap<>();
+    details.put("current", present ? current : com.fasterxml.jackson.databind.node.NullNode.getInstance());
+    return GraphException.of(GraphException.Code.VERSION_CONFLICT, "the write asked for " + wanted + " from " + from
+        + " to " + to + ", and " + (present ? "there is one at sequence " + stored.sequence() : "there is none")
+        + "; nothing was written", details);
   }
 
   // ---- remove ----

@@ -11,6 +11,7 @@ import io.quiver.store.GraphChange;
 import io.quiver.store.GraphStore;
 import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
+import io.quiver.store.NodeCondition;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardClient;
@@ -236,14 +237,14 @@ final class NodeStore {
 
   // ---- update, replace ----
 
-  /** Applies a JSON merge patch to the stored data. */
-  Future<Node> update(NodeId id, ObjectNode patch, long expectedVersion) {
-    return rewrite(id, expectedVersion, stored -> MergePatch.apply(stored, patch));
+  /** Applies a JSON merge patch to the stored data, if the node meets {@code condition}. */
+  Future<Node> update(NodeId id, ObjectNode patch, NodeCondition condition) {
+    return rewrite(id, condition, stored -> MergePatch.apply(stored, patch));
   }
 
-  /** Replaces the stored data whole. */
-  Future<Node> replace(NodeId id, ObjectNode data, long expectedVersion) {
-    return rewrite(id, expectedVersion, stored -> data.deepCopy());
+  /** Replaces the stored data whole, if the node meets {@code condition}. */
+  Future<Node> replace(NodeId id, ObjectNode data, NodeCondition condition) {
+    return rewrite(id, condition, stored -> data.deepCopy());
   }
 
   private interface Rewrite {
@@ -255,21 +256,21 @@ final class NodeStore {
   /** A written node, and the outbox entries of the unique values it released, to carry out after commit. */
   private record Rewritten(Node node, List<Released> released) {}
 
-  private Future<Node> rewrite(NodeId id, long expectedVersion, Rewrite rewrite) {
+  private Future<Node> rewrite(NodeId id, NodeCondition condition, Rewrite rewrite) {
     return underSchema(schema -> Futures.attempt(() -> new Rewriting(schema, lookup(schema, id, Access.WRITE)))
             .compose(rewriting -> client.inTransaction(rewriting.lookup().route(),
-                    connection -> rewriteLocked(connection, rewriting, id, expectedVersion, rewrite))
+                    connection -> rewriteLocked(connection, rewriting, id, condition, rewrite))
                 .compose(rewritten -> releaseNow(rewriting.lookup().route(), rewritten.released())
                     .map(rewritten.node()))))
         .onSuccess(this::announce);
   }
 
   private Future<Rewritten> rewriteLocked(
-      SqlConnection connection, Rewriting rewriting, NodeId id, long expectedVersion, Rewrite rewrite) {
+      SqlConnection connection, Rewriting rewriting, NodeId id, NodeCondition condition, Rewrite rewrite) {
     Lookup lookup = rewriting.lookup();
     return lookup.table().select(connection, lookup.route(), id, NodesTable.Lock.FOR_UPDATE)
         .compose(row -> Futures.attempt(() -> {
-          Node next = nextVersion(rewriting, id, found(row, id), expectedVersion, rewrite);
+          Node next = nextVersion(rewriting, id, found(row, id), condition, rewrite);
           return new Step(next, UniqueClaims.change(lookup.table().type(), NodesTable.storedData(row), next.data()));
         }))
         .compose(step -> claimRewritten(step)
@@ -337,15 +338,24 @@ final class NodeStore {
   }
 
   /** The next version as stored: the rewritten data, without defaults. */
-  private Node nextVersion(Rewriting rewriting, NodeId id, Row row, long expectedVersion, Rewrite rewrite) {
+  private Node nextVersion(Rewriting rewriting, NodeId id, Row row, NodeCondition condition, Rewrite rewrite) {
     long stored = row.getLong("version");
-    if (expectedVersion != GraphStore.ANY_VERSION && expectedVersion != stored) {
-      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
-          "node " + id + " is at version " + stored + ", not " + expectedVersion,
-          Map.of("currentVersion", stored));
-    }
     NodeType type = rewriting.lookup().table().type();
-    ObjectNode data = rewrite.apply(NodesTable.storedData(row));
+    ObjectNode storedData = NodesTable.storedData(row);
+    if (condition.version() != GraphStore.ANY_VERSION && condition.version() != stored) {
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
+          "node " + id + " is at version " + stored + ", not " + condition.version(),
+          Map.of("currentVersion", stored, "current", type.withDefaults(storedData)));
+    }
+    String unmet = condition.unmet(type.withDefaults(storedData));
+    if (unmet != null) {
+      ObjectNode current = type.withDefaults(storedData);
+      throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
+          "node " + id + "'s field '" + unmet + "' is " + current.get(unmet) + ", not " + condition.fields().get(unmet)
+              + " as the write's condition asks; nothing was written",
+          Map.of("currentVersion", stored, "current", current));
+    }
+    ObjectNode data = rewrite.apply(storedData);
     TypeChecks.requireValid("node data", type.validate(data, TypeChecks.idTypes(rewriting.schema(), router.shardMap())));
     return new Node(id, type.name(), data, stored + 1,
         SqlValues.fromDateTime(row.getLocalDateTime("created_at")), SqlValues.now(clock));
