@@ -55,17 +55,50 @@ public final class QuiverClient implements AutoCloseable {
   private final Duration timeout;
   /** Whether every call carries {@code Quiver-Consistency: bounded-staleness}. */
   private final boolean staleTolerant;
+  /** The read token every call carries and every answer updates; null outside a session. */
+  private final SessionToken session;
+  /** The request header and answer header of read tokens ({@link #session()}). */
+  public static final String TOKEN_HEADER = "Quiver-Token";
 
   private QuiverClient(URI base, Duration timeout) {
     this(base, timeout, HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build(),
-        false);
+        false, null);
   }
 
-  private QuiverClient(URI base, Duration timeout, HttpClient http, boolean staleTolerant) {
+  private QuiverClient(URI base, Duration timeout, HttpClient http, boolean staleTolerant, SessionToken session) {
     this.base = base;
     this.timeout = timeout;
     this.http = http;
     this.staleTolerant = staleTolerant;
+    this.session = session;
+  }
+
+  /**
+   * A session over this client: read-your-writes, across servers and inverse lists. Every write's
+   * answer carries a read token ({@code Quiver-Token}) and the session keeps it, merged; every read
+   * carries it, and the server answers it only once every write of the session is visible — its
+   * inverse copies and counts included, on any server — reading the primaries rather than a cache,
+   * or 503 if a write's inverse cannot be applied within a second. Reads of a session cost what an
+   * uncached read costs; use one where a user must see what they just did, and the plain client
+   * elsewhere. It shares this client's connections; one session per user session, not per client.
+   */
+  public QuiverClient session() {
+    return new QuiverClient(base, timeout, http, staleTolerant, new SessionToken());
+  }
+
+  /**
+   * A session that starts from {@code token} (a {@code Quiver-Token} another process was answered):
+   * its reads observe every write that token covers.
+   */
+  public QuiverClient session(String token) {
+    SessionToken carried = new SessionToken();
+    carried.answered(token);
+    return new QuiverClient(base, timeout, http, staleTolerant, carried);
+  }
+
+  /** The read token this session carries (null before its first write, and outside a session): hand it on. */
+  public String token() {
+    return session == null ? null : session.get();
   }
 
   /**
@@ -75,7 +108,7 @@ public final class QuiverClient implements AutoCloseable {
    * Writes are unchanged. It shares this client's connections.
    */
   public QuiverClient staleTolerant() {
-    return staleTolerant ? this : new QuiverClient(base, timeout, http, true);
+    return staleTolerant ? this : new QuiverClient(base, timeout, http, true, session);
   }
 
   public static QuiverClient create(URI baseUrl) {
@@ -617,6 +650,10 @@ public final class QuiverClient implements AutoCloseable {
       request.header(CONSISTENCY_HEADER, "bounded-staleness");
     }
     conditions.forEach(request::header);
+    String token = session == null ? null : session.get();
+    if (token != null) {
+      request.header(TOKEN_HEADER, token);
+    }
     if (body == null) {
       request.method(method, BodyPublishers.noBody());
     } else {
@@ -627,6 +664,9 @@ public final class QuiverClient implements AutoCloseable {
           if (failure != null) {
             Throwable cause = failure instanceof CompletionException wrapped ? wrapped.getCause() : failure;
             throw new QuiverException(0, "unavailable", "could not reach Quiver at " + base + ": " + cause, null, cause);
+          }
+          if (session != null) {
+            response.headers().firstValue(TOKEN_HEADER).ifPresent(session::answered);
           }
           return answer(response);
         });

@@ -7,8 +7,15 @@ package io.quiver.store;
  * @param edge the edge as written; null for a removal
  * @param inverse where the inverse copy stands
  * @param change what the write did to the forward copy
+ * @param token what a later read carries to observe this write, its inverse copy included
+ *     ({@link ReadToken}): the outbox entry of an inverse still pending, nothing otherwise
  */
-public record EdgeResult(Edge edge, Inverse inverse, Change change) {
+public record EdgeResult(Edge edge, Inverse inverse, Change change, ReadToken token) {
+
+  /** A write that left nothing for a read to apply. */
+  public EdgeResult(Edge edge, Inverse inverse, Change change) {
+    this(edge, inverse, change, ReadToken.EMPTY);
+  }
 
   /** What a write did to the edge it names. */
   public enum Change {

@@ -121,4 +121,14 @@ public abstract class ForwardingGraphStore implements GraphStore {
   public Future<EdgeListHead> getEdgeListHead(NodeId from, String type, int limit) {
     return delegate.getEdgeListHead(from, type, limit);
   }
+
+  @Override
+  public Future<Void> settle(ReadToken token) {
+    return delegate.settle(token);
+  }
+
+  @Override
+  public GraphStore fresh() {
+    return delegate.fresh();
+  }
 }

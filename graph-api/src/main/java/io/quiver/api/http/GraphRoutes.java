@@ -57,20 +57,26 @@ public final class GraphRoutes {
   private final GraphStore staleStore;
   private final GraphQueries queries;
   private final GraphQueries staleQueries;
+  /** Reads from the primaries, never memory: for a request carrying a read token. */
+  private final GraphStore freshStore;
+  private final GraphQueries freshQueries;
   private final SchemaSource schemas;
   private final RenderedJson rendered;
 
   public GraphRoutes(GraphStore store, SchemaSource schemas, RenderedJson rendered) {
     this.store = store;
     this.staleStore = store.staleTolerant();
+    this.freshStore = store.fresh();
     this.queries = GraphQueries.over(store);
     this.staleQueries = GraphQueries.over(staleStore);
+    this.freshQueries = GraphQueries.over(freshStore);
     this.schemas = schemas;
     this.rendered = rendered;
   }
 
   /** Mounts the graph calls as one route over {@code /v1/}: a {@link RouteTable} finds each. */
   public void mount(Router router) {
+    new ReadTokens(store).mount(router);
     RouteTable table = new RouteTable()
         .add(POST, "/v1/nodes/:type", "createNode", NONE, this::createNode)
         .add(POST, "/v1/nodes:batchGet", "batchGetNodes", NONE, this::batchGetNodes)
@@ -107,6 +113,10 @@ public final class GraphRoutes {
    * @throws GraphException INVALID_ARGUMENT for a value other than {@code primary} or {@code bounded-staleness}
    */
   private GraphStore reading(RoutingContext ctx) {
+    if (ReadTokens.carried(ctx)) {
+      // A read token asks for every write it covers: the primaries have them, a cache or a replica may not.
+      return freshStore;
+    }
     String asked = ctx.request().getHeader(CONSISTENCY);
     if (asked == null || asked.equals("primary")) {
       return store;
@@ -120,7 +130,8 @@ public final class GraphRoutes {
 
   /** The set operations and hydrated pages over the store a read goes through ({@link #reading}). */
   private GraphQueries queries(RoutingContext ctx) {
-    return reading(ctx) == store ? queries : staleQueries;
+    GraphStore reading = reading(ctx);
+    return reading == store ? queries : reading == freshStore ? freshQueries : staleQueries;
   }
 
   // ---- nodes ----
@@ -258,6 +269,7 @@ public final class GraphRoutes {
    * {@code Quiver-Inverse: none | pending | applied}. The status codes stay as API.md fixes them.
    */
   private static EdgeResult reportInverse(RoutingContext ctx, EdgeResult result) {
+    ReadTokens.wrote(ctx, result.token());
     ctx.response().putHeader("Quiver-Edge", result.change().name().toLowerCase(java.util.Locale.ROOT));
     ctx.response().putHeader("Quiver-Inverse", result.inverse().name().toLowerCase(java.util.Locale.ROOT));
     return result;

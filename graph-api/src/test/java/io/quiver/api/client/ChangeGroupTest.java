@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.quiver.api.testing.ApiClient;
-import io.quiver.api.testing.ApiFixture;
+import io.quiver.api.testing.TwoServers;
 import io.quiver.client.ChangeEvent;
 import io.quiver.client.QuiverClient;
 import io.quiver.client.QuiverException;
@@ -13,7 +13,6 @@ import io.quiver.core.testing.Await;
 import io.quiver.store.ChangeCursor;
 import io.vertx.core.http.HttpMethod;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,25 +38,16 @@ import org.junit.jupiter.api.Test;
  * shards and never moves back.
  */
 class ChangeGroupTest {
-  private static ApiFixture first;
-  private static ApiFixture second;
-  private static QuiverClient one;
-  private static QuiverClient two;
+  private static TwoServers servers;
 
   @BeforeAll
   static void start() throws Exception {
-    first = new ApiFixture();
-    second = new ApiFixture();
-    one = QuiverClient.create(URI.create("http://localhost:" + first.port()));
-    two = QuiverClient.create(URI.create("http://localhost:" + second.port()));
+    servers = new TwoServers();
   }
 
   @AfterAll
   static void stop() {
-    one.close();
-    two.close();
-    first.close();
-    second.close();
+    servers.close();
   }
 
   /**
@@ -131,7 +121,7 @@ class ChangeGroupTest {
 
   /** The group's members and the shards each owns, as {@code GET /v1/changes/groups/{group}} answers. */
   private static Map<String, List<Integer>> owned(String group) {
-    JsonNode members = first.call(HttpMethod.GET, "/v1/changes/groups/" + group).body().path("members");
+    JsonNode members = servers.first.call(HttpMethod.GET, "/v1/changes/groups/" + group).body().path("members");
     Map<String, List<Integer>> owned = new TreeMap<>();
     members.fields().forEachRemaining(member -> {
       List<Integer> shards = new ArrayList<>();
@@ -144,20 +134,20 @@ class ChangeGroupTest {
   @Test
   void membersOnTwoServers_splitTheShards_takeUpWhatALeaverLeft_andTogetherSeeEveryCommittedChange() throws Exception {
     String group = "indexer-" + UUID.randomUUID().toString().substring(0, 8);
-    String start = one.changes("now", List.of(), 1).cursor();
-    ChangeWriters writers = ChangeWriters.start(one, 4, 1_500);
-    Member a = new Member(one, group, "a", start);
-    Member b = new Member(two, group, "b", start);
-    Member c = new Member(one, group, "c", start);
+    String start = servers.one.changes("now", List.of(), 1).cursor();
+    ChangeWriters writers = ChangeWriters.start(servers.one, 4, 1_500);
+    Member a = new Member(servers.one, group, "a", start);
+    Member b = new Member(servers.two, group, "b", start);
+    Member c = new Member(servers.one, group, "c", start);
     Await.until("the writers half way", Duration.ofMinutes(1), () -> writers.writes() > 500 || writers.done());
     b.close();
     Await.until("the writers two thirds of the way", Duration.ofMinutes(1),
         () -> writers.writes() > 1_000 || writers.done());
-    Member d = new Member(two, group, "d", start);
+    Member d = new Member(servers.two, group, "d", start);
     writers.awaitDone();
     // The log's end once every acknowledged change is numbered (numbering follows the commit).
-    Await.until("every change numbered", Duration.ofSeconds(30), () -> first.tables().unnumberedChanges() == 0);
-    ChangeCursor end = ChangeCursor.parse(one.changes("now", List.of(), 1).cursor());
+    Await.until("every change numbered", Duration.ofSeconds(30), () -> servers.first.tables().unnumberedChanges() == 0);
+    ChangeCursor end = ChangeCursor.parse(servers.one.changes("now", List.of(), 1).cursor());
     List<Member> members = List.of(a, b, c, d);
     // Caught up: every position of every shard up to the end processed by some member. (The
     // highest position reached is not enough: a shard's old owner may have read past where its new
@@ -200,8 +190,8 @@ class ChangeGroupTest {
   @Test
   void aCommit_countsForItsMembersShardsOnly_neverMovesBack_andNeedsAMemberFollowing() throws Exception {
     String group = "commits-" + UUID.randomUUID().toString().substring(0, 8);
-    try (Stream<ChangeEvent> x = one.followGroup(group, "x", "now", List.of());
-        Stream<ChangeEvent> y = two.followGroup(group, "y", "now", List.of())) {
+    try (Stream<ChangeEvent> x = servers.one.followGroup(group, "x", "now", List.of());
+        Stream<ChangeEvent> y = servers.two.followGroup(group, "y", "now", List.of())) {
       Iterator<ChangeEvent> xs = x.iterator();
       assertThat(xs.next().assigned()).as("x's first line: its deal").isTrue();
       Await.until("x and y dealt the shards", Duration.ofSeconds(10), () -> owned(group).size() == 2);
@@ -215,10 +205,10 @@ class ChangeGroupTest {
         nearer = nearer.after(shard, 5);
       }
       ChangeCursor near = nearer;
-      QuiverClient.GroupCommit committed = one.commit(group, "x", far.toString());
+      QuiverClient.GroupCommit committed = servers.one.commit(group, "x", far.toString());
       assertThat(committed.shards()).as("x's shards").containsExactlyElementsOf(owned.get("x"));
       assertThat(committed.ignored()).as("y's shards, not x's to give").containsExactlyElementsOf(owned.get("y"));
-      ChangeCursor positions = ChangeCursor.parse(two.commit(group, "x", near.toString()).committed());
+      ChangeCursor positions = ChangeCursor.parse(servers.two.commit(group, "x", near.toString()).committed());
       for (int shard : owned.get("x")) {
         assertThat(positions.position(shard)).as("shard " + shard + " never moved back")
             .isEqualTo(1_000_000_000L + shard);
@@ -227,13 +217,13 @@ class ChangeGroupTest {
         assertThat(positions.position(shard)).as("y's shard " + shard + " untouched by x").isLessThan(1_000_000_000L);
       }
 
-      QuiverException notMember = catchThrowableOfType(() -> one.commit(group, "z", near.toString()),
+      QuiverException notMember = catchThrowableOfType(() -> servers.one.commit(group, "z", near.toString()),
           QuiverException.class);
       assertThat(notMember.status()).isEqualTo(404);
       assertThat(notMember.getMessage()).contains("not a member");
 
       // Another consumer joining as x takes x's name over: the old follow ends with a clear error.
-      try (Stream<ChangeEvent> x2 = two.followGroup(group, "x", "now", List.of())) {
+      try (Stream<ChangeEvent> x2 = servers.two.followGroup(group, "x", "now", List.of())) {
         QuiverException ended = catchThrowableOfType(() -> {
           while (xs.hasNext()) {
             xs.next();
@@ -250,13 +240,13 @@ class ChangeGroupTest {
         "/v1/changes?follow=true&group=" + group + "&member=x&shards=1",
         "/v1/changes?follow=true&group=bad%2Fname&member=x",
         "/v1/changes/groups/bad%20name")) {
-      ApiClient.Answer answer = first.call(HttpMethod.GET, refused);
+      ApiClient.Answer answer = servers.first.call(HttpMethod.GET, refused);
       assertThat(answer.status()).as(refused).isEqualTo(400);
       assertThat(answer.body().path("error").path("code").asText()).as(refused).isEqualTo("invalid_request");
     }
     for (String body : List.of("{\"member\": \"x\", \"cursor\": \"nope\"}", "{\"member\": \"x\"}",
         "{\"member\": \"x\", \"cursor\": \"\", \"extra\": 1}", "[]")) {
-      assertThat(first.call(HttpMethod.POST, "/v1/changes/groups/" + group + "/commit", body).status()).as(body)
+      assertThat(servers.first.call(HttpMethod.POST, "/v1/changes/groups/" + group + "/commit", body).status()).as(body)
           .isEqualTo(400);
     }
   }

@@ -115,13 +115,13 @@ public final class DefaultBackend implements GraphBackend {
     InverseNow inverseNow = new InverseNow(router, client,
         new InverseWriter(router, client, schemas, changes, changeWriter));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, changeWriter, clock),
-        inverseNow, this::outboxWritten, clock);
+        inverseNow, new TokenSettler(vertx, inverseNow, clock), this::outboxWritten, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes,
         changeWriter, clock);
     EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, changeWriter, clock);
-    GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, this::outboxWritten,
-        clock);
+    GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, null,
+        this::outboxWritten, clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes, changeWriter);
     ImportClaims importClaims = new ImportClaims(vertx, paths == null ? null : paths.curator(),
         paths == null ? null : paths.importsPath());

@@ -18,6 +18,7 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeCondition;
 import io.quiver.store.NodeId;
+import io.quiver.store.ReadToken;
 import io.quiver.store.internal.outbox.CascadeOp;
 import io.quiver.store.internal.outbox.OutboxOp;
 import io.quiver.store.internal.sql.SqlValues;
@@ -38,22 +39,29 @@ final class DefaultGraphStore implements GraphStore {
   private final NodeStore nodes;
   private final EdgeStore edges;
   private final InverseNow inverses;
+  private final TokenSettler settler;
   private final IntConsumer outboxWritten;
   private final Clock clock;
   /** This store with stale-tolerant reads; itself when it is that view. */
   private final DefaultGraphStore staleTolerant;
+  /** This store with every read on the primaries; itself when it is that view. */
+  private final DefaultGraphStore primary;
 
   /**
    * @param inverses applies an inverse for a request that waits for it; null where none waits
+   * @param settler settles the read tokens reads carry; null where none does
    * @param outboxWritten told the shard of every outbox entry a write committed and left pending,
    *     so the drainer need not wait for its next poll
    */
-  DefaultGraphStore(NodeStore nodes, EdgeStore edges, InverseNow inverses, IntConsumer outboxWritten, Clock clock) {
+  DefaultGraphStore(NodeStore nodes, EdgeStore edges, InverseNow inverses, TokenSettler settler,
+      IntConsumer outboxWritten, Clock clock) {
     this.nodes = nodes;
     this.edges = edges;
     this.inverses = inverses;
+    this.settler = settler;
     this.outboxWritten = outboxWritten;
     this.clock = clock;
+    this.primary = this;
     this.staleTolerant = new DefaultGraphStore(this);
   }
 
@@ -62,9 +70,21 @@ final class DefaultGraphStore implements GraphStore {
     this.nodes = primaryReads.nodes.staleTolerant();
     this.edges = primaryReads.edges.staleTolerant();
     this.inverses = primaryReads.inverses;
+    this.settler = primaryReads.settler;
     this.outboxWritten = primaryReads.outboxWritten;
     this.clock = primaryReads.clock;
+    this.primary = primaryReads;
     this.staleTolerant = this;
+  }
+
+  @Override
+  public Future<Void> settle(ReadToken token) {
+    return settler == null || token.entries().isEmpty() ? Future.succeededFuture() : settler.settle(token);
+  }
+
+  @Override
+  public GraphStore fresh() {
+    return primary;
   }
 
   @Override
@@ -145,7 +165,7 @@ final class DefaultGraphStore implements GraphStore {
   @Override
   public Future<EdgeResult> addEdge(NodeId from, String type, NodeId to, Long sequence, ObjectNode data,
       EdgeState state, InverseWait wait, EdgeCondition condition) {
-    return edges.add(from, type, to, sequence, data, state, condition).compose(write -> settle(write, wait));
+    return edges.add(from, type, to, sequence, data, state, condition).compose(write -> settleInverse(write, wait));
   }
 
   @Override
@@ -175,33 +195,35 @@ final class DefaultGraphStore implements GraphStore {
 
   @Override
   public Future<EdgeResult> archiveEdge(NodeId from, String type, NodeId to, InverseWait wait) {
-    return edges.setState(from, type, to, true).compose(write -> settle(write, wait));
+    return edges.setState(from, type, to, true).compose(write -> settleInverse(write, wait));
   }
 
   @Override
   public Future<EdgeResult> restoreEdge(NodeId from, String type, NodeId to, InverseWait wait) {
-    return edges.setState(from, type, to, false).compose(write -> settle(write, wait));
+    return edges.setState(from, type, to, false).compose(write -> settleInverse(write, wait));
   }
 
   @Override
   public Future<EdgeResult> removeEdge(NodeId from, String type, NodeId to, InverseWait wait) {
-    return edges.remove(from, type, to).compose(write -> settle(write, wait));
+    return edges.remove(from, type, to).compose(write -> settleInverse(write, wait));
   }
 
   /** The forward write has committed: whatever happens next, the answer is a success. */
-  private Future<EdgeResult> settle(EdgeWrite write, InverseWait wait) {
+  private Future<EdgeResult> settleInverse(EdgeWrite write, InverseWait wait) {
     if (write.inverse() == null) {
       return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE, write.change()));
     }
     if (wait == InverseWait.ASYNC || inverses == null) {
       outboxWritten.accept(write.inverse().shard());
-      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING, write.change()));
+      return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING, write.change(),
+          ReadToken.of(write.inverse().shard(), write.inverse().entryId())));
     }
     return inverses.apply(write.inverse()).map(inverse -> {
       if (inverse == EdgeResult.Inverse.PENDING) {
         outboxWritten.accept(write.inverse().shard());
       }
-      return new EdgeResult(write.edge(), inverse, write.change());
+      return new EdgeResult(write.edge(), inverse, write.change(), inverse == EdgeResult.Inverse.PENDING
+          ? ReadToken.of(write.inverse().shard(), write.inverse().entryId()) : ReadToken.EMPTY);
     });
   }
 

@@ -3,6 +3,7 @@ package io.quiver.store.internal;
 import io.quiver.core.GraphException;
 import io.quiver.store.EdgeResult;
 import io.quiver.store.internal.outbox.InverseOp;
+import io.quiver.store.internal.outbox.OutboxOp;
 import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardClient;
@@ -42,7 +43,8 @@ final class InverseNow {
       return Future.succeededFuture(EdgeResult.Inverse.PENDING);
     }
     return client.read(route, sql -> OutboxTable.INSTANCE.get(sql, route, pending.entryId()))
-        .compose(entry -> entry == null
+        .compose(entry -> entry == null || entry.columns().kind() != OutboxOp.Kind.INVERSE_EDGE.code()
+            // Gone: applied (by the drainer, or a reader). Not an inverse's: nothing of a write's to apply here.
             ? Future.succeededFuture(EdgeResult.Inverse.APPLIED)
             : writer.apply(InverseOp.of(entry.columns()))
                 .compose(outcome -> client.write(route, sql -> OutboxTable.INSTANCE.delete(sql, route, entry.id()))

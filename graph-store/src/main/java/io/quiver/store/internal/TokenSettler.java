@@ -1,0 +1,60 @@
+package io.quiver.store.internal;
+
+import io.quiver.core.GraphException;
+import io.quiver.store.EdgeResult;
+import io.quiver.store.GraphStore;
+import io.quiver.store.ReadToken;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Settles a {@link ReadToken} before a read: each outbox entry it names is applied now by
+ * {@link InverseNow}, or found applied (gone), retrying every {@link #RETRY_MS} while its host
+ * cannot take it, until {@link GraphStore#SETTLE_BOUND}; then the read is UNAVAILABLE rather than
+ * older than the token. Applying an entry twice, here and by the drainer, writes one copy: the
+ * inverse writer compares stamps.
+ */
+final class TokenSettler {
+  /** How long a settle waits between tries while an entry's host cannot take it. */
+  static final long RETRY_MS = 20;
+
+  private final Vertx vertx;
+  private final InverseNow inverses;
+  private final Clock clock;
+
+  TokenSettler(Vertx vertx, InverseNow inverses, Clock clock) {
+    this.vertx = vertx;
+    this.inverses = inverses;
+    this.clock = clock;
+  }
+
+  Future<Void> settle(ReadToken token) {
+    long deadline = clock.millis() + GraphStore.SETTLE_BOUND.toMillis();
+    List<Future<Void>> entries = new ArrayList<>(token.entries().size());
+    for (ReadToken.Entry entry : token.entries()) {
+      entries.add(settle(entry, deadline));
+    }
+    return Future.all(entries).mapEmpty();
+  }
+
+  private Future<Void> settle(ReadToken.Entry entry, long deadline) {
+    return inverses.apply(new EdgeWrite.PendingInverse(entry.shard(), entry.outboxId())).compose(inverse -> {
+      if (inverse != EdgeResult.Inverse.PENDING) {
+        return Future.succeededFuture();
+      }
+      if (clock.millis() >= deadline) {
+        return Future.failedFuture(GraphException.unavailable("the read carries a token whose write's inverse copy"
+            + " (outbox entry " + entry.outboxId() + " on shard " + entry.shard() + ") could not be applied within "
+            + GraphStore.SETTLE_BOUND.toMillis() + " ms — its host is down or read-only, or the entry parked —"
+            + " so it cannot observe that write yet; retry later"));
+      }
+      Promise<Void> later = Promise.promise();
+      vertx.setTimer(RETRY_MS, fired -> later.complete());
+      return later.future().compose(retry -> settle(entry, deadline));
+    });
+  }
+}
