@@ -27,9 +27,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Consumer groups over the change log, on two servers: members split the shards, a member that
@@ -38,17 +37,8 @@ import org.junit.jupiter.api.Test;
  * shards and never moves back.
  */
 class ChangeGroupTest {
-  private static TwoServers servers;
-
-  @BeforeAll
-  static void start() throws Exception {
-    servers = new TwoServers();
-  }
-
-  @AfterAll
-  static void stop() {
-    servers.close();
-  }
+  @RegisterExtension
+  static final TwoServers servers = new TwoServers();
 
   /**
    * A member following on a thread of its own: it processes every event, commits after every 20

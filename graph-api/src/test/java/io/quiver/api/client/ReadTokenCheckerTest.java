@@ -19,9 +19,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The read-token checker: eight writers on one server add board-to-pin edges (whose inverse copies
@@ -35,17 +34,8 @@ class ReadTokenCheckerTest {
   private static final int WRITERS = 8;
   private static final int READERS = 8;
   private static final long SECONDS = Long.getLong("quiver.tokens.seconds", 10);
-  private static TwoServers servers;
-
-  @BeforeAll
-  static void start() throws Exception {
-    servers = new TwoServers();
-  }
-
-  @AfterAll
-  static void stop() {
-    servers.close();
-  }
+  @RegisterExtension
+  static final TwoServers servers = new TwoServers();
 
   /** A write to read back: the board and pin it linked, the board's version after, and the token it answered. */
   private record Written(long board, long pin, long version, String token) {}

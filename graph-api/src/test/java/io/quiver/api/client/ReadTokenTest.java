@@ -12,9 +12,8 @@ import io.quiver.client.QuiverClient;
 import io.quiver.client.QuiverException;
 import io.vertx.core.http.HttpMethod;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Read-your-writes across servers and inverse lists: a session writes through one server and reads
@@ -24,17 +23,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReadTokenTest {
   private static final int PAIRS = 100;
-  private static TwoServers servers;
-
-  @BeforeAll
-  static void start() throws Exception {
-    servers = new TwoServers();
-  }
-
-  @AfterAll
-  static void stop() {
-    servers.close();
-  }
+  @RegisterExtension
+  static final TwoServers servers = new TwoServers();
 
   @Test
   void aSessionWritingThroughOneServer_readsThroughAnother_itsEdgesInverseCountAndNodeAtOnce() {
