@@ -260,15 +260,12 @@ public interface GraphStore {
   /**
    * Makes every write {@code token} covers visible to a read that follows: each inverse copy still
    * waiting in an outbox is applied now (as {@code waitForInverse} does), or found applied.
-   * UNAVAILABLE, naming the shard, when one cannot be within {@link #SETTLE_BOUND} (its host is
-   * down or read-only, or its entry parked): the read must not answer without it.
+   * UNAVAILABLE, naming the shard, when one cannot be within {@link ReadTokenSettings#bound()} (its
+   * host is down or read-only, or its entry parked): the read must not answer without it.
    */
   default Future<Void> settle(ReadToken token) {
     return Future.succeededFuture();
   }
-
-  /** How long {@link #settle} tries before it answers UNAVAILABLE. */
-  java.time.Duration SETTLE_BOUND = java.time.Duration.ofSeconds(1);
 
   /**
    * This store with its reads answered by the primaries, never from memory: after {@link #settle},

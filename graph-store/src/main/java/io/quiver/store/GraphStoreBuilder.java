@@ -25,6 +25,7 @@ public final class GraphStoreBuilder {
   private ApplierSettings applier = ApplierSettings.defaults();
   private ReplicaReadSettings replicaReads = ReplicaReadSettings.defaults();
   private ChangeLogSettings changeLog = ChangeLogSettings.defaults();
+  private ReadTokenSettings readTokens = ReadTokenSettings.defaults();
   private RegistryPaths registry;
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
@@ -114,6 +115,12 @@ public final class GraphStoreBuilder {
     return this;
   }
 
+  /** How reads carrying a read token wait for the writes it covers; {@link ReadTokenSettings#defaults()} when not set. */
+  public GraphStoreBuilder readTokens(ReadTokenSettings settings) {
+    this.readTokens = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
   /** Whether and how long shards log their changes; {@link ChangeLogSettings#defaults()} when not set. */
   public GraphStoreBuilder changeLog(ChangeLogSettings settings) {
     this.changeLog = Objects.requireNonNull(settings, "settings");
@@ -136,6 +143,6 @@ public final class GraphStoreBuilder {
         Objects.requireNonNull(pools, "pools"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(schemas, "schemas"),
-        drainCoordination, applier, registry, clock, serverId, replicaReads, changeLog));
+        drainCoordination, applier, registry, clock, serverId, replicaReads, changeLog, readTokens));
   }
 }

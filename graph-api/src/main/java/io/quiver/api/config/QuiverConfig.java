@@ -9,6 +9,7 @@ import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.PoolSettings;
+import io.quiver.store.ReadTokenSettings;
 import io.quiver.store.ReplicaReadSettings;
 import io.quiver.store.shard.ShardMapStore;
 import java.io.IOException;
@@ -37,12 +38,13 @@ import java.util.Set;
  *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000, "readMaxLagMs": 1000, "hedgeAfterMs": 50},
  *  "failover":  {"enabled": true, "detectAfterMs": 3000},
  *  "changes":   {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000},
+ *  "consistency": {"tokenWaitMs": 1000},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
  */
 public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox,
     CacheSettings cache, Path schemaFile, String adminToken, ReplicaAcks replication, FailoverSettings failover,
-    ReplicaReadSettings replicaReads, ChangeLogSettings changeLog) {
+    ReplicaReadSettings replicaReads, ChangeLogSettings changeLog, ReadTokenSettings readTokens) {
   public static final int DEFAULT_PORT = 8080;
   /** 1 MiB, as the API promises. */
   public static final long DEFAULT_BODY_LIMIT_BYTES = 1 << 20;
@@ -59,6 +61,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
     Objects.requireNonNull(failover, "failover");
     Objects.requireNonNull(replicaReads, "replicaReads");
     Objects.requireNonNull(changeLog, "changeLog");
+    Objects.requireNonNull(readTokens, "readTokens");
     if (adminToken != null && adminToken.length() < 16) {
       throw new IllegalArgumentException("adminToken must be at least 16 characters");
     }
@@ -149,19 +152,20 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
   public QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, ApplierSettings outbox, CacheSettings cache,
       Path schemaFile, String adminToken) {
     this(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, ReplicaAcks.defaults(),
-        FailoverSettings.defaults(), ReplicaReadSettings.defaults(), ChangeLogSettings.defaults());
+        FailoverSettings.defaults(), ReplicaReadSettings.defaults(), ChangeLogSettings.defaults(),
+        ReadTokenSettings.defaults());
   }
 
   public QuiverConfig withPort(int port) {
     return new QuiverConfig(new Http(port, http.bodyLimitBytes(), http.requestTimeout(), http.headerTimeout(),
         http.idleTimeout(), http.maxRequestLineBytes()), zooKeeper, mysql, outbox, cache, schemaFile, adminToken,
-        replication, failover, replicaReads, changeLog);
+        replication, failover, replicaReads, changeLog, readTokens);
   }
 
   /** The same configuration with the shards' change logs kept as {@code settings} says. */
   public QuiverConfig withChangeLog(ChangeLogSettings settings) {
     return new QuiverConfig(http, zooKeeper, mysql, outbox, cache, schemaFile, adminToken, replication, failover,
-        replicaReads, settings);
+        replicaReads, settings, readTokens);
   }
 
   public static QuiverConfig load(Path file) {
@@ -173,23 +177,24 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
   }
 
   /** Every key a configuration may hold, by section; "" is the top level. */
-  private static final Map<String, Set<String>> KEYS = Map.of(
-      "", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication", "failover",
-          "changes"),
-      "http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
-          "maxRequestLineBytes"),
-      "zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs"),
-      "mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
-          "statementCacheSize", "pipeliningLimit", "statementTimeoutMs", "downAfterMs"),
-      "outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
-          "gcIntervalSeconds"),
-      "cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
-          "advertiseHost", "staleBoundMs"),
-      "admin", Set.of("token"),
-      "replication", Set.of("withoutAck", "ackTimeoutMs", "readMaxLagMs", "hedgeAfterMs", "lagProbeEveryMs",
-          "replicaPoolSize"),
-      "failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs"),
-      "changes", Set.of("enabled", "retentionHours", "maxPerShard"));
+  private static final Map<String, Set<String>> KEYS = Map.ofEntries(
+      Map.entry("", Set.of("http", "zooKeeper", "mysql", "outbox", "cache", "admin", "schemaFile", "replication", "failover",
+          "changes", "consistency")),
+      Map.entry("http", Set.of("port", "bodyLimitBytes", "requestTimeoutMs", "headerTimeoutMs", "idleTimeoutSeconds",
+          "maxRequestLineBytes")),
+      Map.entry("zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs")),
+      Map.entry("mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
+          "statementCacheSize", "pipeliningLimit", "statementTimeoutMs", "downAfterMs")),
+      Map.entry("outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
+          "gcIntervalSeconds")),
+      Map.entry("cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
+          "advertiseHost", "staleBoundMs")),
+      Map.entry("admin", Set.of("token")),
+      Map.entry("replication", Set.of("withoutAck", "ackTimeoutMs", "readMaxLagMs", "hedgeAfterMs", "lagProbeEveryMs",
+          "replicaPoolSize")),
+      Map.entry("failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs")),
+      Map.entry("changes", Set.of("enabled", "retentionHours", "maxPerShard")),
+      Map.entry("consistency", Set.of("tokenWaitMs")));
 
   /**
    * Refuses a key the configuration does not have, naming the nearest one it does: a misspelt
@@ -291,7 +296,9 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
         replication(root.path("replication")),
         failover(root.path("failover")),
         replicaReads(root.path("replication")),
-        changeLog(root.path("changes")));
+        changeLog(root.path("changes")),
+        new ReadTokenSettings(Duration.ofMillis(root.path("consistency").path("tokenWaitMs")
+            .asLong(ReadTokenSettings.DEFAULT_BOUND.toMillis()))));
   }
 
   /** {@code {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000}}: each shard's change log. */

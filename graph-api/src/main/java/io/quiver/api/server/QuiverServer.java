@@ -121,6 +121,7 @@ public final class QuiverServer implements AutoCloseable {
         .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
         .replicaReads(config.replicaReads())
         .changeLog(config.changeLog())
+        .readTokens(config.readTokens())
         .clock(Clock.systemUTC())
         .build();
     // The backend closes before Vert.x: its leases and pools go while the event loops still run.

@@ -41,6 +41,8 @@ class QuiverConfigTest {
          "admin": {"token": "a-long-enough-secret"},
          "replication": {"withoutAck": "async", "ackTimeoutMs": 250},
          "failover": {"enabled": false, "detectAfterMs": 2000, "probeEveryMs": 200, "fenceTimeoutMs": 1000},
+         "changes": {"enabled": false, "retentionHours": 24, "maxPerShard": 1000},
+         "consistency": {"tokenWaitMs": 2500},
          "schemaFile": "/etc/quiver/schema.json"}""");
     assertThat(config.mysql().maxSize()).isEqualTo(160);
     assertThat(config.replication()).isEqualTo(new ReplicaAcks(ReplicaAcks.Mode.ASYNC, Duration.ofMillis(250)));
@@ -48,6 +50,8 @@ class QuiverConfigTest {
         Duration.ofMillis(1000)));
     assertThat(config.http().headerTimeout().toMillis()).isEqualTo(3000);
     assertThat(config.zooKeeper().connectTimeout().toMillis()).isEqualTo(4000);
+    assertThat(config.changeLog().maxPerShard()).isEqualTo(1000);
+    assertThat(config.readTokens().bound()).isEqualTo(Duration.ofMillis(2500));
   }
 
   @Test

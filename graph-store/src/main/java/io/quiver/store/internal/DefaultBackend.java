@@ -18,6 +18,7 @@ import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.OutboxStats;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.ReplicaReadFigures;
+import io.quiver.store.ReadTokenSettings;
 import io.quiver.store.ReplicaReadSettings;
 import io.quiver.store.Repairs;
 import io.quiver.store.StoreTelemetry;
@@ -61,7 +62,7 @@ public final class DefaultBackend implements GraphBackend {
   /** What the builder gathered; {@code drainCoordination} and {@code registry} may be null. */
   public record Settings(PoolSettings pools, ShardMapSource shardMaps, SchemaSource schemas,
       CuratorFramework drainCoordination, ApplierSettings applier, RegistryPaths registry, Clock clock,
-      String serverId, ReplicaReadSettings replicaReads, ChangeLogSettings changeLog) {}
+      String serverId, ReplicaReadSettings replicaReads, ChangeLogSettings changeLog, ReadTokenSettings readTokens) {}
 
   private final HostHealth health;
   private final ReplicaLag replicaLag;
@@ -115,7 +116,7 @@ public final class DefaultBackend implements GraphBackend {
     InverseNow inverseNow = new InverseNow(router, client,
         new InverseWriter(router, client, schemas, changes, changeWriter));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, changeWriter, clock),
-        inverseNow, new TokenSettler(vertx, inverseNow, clock), this::outboxWritten, clock);
+        inverseNow, new TokenSettler(vertx, inverseNow, settings.readTokens(), clock), this::outboxWritten, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes,
         changeWriter, clock);

@@ -2,8 +2,8 @@ package io.quiver.store.internal;
 
 import io.quiver.core.GraphException;
 import io.quiver.store.EdgeResult;
-import io.quiver.store.GraphStore;
 import io.quiver.store.ReadToken;
+import io.quiver.store.ReadTokenSettings;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -14,7 +14,7 @@ import java.util.List;
 /**
  * Settles a {@link ReadToken} before a read: each outbox entry it names is applied now by
  * {@link InverseNow}, or found applied (gone), retrying every {@link #RETRY_MS} while its host
- * cannot take it, until {@link GraphStore#SETTLE_BOUND}; then the read is UNAVAILABLE rather than
+ * cannot take it, until {@link ReadTokenSettings#bound()}; then the read is UNAVAILABLE rather than
  * older than the token. Applying an entry twice, here and by the drainer, writes one copy: the
  * inverse writer compares stamps.
  */
@@ -24,16 +24,18 @@ final class TokenSettler {
 
   private final Vertx vertx;
   private final InverseNow inverses;
+  private final ReadTokenSettings settings;
   private final Clock clock;
 
-  TokenSettler(Vertx vertx, InverseNow inverses, Clock clock) {
+  TokenSettler(Vertx vertx, InverseNow inverses, ReadTokenSettings settings, Clock clock) {
     this.vertx = vertx;
     this.inverses = inverses;
+    this.settings = settings;
     this.clock = clock;
   }
 
   Future<Void> settle(ReadToken token) {
-    long deadline = clock.millis() + GraphStore.SETTLE_BOUND.toMillis();
+    long deadline = clock.millis() + settings.bound().toMillis();
     List<Future<Void>> entries = new ArrayList<>(token.entries().size());
     for (ReadToken.Entry entry : token.entries()) {
       entries.add(settle(entry, deadline));
@@ -49,7 +51,7 @@ final class TokenSettler {
       if (clock.millis() >= deadline) {
         return Future.failedFuture(GraphException.unavailable("the read carries a token whose write's inverse copy"
             + " (outbox entry " + entry.outboxId() + " on shard " + entry.shard() + ") could not be applied within "
-            + GraphStore.SETTLE_BOUND.toMillis() + " ms — its host is down or read-only, or the entry parked —"
+            + settings.bound().toMillis() + " ms — its host is down or read-only, or the entry parked —"
             + " so it cannot observe that write yet; retry later"));
       }
       Promise<Void> later = Promise.promise();
