@@ -570,6 +570,49 @@ public final class QuiverClient implements AutoCloseable {
     return follow ? path.append("&follow=true").toString() : path.toString();
   }
 
+  // ---- atomic multi-reads ----
+
+  /** A list a multi-read asks for: its newest {@code limit} edges (1 to 100), with its count. */
+  public record ListRead(long from, String type, int limit) {}
+
+  /** A list as a multi-read answers it: its newest edges, count and version, read together. */
+  public record ListAnswer(long from, String type, List<Edge> edges, long count, long version) {}
+
+  /**
+   * What a multi-read answered: the nodes in request order (null for one that does not exist), the
+   * lists in request order, and how many rounds it took.
+   */
+  public record AtomicRead(List<Node> nodes, List<ListAnswer> lists, int rounds) {}
+
+  /**
+   * Reads nodes and edge lists atomically ({@code POST /v1/read}): the answer never shows part of
+   * one write — an edge's two copies and each list's count are seen together or not at all, a node
+   * whole. Up to 200 items; from the primaries.
+   */
+  public AtomicRead readAtomically(List<Long> nodes, List<ListRead> lists) {
+    ObjectNode body = MAPPER.createObjectNode();
+    if (!nodes.isEmpty()) {
+      nodes.forEach(body.putArray("nodes")::add);
+    }
+    if (!lists.isEmpty()) {
+      var array = body.putArray("lists");
+      lists.forEach(list -> array.addObject().put("from", Long.toString(list.from())).put("type", list.type())
+          .put("limit", list.limit()));
+    }
+    JsonNode answer = join(call("POST", "/v1/read", body, null));
+    List<Node> read = new ArrayList<>();
+    answer.path("nodes").forEach(node -> read.add(node.isNull() ? null : node(node)));
+    List<ListAnswer> answered = new ArrayList<>();
+    answer.path("lists").forEach(list -> {
+      List<Edge> edges = new ArrayList<>();
+      list.path("edges").forEach(edge -> edges.add(edge(edge)));
+      answered.add(new ListAnswer(list.path("from").asLong(), list.path("type").asText(), List.copyOf(edges),
+          list.path("count").asLong(), list.path("version").asLong()));
+    });
+    return new AtomicRead(java.util.Collections.unmodifiableList(read), List.copyOf(answered),
+        answer.path("rounds").asInt());
+  }
+
   // ---- bulk import ----
 
   /**

@@ -123,6 +123,11 @@ public abstract class ForwardingGraphStore implements GraphStore {
   }
 
   @Override
+  public Future<AtomicRead> readAtomically(List<NodeId> nodes, List<AtomicRead.ListRead> lists) {
+    return delegate.readAtomically(nodes, lists);
+  }
+
+  @Override
   public Future<Void> settle(ReadToken token) {
     return delegate.settle(token);
   }

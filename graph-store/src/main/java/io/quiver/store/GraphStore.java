@@ -258,6 +258,20 @@ public interface GraphStore {
   }
 
   /**
+   * Reads {@code nodes} and {@code lists} so that the answer never shows part of one write: an
+   * edge's forward copy and its inverse, and each list with its count, are seen together or not at
+   * all; a node is seen whole. Read from the primaries. A write the answer would show half-done —
+   * the two copies of an edge it holds disagreeing — costs a second round: that edge's inverse is
+   * applied, and everything read again. INVALID_ARGUMENT past
+   * {@link AtomicRead#MAX_ITEMS} items or {@link AtomicRead#MAX_LIST_LIMIT} edges a list;
+   * UNAVAILABLE after {@link AtomicRead#MAX_ROUNDS} rounds or when a host is.
+   */
+  default Future<AtomicRead> readAtomically(List<NodeId> nodes, List<AtomicRead.ListRead> lists) {
+    return Future.failedFuture(GraphException.of(GraphException.Code.INTERNAL,
+        "this store does not read atomically"));
+  }
+
+  /**
    * Makes every write {@code token} covers visible to a read that follows: each inverse copy still
    * waiting in an outbox is applied now (as {@code waitForInverse} does), or found applied.
    * UNAVAILABLE, naming the shard, when one cannot be within {@link ReadTokenSettings#bound()} (its

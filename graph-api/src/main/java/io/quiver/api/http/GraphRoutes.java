@@ -11,10 +11,13 @@ import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.AtomicRead;
+import io.quiver.store.Edge;
+import io.quiver.store.EdgeCondition;
+import io.quiver.store.EdgeListHead;
 import io.quiver.store.EdgePage;
 import io.quiver.store.EdgeQuery;
 import io.quiver.store.EdgeResult;
-import io.quiver.store.EdgeCondition;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphQueries;
 import io.quiver.store.GraphStore;
@@ -43,6 +46,7 @@ public final class GraphRoutes {
   private static final Set<String> EDGE_BODY = Set.of("sequence", "data", "state");
   private static final Set<String> BATCH_BODY = Set.of("ids");
   private static final Set<String> EDGE_BATCH_BODY = Set.of("edges");
+  private static final Set<String> MULTI_READ_BODY = Set.of("nodes", "lists");
   private static final Set<String> QUERY_BODY = Set.of("operation", "lists", "limit", "after", "count", "hydrate");
   private static final Set<String> NONE = Set.of();
   private static final Set<String> WAIT = Set.of("waitForInverse");
@@ -103,6 +107,7 @@ public final class GraphRoutes {
             Set.of("limit", "after", "offset", "order", "minSeq", "maxSeq", "hydrate", "state", "to"), this::getEdges)
         .add(POST, "/v1/edges/query", "queryEdgeLists", NONE, this::queryEdgeLists)
         .add(POST, "/v1/edges:batchGet", "batchGetEdges", NONE, this::batchGetEdges)
+        .add(POST, "/v1/read", "readAtomically", NONE, this::readAtomically)
         .add(GET, "/v1/schema", "getSchema", NONE, this::getSchema);
     router.route("/v1/*").handler(table);
   }
@@ -357,6 +362,47 @@ public final class GraphRoutes {
     return Futures.attempt(() -> Requests.edgeIdArray(Requests.body(ctx, EDGE_BATCH_BODY), "edges"))
         .compose(ids -> reading(ctx).getEdgesBatch(ids))
         .map(batch -> json(ctx, rendered.batch(batch)));
+  }
+
+  /**
+   * {@code POST /v1/read}: nodes and lists read atomically ({@link GraphStore#readAtomically}),
+   * answered {@code {"nodes": [node or null…], "lists": [{"from", "type", "edges", "count",
+   * "version"}…], "rounds"}} in request order.
+   */
+  private Future<Buffer> readAtomically(RoutingContext ctx) {
+    return Futures.attempt(() -> Requests.multiRead(Requests.body(ctx, MULTI_READ_BODY)))
+        .compose(asked -> store.readAtomically(asked.nodes(), asked.lists())
+            .map(read -> json(ctx, out -> {
+              out.writeStartObject();
+              out.writeArrayFieldStart("nodes");
+              for (Node node : read.nodes()) {
+                if (node == null) {
+                  out.writeNull();
+                } else {
+                  ApiJson.writeNode(out, node);
+                }
+              }
+              out.writeEndArray();
+              out.writeArrayFieldStart("lists");
+              for (int i = 0; i < read.lists().size(); i++) {
+                AtomicRead.ListRead list = asked.lists().get(i);
+                EdgeListHead head = read.lists().get(i);
+                out.writeStartObject();
+                out.writeStringField("from", list.from().toString());
+                out.writeStringField("type", list.type());
+                out.writeArrayFieldStart("edges");
+                for (Edge edge : head.edges()) {
+                  ApiJson.writeEdge(out, edge);
+                }
+                out.writeEndArray();
+                out.writeNumberField("count", head.count());
+                out.writeNumberField("version", head.version());
+                out.writeEndObject();
+              }
+              out.writeEndArray();
+              out.writeNumberField("rounds", read.rounds());
+              out.writeEndObject();
+            })));
   }
 
   // ---- set operations ----

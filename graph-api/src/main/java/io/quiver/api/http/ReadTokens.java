@@ -61,11 +61,11 @@ final class ReadTokens {
     store.settle(carried).onSuccess(settled -> ctx.next()).onFailure(ctx::fail);
   }
 
-  /** GETs, and the POSTs that only read (batch gets, list queries). */
+  /** GETs, and the POSTs that only read (batch gets, list queries, multi-reads). */
   private static boolean isRead(RoutingContext ctx) {
     String path = ctx.normalizedPath();
     return ctx.request().method() == HttpMethod.GET
-        || path.endsWith(":batchGet") || path.equals("/v1/edges/query");
+        || path.endsWith(":batchGet") || path.equals("/v1/edges/query") || path.equals("/v1/read");
   }
 
   /** Whether the request carries a token: its reads go to the primaries. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
 import io.quiver.schema.Ids;
+import io.quiver.store.AtomicRead;
 import io.quiver.store.Cursor;
 import io.quiver.store.EdgeCondition;
 import io.quiver.store.EdgeId;
@@ -225,6 +226,38 @@ final class Requests {
     }
     return ids;
   }
+
+  private static final Set<String> LIST_READ_MEMBERS = Set.of("from", "type", "limit");
+
+  /**
+   * A multi-read's body: {@code nodes}, an array of node IDs, and {@code lists}, an array of
+   * {@code {"from", "type", "limit"}} (limit 20 when absent); either may be absent, not both.
+   */
+  static MultiRead multiRead(ObjectNode body) {
+    List<NodeId> nodes = body.has("nodes") ? idArray(body, "nodes") : List.of();
+    List<AtomicRead.ListRead> lists = new ArrayList<>();
+    if (body.has("lists")) {
+      JsonNode array = boundedArray(body, "lists", "{\"from\", \"type\", \"limit\"}", "lists");
+      for (int i = 0; i < array.size(); i++) {
+        String what = "'lists[" + i + "]'";
+        ObjectNode list = object(array.get(i), what, LIST_READ_MEMBERS);
+        NodeId from = idMember(list, "from");
+        if (from == null) {
+          throw GraphException.invalid(what + " must name 'from' and 'type'");
+        }
+        Long limit = longMember(list, "limit");
+        lists.add(new AtomicRead.ListRead(from, textMember(list, "type"),
+            limit == null ? 20 : (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, limit))));
+      }
+    }
+    if (nodes.isEmpty() && lists.isEmpty()) {
+      throw GraphException.invalid("a multi-read names 'nodes', 'lists' or both");
+    }
+    return new MultiRead(nodes, lists);
+  }
+
+  /** What a multi-read asks for. */
+  record MultiRead(List<NodeId> nodes, List<AtomicRead.ListRead> lists) {}
 
   /** A multi-get's {@code ?state=}: {@code active} (by default), {@code archived}, or {@code all} for both. */
   static Set<EdgeState> states(RoutingContext ctx) {

@@ -113,6 +113,8 @@ class OpenApiContractTest {
     valid("repair", api.call(POST, "/v1/admin/repair/board_has_pins", null, ADMIN));
     assertThat(valid("getShardMap", api.call(GET, "/v1/admin/shard-map", null, ADMIN)).body().get("ranges")).hasSize(2);
     assertThat(valid("getShardMap", api.call(GET, "/v1/admin/shard-map")).status()).isEqualTo(401);
+    valid("readAtomically", api.call(POST, "/v1/read", "{\"nodes\": [\"" + board + "\", \"7\"], \"lists\": [{\"from\": \""
+        + board + "\", \"type\": \"board_has_pins\", \"limit\": 5}]}"));
     valid("getChanges", api.call(GET, "/v1/changes?after=now&limit=5"));
     valid("getChangeGroup", api.call(GET, "/v1/changes/groups/contract"));
     assertThat(valid("commitChanges", api.call(POST, "/v1/changes/groups/contract/commit",

@@ -1,6 +1,8 @@
 package io.quiver.store.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
+import io.quiver.store.AtomicRead;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeBatch;
 import io.quiver.store.EdgeCondition;
@@ -25,7 +27,11 @@ import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.IntConsumer;
 
@@ -75,6 +81,115 @@ final class DefaultGraphStore implements GraphStore {
     this.clock = primaryReads.clock;
     this.primary = primaryReads;
     this.staleTolerant = this;
+  }
+
+  /**
+   * RAMP-TAO's read: one round reads every item — each list's edges, count and version together
+   * ({@code EdgeStore#head}), so a list never disagrees with its count — then compares the two
+   * copies of every edge the answer shows both sides of: a board's list and a pin's list of the
+   * inverse type must show the pair alike (present on both or neither, with one sequence and
+   * write stamp), as far as their windows reach. A pair that disagrees is a write caught half-done — its
+   * inverse still in the outbox, or applied between the two lists' reads — and costs a second
+   * round: the outbox entries of that pair are applied now (as {@code waitForInverse} does), and
+   * everything is read again. An answer with no disagreeing pair holds every write whole.
+   */
+  @Override
+  public Future<AtomicRead> readAtomically(List<NodeId> nodeIds, List<AtomicRead.ListRead> lists) {
+    if (nodeIds.size() + lists.size() > AtomicRead.MAX_ITEMS) {
+      return Future.failedFuture(GraphException.invalid("a multi-read takes at most " + AtomicRead.MAX_ITEMS
+          + " items, nodes and lists together; got " + (nodeIds.size() + lists.size())));
+    }
+    for (AtomicRead.ListRead list : lists) {
+      if (list.limit() < 1 || list.limit() > AtomicRead.MAX_LIST_LIMIT) {
+        return Future.failedFuture(GraphException.invalid("a multi-read's list answers 1 to "
+            + AtomicRead.MAX_LIST_LIMIT + " edges; got " + list.limit()));
+      }
+    }
+    return primary.round(nodeIds, lists, 1);
+  }
+
+  private Future<AtomicRead> round(List<NodeId> nodeIds, List<AtomicRead.ListRead> lists, int round) {
+    if (round > AtomicRead.MAX_ROUNDS) {
+      return Future.failedFuture(GraphException.unavailable("the multi-read found writes half-done across its lists"
+          + " for " + AtomicRead.MAX_ROUNDS + " rounds (an inverse that cannot be applied, or writes racing it); retry"));
+    }
+    Future<NodeBatch> nodesRead = nodeIds.isEmpty() ? Future.succeededFuture(new NodeBatch(List.of(), List.of()))
+        : nodes.getMany(nodeIds);
+    List<Future<EdgeListHead>> heads = new ArrayList<>(lists.size());
+    lists.forEach(list -> heads.add(edges.head(list.from(), list.type(), list.limit())));
+    return Future.all(nodesRead, Future.all(heads)).compose(done -> {
+      Map<EdgeListId, EdgeListHead> read = new HashMap<>();
+      for (int i = 0; i < lists.size(); i++) {
+        read.merge(new EdgeListId(lists.get(i).from(), lists.get(i).type()), heads.get(i).result(),
+            (one, other) -> one.edges().size() >= other.edges().size() ? one : other);
+      }
+      List<EdgeListId[]> torn = torn(read);
+      return torn.isEmpty() ? Future.succeededFuture(answer(nodeIds, nodesRead.result(), heads, round))
+          : complete(torn).compose(completed -> round(nodeIds, lists, round + 1));
+    });
+  }
+
+  /** The pairs of lists of the read that show one edge's two copies differently. */
+  private List<EdgeListId[]> torn(Map<EdgeListId, EdgeListHead> read) {
+    List<EdgeListId[]> torn = new ArrayList<>();
+    read.forEach((list, head) -> {
+      String inverse = edges.inverseTypeOf(list.type());
+      if (inverse == null) {
+        return;
+      }
+      for (Edge edge : head.edges()) {
+        EdgeListId mirror = new EdgeListId(edge.to(), inverse);
+        EdgeListHead other = read.get(mirror);
+        if (other != null && !mirrored(edge, other)) {
+          torn.add(new EdgeListId[] {list, mirror});
+        }
+      }
+    });
+    return torn;
+  }
+
+  /**
+   * Whether {@code other} (the list of the edge's target, of the inverse type) shows the edge's
+   * other copy alike: with its sequence and write stamp, or — beyond the window it holds — not at all.
+   */
+  private static boolean mirrored(Edge edge, EdgeListHead other) {
+    for (Edge copy : other.edges()) {
+      if (copy.to().equals(edge.from())) {
+        // One write gives both copies its sequence and its stamp (their data is each type's, with its defaults).
+        return copy.sequence() == edge.sequence() && copy.updatedAt().equals(edge.updatedAt());
+      }
+    }
+    // Not shown: alike only if the copy may lie beyond the newest edges the other list answered.
+    return !other.complete() && !other.edges().isEmpty()
+        && edge.sequence() <= other.edges().get(other.edges().size() - 1).sequence();
+  }
+
+  /** Applies the outbox entries of the torn pairs' edges now; UNAVAILABLE when one's host cannot take it. */
+  private Future<Void> complete(List<EdgeListId[]> torn) {
+    List<Future<List<EdgeStore.InverseInFlight>>> looks = new ArrayList<>();
+    Set<EdgeListId> wanted = new HashSet<>();
+    for (EdgeListId[] pair : torn) {
+      looks.add(edges.inversesInFlight(pair[0].from(), pair[0].type()));
+      looks.add(edges.inversesInFlight(pair[1].from(), pair[1].type()));
+      wanted.add(pair[0]);
+      wanted.add(pair[1]);
+    }
+    return Future.all(looks).compose(all -> {
+      List<Future<EdgeResult.Inverse>> applied = new ArrayList<>();
+      looks.forEach(look -> look.result().stream().filter(copy -> wanted.contains(copy.onto())).distinct()
+          .forEach(copy -> applied.add(inverses.apply(new EdgeWrite.PendingInverse(copy.shard(), copy.entryId())))));
+      return Future.all(applied).mapEmpty();
+    });
+  }
+
+  private static AtomicRead answer(List<NodeId> nodeIds, NodeBatch batch, List<Future<EdgeListHead>> heads, int round) {
+    Map<NodeId, Node> found = new HashMap<>();
+    batch.nodes().forEach(node -> found.put(node.id(), node));
+    List<Node> ordered = new ArrayList<>(nodeIds.size());
+    nodeIds.forEach(id -> ordered.add(found.get(id)));
+    List<EdgeListHead> lists = new ArrayList<>(heads.size());
+    heads.forEach(head -> lists.add(head.result()));
+    return new AtomicRead(ordered, lists, round);
   }
 
   @Override

@@ -472,6 +472,37 @@ final class EdgeStore {
   }
 
   /** The newest edges of a list with its count and version, from one statement ({@link EdgesTable#head}). */
+  /** The inverse type of {@code typeName} under the current schema; null when it has none. */
+  String inverseTypeOf(String typeName) {
+    return TypeChecks.edgeType(schemas.current(), typeName).inverse();
+  }
+
+  /** An inverse copy still in an outbox: its entry, and the list it will land on. */
+  record InverseInFlight(int shard, long entryId, EdgeListId onto) {}
+
+  /**
+   * The inverse copies of the edges of (from, type) still waiting in from's outbox: each lands on
+   * its target's list of the inverse type. None for a type without an inverse.
+   */
+  Future<List<InverseInFlight>> inversesInFlight(NodeId from, String typeName) {
+    return Futures.attempt(() -> planRead(from, typeName, null)).compose(target -> {
+      if (target.inverse() == null) {
+        return Future.succeededFuture(List.of());
+      }
+      ShardRoute route = router.route(from.shard(), Access.READ);
+      return client.read(route, sql -> OutboxTable.INSTANCE.pendingInversesTo(sql, route, target.inverse().id(),
+              from.value()))
+          .map(entries -> {
+            List<InverseInFlight> inFlight = new ArrayList<>(entries.size());
+            for (OutboxTable.Stored entry : entries) {
+              inFlight.add(new InverseInFlight(from.shard(), entry.id(),
+                  new EdgeListId(new NodeId(entry.columns().from()), target.inverse().name())));
+            }
+            return inFlight;
+          });
+    });
+  }
+
   Future<EdgeListHead> head(NodeId from, String typeName, int limit) {
     return Futures.attempt(() -> planRead(from, typeName, null))
         .compose(target -> {
