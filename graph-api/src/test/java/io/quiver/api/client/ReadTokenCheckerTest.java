@@ -16,6 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,11 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The read-token checker: eight writers on one server add board-to-pin edges (whose inverse copies
+ * The consistency checker: eight writers on one server add board-to-pin edges (whose inverse copies
  * are written from the outbox) and update the boards, each in a session of its own, and hand every
  * write's token with what it wrote to eight readers on a second server, who read it back — the
- * pin's inverse list and its count, the board's list, the board — carrying the token. Every answer
- * is checked against what the token covers: none may be older. The default run lasts 10 s;
+ * pin's inverse list and its count, the board's list, the board — carrying the token, one by one
+ * or in one atomic multi-read. Every answer is checked against what the token covers (none may be
+ * older) and every multi-read for a list that disagrees with its count. The default run lasts 10 s;
  * {@code -Dquiver.tokens.seconds=60} makes the long one.
  */
 class ReadTokenCheckerTest {
@@ -48,6 +50,7 @@ class ReadTokenCheckerTest {
     AtomicLong writes = new AtomicLong();
     AtomicLong reads = new AtomicLong();
     AtomicLong refused = new AtomicLong();
+    AtomicLong multiReads = new AtomicLong();
     List<String> older = java.util.Collections.synchronizedList(new ArrayList<>());
     ExecutorService threads = Executors.newFixedThreadPool(WRITERS + READERS);
     for (int w = 0; w < WRITERS; w++) {
@@ -76,12 +79,31 @@ class ReadTokenCheckerTest {
           }
           QuiverClient reader = servers.two.session(write.token());
           try {
-            List<Long> inverse = reader.getEdges(write.pin(), "pin_owned_by_board", EdgeQuery.newestFirst()).edges()
-                .stream().map(Edge::to).toList();
-            long count = reader.countEdges(write.pin(), "pin_owned_by_board");
-            List<Long> forward = reader.getEdges(write.board(), "board_has_pins", EdgeQuery.newestFirst()).edges()
-                .stream().map(Edge::to).toList();
-            long version = reader.getNode(write.board()).version();
+            List<Long> inverse;
+            long count;
+            List<Long> forward;
+            long version;
+            if (ThreadLocalRandom.current().nextBoolean()) {
+              inverse = reader.getEdges(write.pin(), "pin_owned_by_board", EdgeQuery.newestFirst()).edges()
+                  .stream().map(Edge::to).toList();
+              count = reader.countEdges(write.pin(), "pin_owned_by_board");
+              forward = reader.getEdges(write.board(), "board_has_pins", EdgeQuery.newestFirst()).edges()
+                  .stream().map(Edge::to).toList();
+              version = reader.getNode(write.board()).version();
+            } else {
+              // The same, in one atomic multi-read carrying the token: fresh and never torn.
+              QuiverClient.AtomicRead read = reader.readAtomically(List.of(write.board()),
+                  List.of(new QuiverClient.ListRead(write.pin(), "pin_owned_by_board", 10),
+                      new QuiverClient.ListRead(write.board(), "board_has_pins", 10)));
+              inverse = read.lists().get(0).edges().stream().map(Edge::to).toList();
+              count = read.lists().get(0).count();
+              forward = read.lists().get(1).edges().stream().map(Edge::to).toList();
+              version = read.nodes().get(0).version();
+              multiReads.incrementAndGet();
+              if (count != inverse.size() || read.lists().get(1).count() != forward.size()) {
+                older.add(write + ": a multi-read's list and count disagree: " + read);
+              }
+            }
             reads.addAndGet(4);
             if (!inverse.contains(write.board()) || count < 1 || !forward.contains(write.pin())
                 || version < write.version()) {
@@ -101,8 +123,8 @@ class ReadTokenCheckerTest {
     assertThat(threads.awaitTermination(1, TimeUnit.MINUTES)).isTrue();
 
     System.out.printf("read-token checker: %d s, %d writes on one server, %d reads carrying their tokens on another"
-        + " (%d refused), %d older than their token%n", SECONDS, writes.get(), reads.get(), refused.get(),
-        older.size());
+        + " (%d of them in %d atomic multi-reads; %d refused), %d older than their token or torn%n", SECONDS,
+        writes.get(), reads.get(), multiReads.get() * 4, multiReads.get(), refused.get(), older.size());
     assertThat(older).as("reads older than their token").isEmpty();
     assertThat(refused.get()).as("with every host up, no token'd read is refused").isZero();
     assertThat(reads.get()).as("the readers read").isPositive();

@@ -241,13 +241,15 @@ class ConsoleBrowserTest {
   void theCharts_drawThisServersFiguresEveryTwoSeconds() throws Exception {
     browser.get(base + "/console/#charts");
     visible("#chart-rate");
-    // Reads of one node while the charts sample: a rate above zero, and cache hits.
+    // Reads of one node while the charts sample: a rate above zero, and cache hits. Stopped by a
+    // flag, not an interrupt: an interrupt landing in a call's wait would kill the thread loudly.
+    java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
     Thread load = new Thread(() -> {
-      while (!Thread.currentThread().isInterrupted()) {
+      while (!stop.get()) {
         api.call(GET, "/v1/nodes/" + noteId);
         try {
           Thread.sleep(20);
-        } catch (InterruptedException stop) {
+        } catch (InterruptedException interrupted) {
           return;
         }
       }
@@ -258,7 +260,7 @@ class ConsoleBrowserTest {
           "const c = Chart.getChart(document.getElementById('chart-rate'));"
               + " return c ? c.data.labels.length : 0;")).intValue() >= 4);
     } finally {
-      load.interrupt();
+      stop.set(true);
       load.join();
     }
     Object rate = browser.executeScript(
