@@ -166,17 +166,14 @@ final class DefaultGraphStore implements GraphStore {
 
   /** Applies the outbox entries of the torn pairs' edges now; UNAVAILABLE when one's host cannot take it. */
   private Future<Void> complete(List<EdgeListId[]> torn) {
-    List<Future<List<EdgeStore.InverseInFlight>>> looks = new ArrayList<>();
+    // One look per list, however many torn pairs it is in (each pair is found from both sides).
     Set<EdgeListId> wanted = new HashSet<>();
-    for (EdgeListId[] pair : torn) {
-      looks.add(edges.inversesInFlight(pair[0].from(), pair[0].type()));
-      looks.add(edges.inversesInFlight(pair[1].from(), pair[1].type()));
-      wanted.add(pair[0]);
-      wanted.add(pair[1]);
-    }
+    torn.forEach(pair -> wanted.addAll(List.of(pair)));
+    List<Future<List<EdgeStore.InverseInFlight>>> looks = new ArrayList<>(wanted.size());
+    wanted.forEach(list -> looks.add(edges.inversesInFlight(list.from(), list.type())));
     return Future.all(looks).compose(all -> {
       List<Future<EdgeResult.Inverse>> applied = new ArrayList<>();
-      looks.forEach(look -> look.result().stream().filter(copy -> wanted.contains(copy.onto())).distinct()
+      looks.forEach(look -> look.result().stream().filter(copy -> wanted.contains(copy.onto()))
           .forEach(copy -> applied.add(inverses.apply(new EdgeWrite.PendingInverse(copy.shard(), copy.entryId())))));
       return Future.all(applied).mapEmpty();
     });

@@ -347,9 +347,10 @@ final class NodeStore {
           "node " + id + " is at version " + stored + ", not " + condition.version(),
           Map.of("currentVersion", stored, "current", type.withDefaults(storedData)));
     }
-    String unmet = condition.unmet(type.withDefaults(storedData));
+    // The data as a reader sees it is built only for a write that asks about its fields.
+    ObjectNode current = condition.fields().isEmpty() ? null : type.withDefaults(storedData);
+    String unmet = current == null ? null : condition.unmet(current);
     if (unmet != null) {
-      ObjectNode current = type.withDefaults(storedData);
       throw GraphException.of(GraphException.Code.VERSION_CONFLICT,
           "node " + id + "'s field '" + unmet + "' is " + current.get(unmet) + ", not " + condition.fields().get(unmet)
               + " as the write's condition asks; nothing was written",
