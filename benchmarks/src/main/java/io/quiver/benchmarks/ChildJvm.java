@@ -27,12 +27,23 @@ public final class ChildJvm {
     return command(all, main, arguments);
   }
 
+  /** {@link #server}, running another build's executable {@code jar} ({@code java -jar}) instead of a class of this one. */
+  public static ProcessBuilder server(String heap, List<String> options, java.nio.file.Path jar, String... arguments) {
+    List<String> all = new ArrayList<>(List.of("-Xmx" + heap));
+    all.addAll(options);
+    return command(all, List.of("-jar", jar.toString()), arguments);
+  }
+
   private static ProcessBuilder command(List<String> options, Class<?> main, String... arguments) {
+    return command(options, List.of("-cp", System.getProperty("java.class.path"), main.getName()), arguments);
+  }
+
+  private static ProcessBuilder command(List<String> options, List<String> what, String... arguments) {
     List<String> command = new ArrayList<>();
     command.add(ProcessHandle.current().info().command().orElse("java"));
     command.addAll(options);
     command.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+    command.addAll(what);
     command.addAll(List.of(arguments));
     return new ProcessBuilder(command);
   }

@@ -77,8 +77,7 @@ final class Report {
   record Disk(double pageReads, double fsyncs) {}
 
   /** The columns' order, whatever order the runs took. */
-  private static final List<String> COLUMNS = List.of("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc",
-      "bare-vertx");
+  private static final List<String> COLUMNS = WorkloadOptions.TARGETS;
 
   /** One target's runs at one concurrency: the median run, the medians and the spread. */
   private record Column(String target, List<Measured> runs) {
@@ -198,8 +197,9 @@ final class Report {
 
   /** The targets measured at one concurrency, in {@link #COLUMNS} order, each with its runs. */
   private List<Column> columns(int concurrency) {
+    // Quiver first, other builds of it next (quiver-LABEL, by label), then the rest in the columns' order.
     Map<String, List<Measured>> byTarget = new TreeMap<>(Comparator.comparingInt((String target) ->
-        COLUMNS.contains(target) ? COLUMNS.indexOf(target) : COLUMNS.size()).thenComparing(target -> target));
+        COLUMNS.contains(target) ? 2 * COLUMNS.indexOf(target) : 1).thenComparing(target -> target));
     results.stream().filter(m -> m.concurrency() == concurrency)
         .forEach(m -> byTarget.computeIfAbsent(m.target(), target -> new ArrayList<>()).add(m));
     List<Column> columns = new ArrayList<>();

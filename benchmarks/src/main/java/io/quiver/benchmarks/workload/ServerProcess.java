@@ -36,11 +36,15 @@ final class ServerProcess implements AutoCloseable {
 
   /**
    * A Quiver server: {@code quiver serve --config FILE}, logging as its jar ships it ({@code
-   * logback}: the access log on) to its log file.
+   * logback}: the access log on) to its log file; this build's, or that of {@code jar} (another
+   * build's {@code quiver.jar}) when it is not null.
    */
-  static ServerProcess quiver(String name, Path config, int port, Path log, Path logback) throws IOException {
-    return new ServerProcess(name, ChildJvm.server(HEAP, List.of("-Dlogback.configurationFile=" + logback),
-        io.quiver.api.cli.Main.class, "serve", "--config", config.toString()), port, log);
+  static ServerProcess quiver(String name, Path config, int port, Path log, Path logback, Path jar)
+      throws IOException {
+    List<String> options = List.of("-Dlogback.configurationFile=" + logback);
+    String[] serve = {"serve", "--config", config.toString()};
+    return new ServerProcess(name, jar == null ? ChildJvm.server(HEAP, options, io.quiver.api.cli.Main.class, serve)
+        : ChildJvm.server(HEAP, options, jar, serve), port, log);
   }
 
   /** One of the benchmark's own servers ({@link ServerMain}): {@code jdbc-http}, {@code lookaside} or the bare one. */

@@ -24,9 +24,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.SplittableRandom;
@@ -106,7 +108,7 @@ public final class Workload {
 
   /** One measured server and what the report reads from it; {@code server} is null for the in-process {@code jdbc}. */
   private record Served(GeneratorSetup.TargetSpec spec, ServerProcess server, DevStack data, boolean quiver,
-      RedisCacheServer redis) {}
+      RedisCacheServer redis, Path jar) {}
 
   /** Runs the whole benchmark and writes its report; answers the report. */
   static Report run(WorkloadOptions options) throws Exception {
@@ -124,41 +126,69 @@ public final class Workload {
       Primed primed = prime(metrics, data.resolve("primed"), hostOptions, options);
       Graph graph = primed.graph();
       int maxConcurrency = Collections.max(options.concurrency());
-      Map<String, DevStack> sets = dataSets(running, data, List.of("quiver", "uncached", "lookaside"), hostOptions);
-      FileUtils.deleteDirectory(data.resolve("primed").toFile());
-      DevStack quiverData = sets.get("quiver");
-      DevStack uncachedData = sets.get("uncached");
-      DevStack lookasideData = sets.get("lookaside");
       Path logback = productLogging(data);
       CacheBudget budget = primed.budget();
       boolean traced = options.cacheFraction() != null;
+      // Each cached target on a data set of its own, so that no target writes behind another's cache.
+      Map<String, String> dataSetOf = new LinkedHashMap<>();
+      for (String name : options.allTargets()) {
+        if (options.measures(name) && !name.equals("bare-vertx")) {
+          dataSetOf.put(name, switch (name) {
+            case "quiver-nocache", "jdbc-http", "jdbc" -> "uncached";
+            default -> name.replaceFirst("^quiver-", "");
+          });
+        }
+      }
+      Map<String, DevStack> sets = dataSets(running, data, dataSetOf.values().stream().distinct().toList(),
+          hostOptions);
+      FileUtils.deleteDirectory(data.resolve("primed").toFile());
+      RedisCacheServer redis = options.measures("lookaside")
+          ? remember(running, new RedisCacheServer(vertx, budget.totalBytes())) : null;
       List<Served> served = new ArrayList<>();
-      served.add(new Served(new GeneratorSetup.TargetSpec("quiver", "api", Ports.free(), traced),
-          null, quiverData, true, null));
-      served.add(new Served(GeneratorSetup.TargetSpec.api("quiver-nocache", Ports.free()), null, uncachedData, true,
-          null));
-      RedisCacheServer redis = remember(running, new RedisCacheServer(vertx, budget.totalBytes()));
-      served.add(new Served(GeneratorSetup.TargetSpec.api("lookaside", Ports.free()), null, lookasideData, false,
-          redis));
-      served.add(new Served(GeneratorSetup.TargetSpec.api("jdbc-http", Ports.free()), null, uncachedData, false, null));
-      served.add(new Served(new GeneratorSetup.TargetSpec("jdbc", "jdbc", 0, false), null, uncachedData, false, null));
-      served.add(new Served(new GeneratorSetup.TargetSpec("bare-vertx", "bare", Ports.free(), false), null, null, false,
-          null));
+      for (String name : options.allTargets()) {
+        if (!options.measures(name)) {
+          continue;
+        }
+        DevStack set = sets.get(dataSetOf.get(name));
+        served.add(switch (name) {
+          case "quiver" -> new Served(new GeneratorSetup.TargetSpec(name, "api", Ports.free(), traced), null, set, true,
+              null, null);
+          case "quiver-nocache" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null,
+              null);
+          case "lookaside" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, false, redis,
+              null);
+          case "jdbc-http" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, false, null,
+              null);
+          case "jdbc" -> new Served(new GeneratorSetup.TargetSpec(name, "jdbc", 0, false), null, set, false, null, null);
+          case "bare-vertx" -> new Served(new GeneratorSetup.TargetSpec(name, "bare", Ports.free(), false), null, null,
+              false, null, null);
+          // Another build of Quiver: quiver's settings and cache, its own data set.
+          default -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null,
+              options.buildOf(name));
+        });
+      }
+      ShardMap shardMap = sets.values().iterator().next().shardMap();
       List<Served> targets = new ArrayList<>();
       for (Served target : served) {
         targets.add(new Served(target.spec(), start(running, data, target, budget, logback, maxConcurrency),
-            target.data(), target.quiver(), target.redis()));
+            target.data(), target.quiver(), target.redis(), target.jar()));
       }
       for (Served target : targets) {
         if (target.server() != null) {
           target.server().awaitListening();
         }
       }
-      report.note(String.format(Locale.ROOT, "caches: %s — Quiver %d bytes of nodes and %d of edges; Redis"
-              + " maxmemory %d bytes (the same %d above its empty size)", budget.said(), budget.nodeBytes(),
-          budget.edgeBytes(), redis.maxMemoryBytes(), budget.totalBytes()));
+      report.note(String.format(Locale.ROOT, "caches: %s — Quiver %d bytes of nodes and %d of edges%s", budget.said(),
+          budget.nodeBytes(), budget.edgeBytes(), redis == null ? "" : String.format(Locale.ROOT,
+              "; Redis maxmemory %d bytes (the same %d above its empty size)", redis.maxMemoryBytes(),
+              budget.totalBytes())));
+      options.builds().forEach((label, jar) -> {
+        if (options.measures("quiver-" + label)) {
+          report.note("quiver-" + label + ": " + jar + ", with quiver's settings on a data set of its own");
+        }
+      });
       GeneratorSetup setup = new GeneratorSetup(options.mix().label(), graph.nodes, graph.knownEdges(),
-          targets.stream().map(Served::spec).toList(), ShardMapJson.write(uncachedData.shardMap()), maxConcurrency);
+          targets.stream().map(Served::spec).toList(), ShardMapJson.write(shardMap), maxConcurrency);
       List<Integer> quivers = targets.stream().filter(Served::quiver).map(target -> target.spec().port()).toList();
       Random shuffle = new Random(SHUFFLE_SEED);
       try (Generator generator = new Generator(setup, data)) {
@@ -176,15 +206,16 @@ public final class Workload {
             }
           }
         }
-        report.note(HostStatus.preparedStatements(uncachedData.shardMap()));
+        report.note(HostStatus.preparedStatements(shardMap));
       }
       report.note(String.format("mix: %s; primer: %d nodes loaded with power-law out-degrees (%d MiB of data on"
-              + " each data set's hosts), copied to three data sets (quiver; lookaside; quiver-nocache, jdbc-http and"
-              + " jdbc); whole run %.0f s on %d cores; the load generator and every server run in JVMs of their own"
-              + " (servers' heaps %s), and they, Redis and all six MariaDB hosts share this machine; Quiver's access"
-              + " log is on, as shipped%s.",
-          options.mix().label(), options.nodes(), primed.dataBytes() >> 20, (System.nanoTime() - started) / 1e9,
-          Runtime.getRuntime().availableProcessors(), ServerProcess.HEAP, options.bufferPoolMb() == null ? ""
+              + " each data set's hosts), copied to a data set per cached target and one for the uncached"
+              + " (quiver-nocache, jdbc-http and jdbc): %s; whole run %.0f s on %d cores; the load generator and every"
+              + " server run in JVMs of their own (servers' heaps %s), and they%s and all %d MariaDB hosts share this"
+              + " machine; Quiver's access log is on, as shipped%s.",
+          options.mix().label(), options.nodes(), primed.dataBytes() >> 20, sets.keySet(),
+          (System.nanoTime() - started) / 1e9, Runtime.getRuntime().availableProcessors(), ServerProcess.HEAP,
+          redis == null ? "" : ", Redis", sets.size() * DevStack.MIN_HOSTS, options.bufferPoolMb() == null ? ""
               : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB"));
       report.write(options.output(), options);
     } finally {
@@ -252,7 +283,7 @@ public final class Workload {
   private static Map<String, DevStack> dataSets(List<AutoCloseable> running, Path data, List<String> names,
       List<String> hostOptions) throws Exception {
     Path primed = data.resolve("primed");
-    Map<String, DevStack> sets = new HashMap<>();
+    Map<String, DevStack> sets = new LinkedHashMap<>();
     for (String name : names) {
       Path copy = data.resolve(name);
       // Not the lock file: the copy's stack takes its own.
@@ -286,11 +317,11 @@ public final class Workload {
     Path log = data.resolve(name + ".log");
     if (target.quiver()) {
       ObjectNode json = target.data().configFile(port);
-      json.putObject("cache").put("enabled", name.equals("quiver")).put("nodeMaxBytes", budget.nodeBytes())
+      json.putObject("cache").put("enabled", !name.equals("quiver-nocache")).put("nodeMaxBytes", budget.nodeBytes())
           .put("edgeMaxBytes", budget.edgeBytes());
       Path file = data.resolve(name + ".json");
       Files.writeString(file, json.toPrettyString());
-      return remember(running, ServerProcess.quiver(name, file, port, log, logback));
+      return remember(running, ServerProcess.quiver(name, file, port, log, logback, target.jar()));
     }
     return switch (target.spec().kind()) {
       case "jdbc" -> null;

@@ -1,9 +1,15 @@
 package io.quiver.benchmarks.workload;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * What to run. The default runs every target three times in shuffled orders at {@code --quick}'s
@@ -12,12 +18,18 @@ import java.util.List;
  * can be set on its own.
  */
 record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate,
-    Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb, Duration warmupMax) {
+    Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb, Duration warmupMax,
+    Set<String> targets, Map<String, Path> builds) {
+  /** The targets every run can measure, in the report's order; other builds' come after {@code quiver}. */
+  static final List<String> TARGETS = List.of("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc",
+      "bare-vertx");
+  /** A build's label: what follows {@code quiver-} in its target's name. */
+  private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9.]{0,23}");
 
   /** One run of each target, in the order listed, each warm-up exactly {@code warmup}. */
   WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Integer> concurrency, Integer rate, Mix mix,
       Path output) {
-    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null, null, warmup);
+    this(nodes, warmup, measure, concurrency, rate, mix, output, 1, null, null, warmup, null, null);
   }
 
   WorkloadOptions {
@@ -33,6 +45,47 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     if (cacheFraction != null && (cacheFraction <= 0 || cacheFraction >= 1)) {
       throw new IllegalArgumentException("--cache-fraction must be between 0 and 1, got " + cacheFraction);
     }
+    builds = builds == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(builds));
+    builds.forEach((label, jar) -> {
+      if (!LABEL.matcher(label).matches() || TARGETS.contains("quiver-" + label)) {
+        throw new IllegalArgumentException("a build's label is 1-24 of a-z, 0-9 and '.', not nocache: " + label);
+      }
+      if (!Files.isRegularFile(jar)) {
+        throw new IllegalArgumentException("--build " + label + " names no file: " + jar);
+      }
+    });
+    Set<String> known = new LinkedHashSet<>(allTargets(builds));
+    if (targets == null) {
+      targets = known;
+    } else if (!known.containsAll(targets) || targets.isEmpty()) {
+      throw new IllegalArgumentException("--targets takes some of " + known + ", got " + targets
+          + " (quiver-LABEL needs --build LABEL=JAR)");
+    } else if (targets.equals(Set.of("bare-vertx"))) {
+      throw new IllegalArgumentException("--targets needs at least one target with a database");
+    }
+    targets = Set.copyOf(targets);
+  }
+
+  /** Whether {@code target} is to be measured. */
+  boolean measures(String target) {
+    return targets.contains(target);
+  }
+
+  /** Every target a run can measure, in the report's order: {@code quiver}, then each other build's, then the rest. */
+  List<String> allTargets() {
+    return allTargets(builds);
+  }
+
+  private static List<String> allTargets(Map<String, Path> builds) {
+    List<String> all = new ArrayList<>(List.of(TARGETS.get(0)));
+    builds.keySet().forEach(label -> all.add("quiver-" + label));
+    all.addAll(TARGETS.subList(1, TARGETS.size()));
+    return all;
+  }
+
+  /** The other build a target runs ({@code quiver-LABEL}), or null when it runs this one or is not Quiver. */
+  Path buildOf(String target) {
+    return target.startsWith("quiver-") ? builds.get(target.substring("quiver-".length())) : null;
   }
 
   static final String USAGE = """
@@ -41,6 +94,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
                        [--concurrency 8,32,128] [--rate OPS_PER_SECOND]
                        [--mix linkbench|tao|points|points-batch|writes]
                        [--runs N] [--cache-fraction F] [--buffer-pool-mb M] [--out FILE]
+                       [--targets quiver,lookaside,…] [--build LABEL=QUIVER_JAR …] [--before QUIVER_JAR]
         (default)      1,000 nodes, 3 s warm-up, 8 s per measurement, 16 callers, 3 runs
         --quick        the same, one run: a look, not a figure
         --full         20,000 then 100,000 nodes (a report each), 15 s warm-up, 30 s per measurement, a ladder
@@ -61,6 +115,12 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         --buffer-pool-mb  each MariaDB host's InnoDB buffer pool, in MiB: 5 with --full makes the data larger
                        than the databases' memory (the default is MariaDB's, 128 MiB)
         --out          the JSON report (default benchmarks/target/workload-report.json)
+        --targets      measure only these (default: all of quiver, quiver-nocache, lookaside, jdbc-http, jdbc,
+                       bare-vertx, and quiver-LABEL for each --build)
+        --build        another build of Quiver (its dev/target/quiver.jar, say of an earlier commit), measured
+                       side by side as quiver-LABEL: the same settings and cache as quiver, a data set of its own;
+                       may be given several times
+        --before       the same as --build before=QUIVER_JAR
       """;
 
   /** One set of options per graph size asked for, each writing its own report when there are several. */
@@ -76,6 +136,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Duration warmupMax = Duration.ofSeconds(120);
     Double cacheFraction = null;
     Integer bufferPoolMb = null;
+    Set<String> targets = null;
+    Map<String, Path> builds = new LinkedHashMap<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> {
@@ -101,6 +163,15 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--cache-fraction" -> cacheFraction = Double.parseDouble(args[++i]);
         case "--buffer-pool-mb" -> bufferPoolMb = Integer.parseInt(args[++i]);
+        case "--targets" -> targets = new LinkedHashSet<>(List.of(args[++i].split(",")));
+        case "--before" -> builds.put("before", Path.of(args[++i]).toAbsolutePath());
+        case "--build" -> {
+          String[] build = args[++i].split("=", 2);
+          if (build.length != 2) {
+            throw new IllegalArgumentException("--build takes LABEL=QUIVER_JAR, got " + args[i]);
+          }
+          builds.put(build[0], Path.of(build[1]).toAbsolutePath());
+        }
         default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
       }
     }
@@ -109,7 +180,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
       Path written = nodes.size() == 1 ? output
           : output.resolveSibling(output.getFileName().toString().replaceFirst("(\\.json)?$", "-" + size + ".json"));
       all.add(new WorkloadOptions(size, warmup, measure, concurrency, rate, mix, written, runs, cacheFraction,
-          bufferPoolMb, warmupMax.compareTo(warmup) < 0 ? warmup : warmupMax));
+          bufferPoolMb, warmupMax.compareTo(warmup) < 0 ? warmup : warmupMax, targets, builds));
     }
     return all;
   }

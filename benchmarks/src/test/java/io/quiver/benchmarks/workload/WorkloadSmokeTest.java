@@ -78,4 +78,30 @@ class WorkloadSmokeTest {
     assertThat(report.table()).contains("generator's share of the CPU").contains("InnoDB fsyncs /op");
     assertThat(report.table()).contains("ops/s ÷ quiver").contains("p99 ÷ quiver");
   }
+
+  @Test
+  void aRunOfTwoBuilds_measuresOnlyTheTargetsAsked_theOtherBuildsJarBesideThisOne_onDataSetsOfTheirOwn()
+      throws Exception {
+    // This build's own jar stands in for an earlier one: what is tested is that a jar given is what serves.
+    Path jar = Path.of("..", "dev", "target", "quiver.jar").toAbsolutePath().normalize();
+    assertThat(jar).as("the dev module's jar, packaged before this module's tests").isRegularFile();
+    WorkloadOptions options = WorkloadOptions.parseAll(new String[] {"--quick", "--nodes", "150", "--warmup", "1",
+        "--warmup-max", "1", "--duration", "2", "--concurrency", "4", "--targets", "quiver,quiver-before",
+        "--before", jar.toString(), "--out", Path.of("target", "workload-two-builds.json").toString()}).get(0);
+
+    Report report = Workload.run(options);
+
+    assertThat(report.results()).extracting(Report.Measured::target).containsExactly("quiver", "quiver-before");
+    assertThat(report.results()).allSatisfy(run -> {
+      assertThat(run.opsPerSecond()).isPositive();
+      assertThat(run.countsAgree()).as("%s's counts equal its server's own", run.target()).isTrue();
+      assertThat(run.hitRatios()).as("%s caches, as quiver does", run.target()).containsKey("nodes");
+    });
+    assertThat(report.notes()).anyMatch(note -> note.equals("quiver-before: " + jar
+        + ", with quiver's settings on a data set of its own"));
+    assertThat(report.notes()).as("two data sets, no Redis, four hosts")
+        .anyMatch(note -> note.contains("[quiver, before]") && note.contains("all 4 MariaDB hosts")
+            && !note.contains("Redis"));
+    assertThat(report.table()).contains("| quiver | quiver-before |");
+  }
 }

@@ -1,0 +1,47 @@
+package io.quiver.benchmarks.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class WorkloadOptionsTest {
+  private static WorkloadOptions parse(String... args) {
+    return WorkloadOptions.parseAll(args).get(0);
+  }
+
+  @Test
+  void withoutTargets_everyTargetButTheOtherBuildIsMeasured() {
+    WorkloadOptions options = parse("--quick");
+
+    assertThat(WorkloadOptions.TARGETS).filteredOn(options::measures)
+        .containsExactly("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc", "bare-vertx");
+  }
+
+  @Test
+  void targets_measureOnlyThoseNamed_andTheOtherBuildOnlyWithItsJar() throws Exception {
+    Path jar = Files.createTempFile("quiver-before", ".jar");
+
+    assertThat(WorkloadOptions.TARGETS).filteredOn(parse("--targets", "quiver,lookaside")::measures)
+        .containsExactly("quiver", "lookaside");
+    WorkloadOptions twoBuilds = parse("--before", jar.toString(), "--build", "v2=" + jar);
+    assertThat(twoBuilds.allTargets()).filteredOn(twoBuilds::measures).containsExactly("quiver", "quiver-before",
+        "quiver-v2", "quiver-nocache", "lookaside", "jdbc-http", "jdbc", "bare-vertx");
+    assertThat(twoBuilds.buildOf("quiver-v2")).isEqualTo(jar);
+    assertThat(twoBuilds.buildOf("quiver-nocache")).as("this build, uncached").isNull();
+    assertThatThrownBy(() -> parse("--targets", "quiver,quiver-before"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("quiver-LABEL needs --build LABEL=JAR");
+    assertThatThrownBy(() -> parse("--build", "nocache=" + jar))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a build's label");
+    assertThatThrownBy(() -> parse("--build", jar.toString()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--build takes LABEL=QUIVER_JAR");
+    assertThatThrownBy(() -> parse("--targets", "quiver,mongodb"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--targets takes some of");
+    assertThatThrownBy(() -> parse("--targets", "bare-vertx"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one target with a database");
+    assertThatThrownBy(() -> parse("--before", jar.resolveSibling("no-such.jar").toString()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--build before names no file");
+  }
+}
