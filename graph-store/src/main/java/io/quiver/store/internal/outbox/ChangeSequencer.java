@@ -14,10 +14,6 @@ import java.util.List;
  * Gives each shard's logged changes their positions ({@link ChangesTable#sequence}) and trims them
  * past retention ({@link ChangesTable#trim}): background work of the one server that drains a
  * host's outboxes (its lease), at each of its passes, so one sequencer numbers a shard at a time.
- * A pass numbers every shard of the host that has rows waiting in one transaction (the shards'
- * databases live on the host's one MariaDB server): one COMMIT, one log flush, per pass rather
- * than per shard — under a steady write load a pass finds several shards waiting, and each COMMIT
- * is an fsync that a write of a client's would otherwise queue behind.
  * A write wakes the pass ({@code OutboxDrain#wake}), so a change is readable a pass after its
  * commit — a few milliseconds on a quiet host.
  */
@@ -45,15 +41,15 @@ final class ChangeSequencer {
     }
     return client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes))
         .compose(waiting -> {
-          List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
-          return numbering.isEmpty() ? Future.succeededFuture(0) : client.inTransaction(numbering, connection -> {
-            Future<Integer> numbered = Future.succeededFuture(0);
-            for (ShardRoute route : numbering) {
-              numbered = numbered.compose(sum -> ChangesTable.INSTANCE.sequence(connection, route, BATCH)
+          Future<Integer> numbered = Future.succeededFuture(0);
+          for (ShardRoute route : routes) {
+            if (waiting.contains(route.shard())) {
+              numbered = numbered.compose(sum -> client.inTransaction(route,
+                      connection -> ChangesTable.INSTANCE.sequence(connection, route, BATCH))
                   .map(count -> sum + count));
             }
-            return numbered;
-          });
+          }
+          return numbered;
         })
         .compose(numbered -> trimIfDue(routes).map(numbered));
   }

@@ -5,7 +5,6 @@ import io.quiver.core.zk.VersionFence;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardRange;
 import io.vertx.core.Future;
-import java.util.List;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -47,19 +46,9 @@ public final class MapWrites {
    * UNAVAILABLE without running when the map no longer lets the route write.
    */
   <T> Future<T> write(ShardRoute route, Supplier<Future<T>> work) {
-    return write(List.of(route), work);
-  }
-
-  /** {@link #write(ShardRoute, Supplier)} of one write over several shards: refused if the map lets any of them not write. */
-  <T> Future<T> write(List<ShardRoute> routes, Supplier<Future<T>> work) {
     return fence.write(map -> {
-      for (ShardRoute route : routes) {
-        String refusal = refusal(map, route);
-        if (refusal != null) {
-          return Future.failedFuture(GraphException.unavailable(refusal));
-        }
-      }
-      return work.get();
+      String refusal = refusal(map, route);
+      return refusal != null ? Future.failedFuture(GraphException.unavailable(refusal)) : work.get();
     });
   }
 

@@ -8,7 +8,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
-import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -125,31 +124,14 @@ public final class ShardClient {
    * by a lock conflict. The work must therefore have no effect outside the transaction.
    */
   public <T> Future<T> inTransaction(ShardRoute route, Function<SqlConnection, Future<T>> work) {
-    return attempt(List.of(route), work, 1);
+    return attempt(route, work, 1);
   }
 
-  /**
-   * {@link #inTransaction(ShardRoute, Function)} over several shards of one host, whose databases
-   * one MariaDB server holds: one transaction and one COMMIT for all of them (the change
-   * sequencer numbers every shard of a pass so). Every route must be a primary's on the same host;
-   * the map's fence counts the transaction against each, and refuses it if any may not write.
-   */
-  public <T> Future<T> inTransaction(List<ShardRoute> routes, Function<SqlConnection, Future<T>> work) {
-    for (ShardRoute route : routes) {
-      if (!route.host().equals(routes.get(0).host()) || route.replica() != null) {
-        return Future.failedFuture(GraphException.of(GraphException.Code.INTERNAL,
-            "one transaction runs on one primary: " + routes.get(0).target() + " and " + route.target()));
-      }
-    }
-    return attempt(List.copyOf(routes), work, 1);
-  }
-
-  private <T> Future<T> attempt(List<ShardRoute> routes, Function<SqlConnection, Future<T>> work, int attempt) {
-    ShardRoute route = routes.get(0);
+  private <T> Future<T> attempt(ShardRoute route, Function<SqlConnection, Future<T>> work, int attempt) {
     return route.pool().getConnection()
         .recover(failure -> Future.failedFuture(noConnection(route, failure)))
-        .compose(connection -> new Transaction(routes, connection).run(work))
-        .recover(failure -> retryIfAborted(routes, work, attempt, SqlErrors.classify(failure, route.host())));
+        .compose(connection -> new Transaction(route, connection).run(work))
+        .recover(failure -> retryIfAborted(route, work, attempt, SqlErrors.classify(failure, route.host())));
   }
 
   /**
@@ -162,12 +144,12 @@ public final class ShardClient {
   }
 
   private <T> Future<T> retryIfAborted(
-      List<ShardRoute> routes, Function<SqlConnection, Future<T>> work, int attempt, GraphException failure) {
+      ShardRoute route, Function<SqlConnection, Future<T>> work, int attempt, GraphException failure) {
     if (failure.code() != GraphException.Code.ABORTED || attempt >= MAX_ATTEMPTS) {
       return Future.failedFuture(failure);
     }
     long backoff = BASE_BACKOFF_MS * attempt + ThreadLocalRandom.current().nextLong(BASE_BACKOFF_MS);
-    return vertx.timer(backoff).compose(fired -> attempt(routes, work, attempt + 1));
+    return vertx.timer(backoff).compose(fired -> attempt(route, work, attempt + 1));
   }
 
   /** One hedged read: the primary asked, the replica asked too if the primary is slow or fails, the first answer kept. */
@@ -273,15 +255,12 @@ public final class ShardClient {
     private static final int ABANDONED = 2;
     private static final String ROLLED_BACK = "; the transaction is rolled back, nothing was written";
 
-    private final List<ShardRoute> routes;
-    /** The first route: its host, which every route shares. */
     private final ShardRoute route;
     private final SqlConnection connection;
     private final AtomicInteger state = new AtomicInteger(WORKING);
 
-    Transaction(List<ShardRoute> routes, SqlConnection connection) {
-      this.routes = routes;
-      this.route = routes.get(0);
+    Transaction(ShardRoute route, SqlConnection connection) {
+      this.route = route;
       this.connection = connection;
     }
 
@@ -298,7 +277,7 @@ public final class ShardClient {
             failure -> transaction.rollback().transform(rolledBack -> Future.<T>failedFuture(failure))));
       };
       // Counted from BEGIN until the database answers COMMIT or ROLLBACK, not until the deadline.
-      Future<T> done = (route.write() ? fence.write(routes, underway) : underway.get())
+      Future<T> done = (route.write() ? fence.write(route, underway) : underway.get())
           .onComplete(finished -> connection.close());
       return withDeadline(done, bound, () -> state.compareAndSet(WORKING, ABANDONED)
           ? notAnswering(route, bound, ROLLED_BACK)

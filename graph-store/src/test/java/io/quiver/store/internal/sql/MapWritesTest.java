@@ -74,19 +74,4 @@ class MapWritesTest {
     Future<String> other = writes.write(new ShardRoute(3, "h1", null, true), () -> Future.succeededFuture("ok"));
     assertThat(other.result()).isEqualTo("ok");
   }
-
-  @Test
-  void aWriteOverSeveralShards_isRefusedWithoutRunning_ifTheMapLetsAnyOfThemNotWrite() {
-    publish(new ShardMapChange.SetState(new ShardSpan(2, 2), ShardState.READ_ONLY));
-    boolean[] ran = {false};
-    Future<Object> refused = writes.write(List.of(new ShardRoute(1, "h1", null, true), ROUTE), () -> {
-      ran[0] = true;
-      return Future.succeededFuture();
-    });
-
-    assertThat(ran[0]).isFalse();
-    assertThat(refused.cause()).hasMessageContaining("shard 2 is read-only");
-    assertThat(writes.write(List.of(new ShardRoute(1, "h1", null, true), new ShardRoute(3, "h1", null, true)),
-        () -> Future.succeededFuture("ok")).result()).isEqualTo("ok");
-  }
 }
