@@ -78,9 +78,11 @@ public final class GraphRoutes {
     this.rendered = rendered;
   }
 
-  /** Mounts the graph calls as one route over {@code /v1/}: a {@link RouteTable} finds each. */
+  /**
+   * Mounts the graph calls as one route over {@code /v1/}: its read token handled first
+   * ({@link ReadTokens}), then a {@link RouteTable} finds each.
+   */
   public void mount(Router router) {
-    new ReadTokens(store).mount(router);
     RouteTable table = new RouteTable()
         .add(POST, "/v1/nodes/:type", "createNode", NONE, this::createNode)
         .add(POST, "/v1/nodes:batchGet", "batchGetNodes", NONE, this::batchGetNodes)
@@ -109,7 +111,7 @@ public final class GraphRoutes {
         .add(POST, "/v1/edges:batchGet", "batchGetEdges", NONE, this::batchGetEdges)
         .add(POST, "/v1/read", "readAtomically", NONE, this::readAtomically)
         .add(GET, "/v1/schema", "getSchema", NONE, this::getSchema);
-    router.route("/v1/*").handler(table);
+    router.route("/v1/*").handler(new ReadTokens(store).before(table));
   }
 
   /**
