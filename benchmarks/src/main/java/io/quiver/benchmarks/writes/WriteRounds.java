@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.api.server.QuiverServer;
+import io.quiver.benchmarks.CpuTime;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.quiver.store.NodeId;
@@ -13,7 +14,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -79,7 +79,7 @@ public final class WriteRounds {
   public static List<Result> run(Options options, List<Variant> variants, String dataPrefix) throws Exception {
     Path target = Path.of("benchmarks", "target").toAbsolutePath();
     Files.createDirectories(target);
-    long cpuBefore = processCpuNanos();
+    double cpuBefore = CpuTime.thisProcess();
     long wallBefore = System.nanoTime();
     List<Result> results = new ArrayList<>();
     for (int round = 0; round < options.rounds(); round++) {
@@ -102,7 +102,7 @@ public final class WriteRounds {
           variants.get(i).name(), sums[i] / sums[0], variants.get(0).name(), options.rounds());
     }
     System.out.printf(Locale.ROOT, "this JVM (server and callers) used %.1f s of CPU in %.1f s%n",
-        (processCpuNanos() - cpuBefore) / 1e9, (System.nanoTime() - wallBefore) / 1e9);
+        CpuTime.thisProcess() - cpuBefore, (System.nanoTime() - wallBefore) / 1e9);
     return results;
   }
 
@@ -176,10 +176,5 @@ public final class WriteRounds {
       }
       next(http, port, users, until, latency, failures, acknowledged, finished);
     });
-  }
-
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
   }
 }

@@ -35,16 +35,16 @@ final class ReadTokens {
    */
   Handler<RoutingContext> before(Handler<RoutingContext> calls) {
     return ctx -> {
-      if (ctx.request().method() == HttpMethod.GET && ctx.request().getHeader(HEADER) == null) {
+      String header = ctx.request().getHeader(HEADER);
+      if (header == null && ctx.request().method() == HttpMethod.GET) {
         calls.handle(ctx);
       } else {
-        handle(ctx, calls);
+        handle(ctx, header, calls);
       }
     };
   }
 
-  private void handle(RoutingContext ctx, Handler<RoutingContext> calls) {
-    String header = ctx.request().getHeader(HEADER);
+  private void handle(RoutingContext ctx, String header, Handler<RoutingContext> calls) {
     ReadToken carried;
     try {
       carried = header == null ? null : ReadToken.parse(header);
