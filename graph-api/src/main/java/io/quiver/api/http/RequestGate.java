@@ -77,26 +77,61 @@ public final class RequestGate implements Handler<HttpServerRequest> {
     return bodyTypeProblem(request);
   }
 
-  /** What is wrong with a raw path, or null. */
+  /** What is wrong with a raw path, or null. Its segments are checked where they lie, without splitting it. */
   static String pathProblem(String path) {
     if (!path.startsWith("/")) {
       return "must start with '/'";
     }
-    String[] segments = path.substring(1).split("/", -1);
-    for (String segment : segments) {
-      String decoded;
-      try {
-        // Most segments hold no escape: checked as they are, without a decoder.
-        decoded = segment.indexOf('%') < 0 ? plain(segment) : decode(segment);
-      } catch (IllegalArgumentException malformed) {
-        return malformed.getMessage();
+    for (int start = 1; start <= path.length(); ) {
+      int end = path.indexOf('/', start);
+      if (end < 0) {
+        end = path.length();
       }
-      if (decoded.equals(".") || decoded.equals("..")) {
-        return "has a dot-segment ('" + segment + "'); send the path as it is meant";
+      String problem = segmentProblem(path, start, end);
+      if (problem != null) {
+        return problem;
       }
-      if (decoded.indexOf('/') >= 0 || decoded.indexOf('\\') >= 0) {
-        return "has an encoded slash in '" + segment + "'";
+      start = end + 1;
+    }
+    return null;
+  }
+
+  /**
+   * What is wrong with the segment {@code path[start, end)}, or null. Most segments are plain
+   * ASCII without an escape, checked char by char in place; any other is decoded first.
+   */
+  private static String segmentProblem(String path, int start, int end) {
+    boolean backslash = false;
+    for (int i = start; i < end; i++) {
+      char c = path.charAt(i);
+      if (c == '%' || c >= 0x80) {
+        return decodedSegmentProblem(path.substring(start, end));
       }
+      if (Character.isISOControl(c)) {
+        return "holds a control character";
+      }
+      backslash |= c == '\\';
+    }
+    int length = end - start;
+    if ((length == 1 || length == 2) && path.charAt(start) == '.' && path.charAt(end - 1) == '.') {
+      return "has a dot-segment ('" + path.substring(start, end) + "'); send the path as it is meant";
+    }
+    return backslash ? "has an encoded slash in '" + path.substring(start, end) + "'" : null;
+  }
+
+  /** What is wrong with a segment that holds an escape or a byte beyond ASCII, once decoded; or null. */
+  private static String decodedSegmentProblem(String segment) {
+    String decoded;
+    try {
+      decoded = decode(segment);
+    } catch (IllegalArgumentException malformed) {
+      return malformed.getMessage();
+    }
+    if (decoded.equals(".") || decoded.equals("..")) {
+      return "has a dot-segment ('" + segment + "'); send the path as it is meant";
+    }
+    if (decoded.indexOf('/') >= 0 || decoded.indexOf('\\') >= 0) {
+      return "has an encoded slash in '" + segment + "'";
     }
     return null;
   }
@@ -137,20 +172,6 @@ public final class RequestGate implements Handler<HttpServerRequest> {
       }
     }
     return true;
-  }
-
-  /** A segment without escapes, refused if it holds a control character or a byte beyond ASCII. */
-  private static String plain(String segment) {
-    for (int i = 0; i < segment.length(); i++) {
-      char c = segment.charAt(i);
-      if (c >= 0x80) {
-        return decode(segment);
-      }
-      if (Character.isISOControl(c)) {
-        throw new IllegalArgumentException("holds a control character");
-      }
-    }
-    return segment;
   }
 
   /**

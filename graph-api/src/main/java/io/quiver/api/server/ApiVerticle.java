@@ -10,16 +10,18 @@ import io.quiver.api.http.ConsoleRoutes;
 import io.quiver.api.http.GraphRoutes;
 import io.quiver.api.http.HealthRoute;
 import io.quiver.api.http.OperationsRoutes;
+import io.quiver.api.http.RequestDeadlines;
 import io.quiver.api.http.RequestGate;
 import io.quiver.api.http.RequestObserver;
 import io.quiver.api.http.ServerStatus;
 import io.quiver.api.http.SlowClients;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.ext.web.handler.TimeoutHandler;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 
@@ -53,6 +55,11 @@ final class ApiVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     observer = new RequestObserver(vertx, services.metrics().registry(), Clock.systemUTC());
     router.route().handler(observer);
+    // The graph calls first, each behind the timeout and the body's reader; then the calls that
+    // stream (before the timeout, which would cut them off); then every other call behind them.
+    Handler<RoutingContext> timeout = new RequestDeadlines(vertx, services.config().http().requestTimeout(), 503);
+    Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes());
+    new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router, timeout, body);
     new BulkRoute(services.backend(), services.config().http().bodyLimitBytes()).mount(router);
     ServerStatus status = new ServerStatus(services.admin(), services.backend().telemetry(),
         services.schemas(), services.metrics()::cacheFigures, services::zooKeeperConnected);
@@ -60,9 +67,8 @@ final class ApiVerticle extends VerticleBase {
     admin.mountStreams(router);
     ChangesRoute changes = new ChangesRoute(services.backend().changeLog(), services.backend().changeGroups(), vertx);
     changes.mount(router);
-    router.route().handler(TimeoutHandler.create(services.config().http().requestTimeout().toMillis(), 503));
-    router.route().handler(BodyHandler.create(false).setBodyLimit(services.config().http().bodyLimitBytes()));
-    new GraphRoutes(services.store(), services.schemas(), services.rendered()).mount(router);
+    router.route().handler(timeout);
+    router.route().handler(body);
     admin.mount(router);
     changes.mountGroups(router);
     new HealthRoute(services.backend().telemetry(), services::zooKeeperConnected).mount(router);

@@ -1,0 +1,95 @@
+package io.quiver.api.http;
+
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.PlatformHandler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.function.LongSupplier;
+
+/**
+ * The request timeout: a request still unanswered when its time is up fails with 503, and its
+ * answer is the JSON error every other refusal has ({@link ApiErrors}).
+ *
+ * <p>vertx-web's {@code TimeoutHandler} starts a timer per request and cancels it at the answer:
+ * each an insertion into and a removal from the event loop's queue of scheduled tasks, 5 % of a
+ * cached read's time on the event loop (issue 37's profile). Here each event loop keeps the
+ * requests it has started in a list, and one sweep every {@link #SWEEP} fails those past their
+ * deadline and forgets those answered — as {@link SlowClients} keeps its header timeout, and as
+ * nginx and Netty's {@code HashedWheelTimer} trade a timer's precision for its cost. A request
+ * costs an entry in the list; a deadline is met within a sweep's period, which a timeout of
+ * seconds does not notice. An answered request stays in the list until the next sweep at most.
+ *
+ * <p>One instance per event loop's router, touched only from that event loop: the sweep runs on
+ * the timer of the verticle that creates it. Mounted on several routes, it starts a request's
+ * deadline once.
+ */
+public final class RequestDeadlines implements PlatformHandler {
+  /** How often the deadlines are looked at: how late, at most, a request past its deadline is failed. */
+  static final Duration SWEEP = Duration.ofMillis(100);
+  private static final String STARTED = "quiver.deadline";
+
+  private final long timeoutNanos;
+  private final int status;
+  private final LongSupplier nanoTime;
+  /** The requests started since the last sweep, and those still unanswered before it, oldest first. */
+  private ArrayList<Started> started = new ArrayList<>();
+  private ArrayList<Started> kept = new ArrayList<>();
+
+  private record Started(RoutingContext ctx, long deadline) {}
+
+  /** Fails a request unanswered after {@code timeout} with {@code status}; sweeps on {@code vertx}'s timer. */
+  public RequestDeadlines(Vertx vertx, Duration timeout, int status) {
+    this(timeout, status, System::nanoTime);
+    vertx.setPeriodic(SWEEP.toMillis(), tick -> sweep());
+  }
+
+  /** For tests: swept by hand ({@link #sweep}), with the time {@code nanoTime} tells. */
+  RequestDeadlines(Duration timeout, int status, LongSupplier nanoTime) {
+    this.timeoutNanos = timeout.toNanos();
+    this.status = status;
+    this.nanoTime = nanoTime;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    if (ctx.get(STARTED) == null) {
+      ctx.put(STARTED, Boolean.TRUE);
+      started.add(new Started(ctx, nanoTime.getAsLong() + timeoutNanos));
+    }
+    ctx.next();
+  }
+
+  /** Fails the requests past their deadline and forgets the answered ones. */
+  void sweep() {
+    long now = nanoTime.getAsLong();
+    ArrayList<Started> still = kept;
+    for (Started each : started) {
+      RoutingContext ctx = each.ctx();
+      if (ctx.response().ended() || ctx.response().closed() || ctx.failed()) {
+        continue;
+      }
+      if (now - each.deadline() >= 0) {
+        expire(ctx);
+      } else {
+        still.add(each);
+      }
+    }
+    started.clear();
+    kept = started;
+    started = still;
+  }
+
+  /** As vertx-web's timeout does: a request whose body is still coming is let go on, then failed. */
+  private void expire(RoutingContext ctx) {
+    if (!ctx.request().isEnded()) {
+      ctx.request().resume();
+    }
+    ctx.fail(status);
+  }
+
+  /** How many requests are watched: started since the last sweep, or unanswered before it. */
+  int watched() {
+    return started.size();
+  }
+}
