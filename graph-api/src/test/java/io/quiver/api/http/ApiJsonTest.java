@@ -2,6 +2,7 @@ package io.quiver.api.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgePage;
 import io.quiver.store.HydratedPage;
@@ -97,5 +98,26 @@ class ApiJsonTest {
     assertThat(rendered.page(page)).as("the third answer is the kept buffer itself").isSameAs(second);
     assertThat(second.toString(StandardCharsets.UTF_8)).isEqualTo(first);
     assertThat(new EdgePage(page.edges(), null)).as("equality ignores what is attached").isEqualTo(page);
+  }
+
+  @Test
+  void dataOfEveryKind_isWrittenByteForByteAsTheObjectMapperWroteIt() throws Exception {
+    ObjectNode data = (ObjectNode) ApiJson.MAPPER.readTree("""
+        {"name": "a \\"quoted\\" name, \\u00e9t\\u00e9 \\ud83d\\ude00", "int": 7, "long": 9007199254740993,
+         "big": 123456789012345678901234567890, "double": 0.1, "negative": -2.5e-300, "yes": true, "no": false,
+         "nothing": null, "list": [1, "two", [3.5, {"deep": {}}], []], "empty": {}}""");
+    data.put("float", 1.25f);
+    data.put("decimal", new java.math.BigDecimal("1.50"));
+    Node node = new Node(NodeId.of(1, 2, 3), "user", data, 4, Instant.parse("2026-11-27T01:02:03.000004Z"),
+        Instant.parse("0001-01-01T00:00:00Z").minusSeconds(1));
+
+    String written = ApiJson.render(64, out -> ApiJson.writeNode(out, node)).toString(StandardCharsets.UTF_8);
+
+    // What the API wrote before it walked trees itself: the same generator, handing the tree to the mapper.
+    String expected = ApiJson.render(64, out -> out.writeTree(data)).toString(StandardCharsets.UTF_8);
+    int at = written.indexOf("\"data\":") + "\"data\":".length();
+    assertThat(written.substring(at, Math.min(written.length(), at + expected.length()))).isEqualTo(expected);
+    assertThat(ApiJson.MAPPER.readTree(written).get("updatedAt").asText())
+        .as("a year the arithmetic does not cover goes to the formatter").isEqualTo(ApiJson.timestamp(node.updatedAt()));
   }
 }
