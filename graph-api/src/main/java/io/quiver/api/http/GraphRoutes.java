@@ -29,7 +29,9 @@ import io.quiver.store.NodeId;
 import io.quiver.store.TargetPage;
 import io.quiver.store.TargetQuery;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
@@ -82,15 +84,15 @@ public final class GraphRoutes {
   private static final List<String> PREFIXES = List.of("/v1/nodes*", "/v1/edges*", "/v1/read", "/v1/schema");
 
   /**
-   * Mounts the graph calls: a route over each of their path prefixes, first in the router after
-   * {@code first} (the request timeout and the body's reader), so a graph call tries no route
-   * of another's — the streamed calls are mounted before the timeout, by paths with parameters
-   * that vertx-web matches by regular expression, and a cached read trying them cost 6 % of its
-   * time. In each route its read token is handled ({@link ReadTokens}), then a {@link RouteTable}
-   * finds the call; a path it does not know goes on to the routes after.
+   * Mounts the graph calls as a route over each of their path prefixes, to be mounted before any
+   * other call's route: a graph call then tries no route of another's. (The streamed calls, which
+   * come before the request timeout, have path parameters that vertx-web matches by regular
+   * expression; a cached read trying them cost 6 % of its time.) Each route runs {@code first}
+   * (the request timeout and the body's reader), then handles the read token ({@link ReadTokens}),
+   * then finds the call in a {@link RouteTable}; a path it does not know goes on to the routes after.
    */
   @SafeVarargs
-  public final void mount(Router router, io.vertx.core.Handler<RoutingContext>... first) {
+  public final void mount(Router router, Handler<RoutingContext>... first) {
     RouteTable table = new RouteTable()
         .add(POST, "/v1/nodes/:type", "createNode", NONE, this::createNode)
         .add(POST, "/v1/nodes:batchGet", "batchGetNodes", NONE, this::batchGetNodes)
@@ -119,10 +121,10 @@ public final class GraphRoutes {
         .add(POST, "/v1/edges:batchGet", "batchGetEdges", NONE, this::batchGetEdges)
         .add(POST, "/v1/read", "readAtomically", NONE, this::readAtomically)
         .add(GET, "/v1/schema", "getSchema", NONE, this::getSchema);
-    io.vertx.core.Handler<RoutingContext> calls = new ReadTokens(store).before(table);
+    Handler<RoutingContext> calls = new ReadTokens(store).before(table);
     for (String prefix : PREFIXES) {
-      io.vertx.ext.web.Route route = router.route(prefix);
-      for (io.vertx.core.Handler<RoutingContext> handler : first) {
+      Route route = router.route(prefix);
+      for (Handler<RoutingContext> handler : first) {
         route.handler(handler);
       }
       route.handler(calls);
