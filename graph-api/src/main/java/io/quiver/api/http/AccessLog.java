@@ -37,7 +37,7 @@ final class AccessLog {
     pending.append("{\"time\":\"").append(ApiJson.timestamp(time))
         .append("\",\"method\":\"").append(method)
         .append("\",\"path\":\"");
-    JsonStringEncoder.getInstance().quoteAsString(path, pending);
+    appendQuoted(path);
     pending.append("\",\"operation\":\"").append(operation)
         .append("\",\"status\":").append(status)
         .append(",\"ms\":");
@@ -45,11 +45,27 @@ final class AccessLog {
     pending
         .append(",\"bytesOut\":").append(bytesOut)
         .append(",\"remote\":\"");
-    JsonStringEncoder.getInstance().quoteAsString(remote, pending);
+    appendQuoted(remote);
     pending.append("\"}");
     if (pending.length() >= BUFFER_CHARS) {
       flush();
     }
+  }
+
+  /**
+   * A JSON string's contents. Most paths and addresses need no escape (the gate refuses control
+   * characters in paths) and are appended as they are; Jackson's encoder, which copies through a
+   * buffer of its own, escapes the others.
+   */
+  private void appendQuoted(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) {
+        JsonStringEncoder.getInstance().quoteAsString(text, pending);
+        return;
+      }
+    }
+    pending.append(text);
   }
 
   /** Milliseconds with three decimals, without a formatter. */
