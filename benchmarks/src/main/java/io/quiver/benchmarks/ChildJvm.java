@@ -22,16 +22,18 @@ public final class ChildJvm {
    * deployed, with {@code heap} at most and the JVM {@code options} given.
    */
   public static ProcessBuilder server(String heap, List<String> options, Class<?> main, String... arguments) {
-    List<String> all = new ArrayList<>(List.of("-Xmx" + heap));
-    all.addAll(options);
-    return command(all, main, arguments);
+    return command(serverOptions(heap, options), main, arguments);
   }
 
   /** {@link #server}, running another build's executable {@code jar} ({@code java -jar}) instead of a class of this one. */
   public static ProcessBuilder server(String heap, List<String> options, java.nio.file.Path jar, String... arguments) {
+    return command(serverOptions(heap, options), List.of("-jar", jar.toString()), arguments);
+  }
+
+  private static List<String> serverOptions(String heap, List<String> options) {
     List<String> all = new ArrayList<>(List.of("-Xmx" + heap));
     all.addAll(options);
-    return command(all, List.of("-jar", jar.toString()), arguments);
+    return all;
   }
 
   private static ProcessBuilder command(List<String> options, Class<?> main, String... arguments) {

@@ -101,11 +101,7 @@ public final class ConsistencyBenchmark {
 
   /** What one phase of one round counted. */
   record Measured(Phase phase, double writesPerSecond, double readsPerSecond, Histogram readLatency, long refused,
-      long failed, long multiReads, long secondRounds) {
-    double secondRoundShare() {
-      return multiReads == 0 ? 0 : (double) secondRounds / multiReads;
-    }
-  }
+      long failed, long multiReads, long secondRounds) {}
 
   /** What the writers last did, one slot per writer, read by the readers that follow them. */
   private record Written(NodeId board, NodeId pin, String token) {}

@@ -108,7 +108,7 @@ public final class Workload {
 
   /** One measured server and what the report reads from it; {@code server} is null for the in-process {@code jdbc}. */
   private record Served(GeneratorSetup.TargetSpec spec, ServerProcess server, DevStack data, boolean quiver,
-      RedisCacheServer redis, Path jar) {}
+      RedisCacheServer redis) {}
 
   /** Runs the whole benchmark and writes its report; answers the report. */
   static Report run(WorkloadOptions options) throws Exception {
@@ -152,26 +152,21 @@ public final class Workload {
         DevStack set = sets.get(dataSetOf.get(name));
         served.add(switch (name) {
           case "quiver" -> new Served(new GeneratorSetup.TargetSpec(name, "api", Ports.free(), traced), null, set, true,
-              null, null);
-          case "quiver-nocache" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null,
               null);
-          case "lookaside" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, false, redis,
-              null);
-          case "jdbc-http" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, false, null,
-              null);
-          case "jdbc" -> new Served(new GeneratorSetup.TargetSpec(name, "jdbc", 0, false), null, set, false, null, null);
+          case "lookaside" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, false, redis);
+          case "jdbc-http" -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, false, null);
+          case "jdbc" -> new Served(new GeneratorSetup.TargetSpec(name, "jdbc", 0, false), null, set, false, null);
           case "bare-vertx" -> new Served(new GeneratorSetup.TargetSpec(name, "bare", Ports.free(), false), null, null,
-              false, null, null);
-          // Another build of Quiver: quiver's settings and cache, its own data set.
-          default -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null,
-              options.buildOf(name));
+              false, null);
+          // quiver-nocache, and another build of Quiver (quiver's settings and cache, its own data set).
+          default -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null);
         });
       }
       ShardMap shardMap = sets.values().iterator().next().shardMap();
       List<Served> targets = new ArrayList<>();
       for (Served target : served) {
-        targets.add(new Served(target.spec(), start(running, data, target, budget, logback, maxConcurrency),
-            target.data(), target.quiver(), target.redis(), target.jar()));
+        targets.add(new Served(target.spec(), start(running, data, target, options.buildOf(target.spec().name()),
+            budget, logback, maxConcurrency), target.data(), target.quiver(), target.redis()));
       }
       for (Served target : targets) {
         if (target.server() != null) {
@@ -309,9 +304,12 @@ public final class Workload {
     throw new IllegalStateException("Quiver's logback.xml is not on the class path");
   }
 
-  /** Starts a target's server in a JVM of its own, not waiting for it to listen; none for the in-process {@code jdbc}. */
-  private static ServerProcess start(List<AutoCloseable> running, Path data, Served target, CacheBudget budget,
-      Path logback, int connections) throws Exception {
+  /**
+   * Starts a target's server in a JVM of its own, not waiting for it to listen; none for the
+   * in-process {@code jdbc}. A Quiver target runs {@code jar}, another build's, when it is not null.
+   */
+  private static ServerProcess start(List<AutoCloseable> running, Path data, Served target, Path jar,
+      CacheBudget budget, Path logback, int connections) throws Exception {
     String name = target.spec().name();
     int port = target.spec().port();
     Path log = data.resolve(name + ".log");
@@ -321,7 +319,7 @@ public final class Workload {
           .put("edgeMaxBytes", budget.edgeBytes());
       Path file = data.resolve(name + ".json");
       Files.writeString(file, json.toPrettyString());
-      return remember(running, ServerProcess.quiver(name, file, port, log, logback, target.jar()));
+      return remember(running, ServerProcess.quiver(name, file, port, log, logback, jar));
     }
     return switch (target.spec().kind()) {
       case "jdbc" -> null;

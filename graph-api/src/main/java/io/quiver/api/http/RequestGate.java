@@ -113,10 +113,8 @@ public final class RequestGate implements Handler<HttpServerRequest> {
       backslash |= c == '\\';
     }
     int length = end - start;
-    if ((length == 1 || length == 2) && path.charAt(start) == '.' && path.charAt(end - 1) == '.') {
-      return "has a dot-segment ('" + path.substring(start, end) + "'); send the path as it is meant";
-    }
-    return backslash ? "has an encoded slash in '" + path.substring(start, end) + "'" : null;
+    boolean dotSegment = (length == 1 || length == 2) && path.charAt(start) == '.' && path.charAt(end - 1) == '.';
+    return dotSegment || backslash ? shapeProblem(dotSegment, path.substring(start, end)) : null;
   }
 
   /** What is wrong with a segment that holds an escape or a byte beyond ASCII, once decoded; or null. */
@@ -127,13 +125,15 @@ public final class RequestGate implements Handler<HttpServerRequest> {
     } catch (IllegalArgumentException malformed) {
       return malformed.getMessage();
     }
-    if (decoded.equals(".") || decoded.equals("..")) {
-      return "has a dot-segment ('" + segment + "'); send the path as it is meant";
-    }
-    if (decoded.indexOf('/') >= 0 || decoded.indexOf('\\') >= 0) {
-      return "has an encoded slash in '" + segment + "'";
-    }
-    return null;
+    boolean dotSegment = decoded.equals(".") || decoded.equals("..");
+    boolean slash = decoded.indexOf('/') >= 0 || decoded.indexOf('\\') >= 0;
+    return dotSegment || slash ? shapeProblem(dotSegment, segment) : null;
+  }
+
+  /** A segment read as a dot-segment, or holding a slash or backslash: {@code raw} as it was sent. */
+  private static String shapeProblem(boolean dotSegment, String raw) {
+    return dotSegment ? "has a dot-segment ('" + raw + "'); send the path as it is meant"
+        : "has an encoded slash in '" + raw + "'";
   }
 
   /** What is wrong with a raw query string, or null. */
