@@ -24,8 +24,10 @@ public final class RequestObserver implements Handler<RoutingContext> {
   private static final String OPERATION = "quiver.operation";
 
   private final MeterRegistry registry;
-  /** By operation, then status: looked up on every request without building a key. */
-  private final Map<String, Map<Integer, Timer>> timers = new ConcurrentHashMap<>();
+  /** By operation, then status less {@link #FIRST_STATUS}: looked up on every request without building or boxing a key. */
+  private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
+  private static final int FIRST_STATUS = 100;
+  private static final int STATUSES = 500;
   private final AccessLog log = new AccessLog(access::info);
   private final Clock clock;
 
@@ -70,13 +72,31 @@ public final class RequestObserver implements Handler<RoutingContext> {
           ctx.response().bytesWritten(), String.valueOf(ctx.request().connection().remoteAddress()));
     }
   }
+  /**
+   * The timer of {@code operation} answered with {@code status}. A status outside 100-599 (which
+   * Vert.x does not send) is looked up in the registry each time. Only this instance's event loop
+   * touches its timers; the registry hands every instance the same timer for the same tags.
+   */
   private Timer timer(String operation, int status) {
-    return timers.computeIfAbsent(operation, name -> new ConcurrentHashMap<>())
-        .computeIfAbsent(status, code -> Timer.builder("quiver.requests")
-            .description("requests served, by operation and status")
-            .tag("operation", operation)
-            .tag("status", Integer.toString(code))
-            .publishPercentileHistogram()
-            .register(registry));
+    int index = status - FIRST_STATUS;
+    if (index < 0 || index >= STATUSES) {
+      return register(operation, status);
+    }
+    Timer[] byStatus = timers.computeIfAbsent(operation, name -> new Timer[STATUSES]);
+    Timer timer = byStatus[index];
+    if (timer == null) {
+      timer = register(operation, status);
+      byStatus[index] = timer;
+    }
+    return timer;
+  }
+
+  private Timer register(String operation, int status) {
+    return Timer.builder("quiver.requests")
+        .description("requests served, by operation and status")
+        .tag("operation", operation)
+        .tag("status", Integer.toString(status))
+        .publishPercentileHistogram()
+        .register(registry);
   }
 }

@@ -99,4 +99,20 @@ class RequestDeadlinesTest {
     now.addAndGet(TIMEOUT.toNanos());
     assertThat(sweep()).as("the unanswered one failed").isZero();
   }
+
+  @Test
+  void aRequestWhoseClientLeaves_isForgottenOnceItsConnectionCloses_andNeverFailed() throws Exception {
+    HttpClient leaving = vertx.createHttpClient();
+    leaving.request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/v1/never").compose(request -> request.send());
+    awaitWatched();
+    assertThat(sweep()).isEqualTo(1);
+
+    leaving.close().await();
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    int watched = sweep();
+    while (watched != 0 && System.nanoTime() < giveUp) {
+      watched = sweep();
+    }
+    assertThat(watched).as("forgotten when its connection closed, before any deadline").isZero();
+  }
 }
