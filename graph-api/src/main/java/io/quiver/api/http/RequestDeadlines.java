@@ -69,8 +69,8 @@ public final class RequestDeadlines implements PlatformHandler {
   @Override
   public void handle(RoutingContext ctx) {
     if (ctx.get(STARTED) == null) {
-      ctx.put(STARTED, Boolean.TRUE);
       Watch watch = new Watch(ctx, nanoTime.getAsLong() + timeoutNanos);
+      ctx.put(STARTED, watch);
       ctx.addEndHandler(ended -> watch.ctx = null);
       started.add(watch);
     }
@@ -88,9 +88,7 @@ public final class RequestDeadlines implements PlatformHandler {
       }
       if (now - each.deadline >= 0) {
         each.ctx = null;
-        if (!ctx.response().ended() && !ctx.response().closed()) {
-          expire(ctx);
-        }
+        expire(ctx);
       } else {
         still.add(each);
       }
@@ -100,8 +98,17 @@ public final class RequestDeadlines implements PlatformHandler {
     started = still;
   }
 
-  /** As vertx-web's timeout does: a request whose body is still coming is let go on, then failed. */
+  /**
+   * As vertx-web's timeout does: a request whose body is still coming is let go on, then failed.
+   * One already failed is being answered by its failure handler. One ended or closed is let go
+   * of by its end handler before this; the check stays for a route that sets the response's close
+   * handler itself, which takes it from vertx-web's end handlers (the streamed calls do, and none
+   * of them is watched today).
+   */
   private void expire(RoutingContext ctx) {
+    if (ctx.failed() || ctx.response().ended() || ctx.response().closed()) {
+      return;
+    }
     if (!ctx.request().isEnded()) {
       ctx.request().resume();
     }

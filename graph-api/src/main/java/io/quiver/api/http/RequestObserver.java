@@ -7,8 +7,8 @@ import io.vertx.core.Vertx;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,12 +22,15 @@ import org.slf4j.LoggerFactory;
 public final class RequestObserver implements Handler<RoutingContext> {
   private static final Logger access = LoggerFactory.getLogger("io.quiver.access");
   private static final String OPERATION = "quiver.operation";
-
-  private final MeterRegistry registry;
-  /** By operation, then status less {@link #FIRST_STATUS}: looked up on every request without building or boxing a key. */
-  private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
   private static final int FIRST_STATUS = 100;
   private static final int STATUSES = 500;
+
+  private final MeterRegistry registry;
+  /**
+   * By operation, then status less {@link #FIRST_STATUS}: looked up on every request without
+   * building or boxing a key. Touched only from this instance's event loop.
+   */
+  private final Map<String, Timer[]> timers = new HashMap<>();
   private final AccessLog log = new AccessLog(access::info);
   private final Clock clock;
 
@@ -72,10 +75,11 @@ public final class RequestObserver implements Handler<RoutingContext> {
           ctx.response().bytesWritten(), String.valueOf(ctx.request().connection().remoteAddress()));
     }
   }
+
   /**
    * The timer of {@code operation} answered with {@code status}. A status outside 100-599 (which
-   * Vert.x does not send) is looked up in the registry each time. Only this instance's event loop
-   * touches its timers; the registry hands every instance the same timer for the same tags.
+   * Vert.x does not send) is looked up in the registry each time. The registry hands every event
+   * loop's instance the same timer for the same tags.
    */
   private Timer timer(String operation, int status) {
     int index = status - FIRST_STATUS;
