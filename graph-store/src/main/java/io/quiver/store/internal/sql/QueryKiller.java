@@ -1,6 +1,7 @@
 package io.quiver.store.internal.sql;
 
 import io.vertx.core.Future;
+import io.vertx.sqlclient.DatabaseException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * statements of a transaction are pipelined, so killing the one running lets the next queued one
  * start and wait the same way; and the transaction was abandoned when its deadline passed, so
  * nothing is lost with it. Its transaction rolls back, the pool drops the dead connection and
- * opens another. A COMMIT is the exception: only the statement is killed ({@link #isCommit}), and
- * one killed while it waits for binary-log space commits and makes MariaDB turn its binary log off
+ * opens another. A COMMIT is the exception: only the statement is killed ({@link #isCommit}), by its
+ * query id so that a kill arriving after it ended hits nothing else ({@link #kill}), and one killed
+ * while it waits for binary-log space commits and makes MariaDB turn its binary log off
  * ({@link HostHealth}).
  *
  * <p>Only this process's own sessions are candidates: another server's statements are its own
@@ -38,15 +40,24 @@ import org.slf4j.LoggerFactory;
 public final class QueryKiller {
   private static final Logger log = LoggerFactory.getLogger(QueryKiller.class);
   private static final String PROCESSLIST =
-      "SELECT ID, COMMAND, TIME_MS, STATE, INFO FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID()";
+      "SELECT ID, QUERY_ID, COMMAND, TIME_MS, STATE, INFO FROM information_schema.PROCESSLIST"
+          + " WHERE ID <> CONNECTION_ID()";
 
-  /** One session to kill, whether only its statement (in its commit) or the whole session, and its state. */
-  private record Victim(long id, boolean commit, String state) {
+  /**
+   * One session to kill, with the statement it was running: whether only that statement (in its
+   * commit) or the whole session, and its state.
+   */
+  record Victim(long id, long queryId, boolean commit, String state) {
     @Override
     public String toString() {
-      return id + (commit ? " (query, " : " (session, ") + state + ")";
+      return id + (commit ? " (query " + queryId + ", " : " (session, ") + state + ")";
     }
   }
+
+  /** MariaDB's "Unknown query id". */
+  private static final int ER_NO_SUCH_QUERY = 1957;
+  /** "Unknown thread id". */
+  private static final int ER_NO_SUCH_THREAD = 1094;
 
   private final long deadlineMs;
   private final Map<String, Set<Long>> sessions = new ConcurrentHashMap<>();
@@ -101,41 +112,79 @@ public final class QueryKiller {
       return Future.succeededFuture(0);
     }
     overdue.remove(host);
-    Set<Long> ours = sessions.getOrDefault(host, Set.of());
-    return own.query(PROCESSLIST).execute()
-        .compose(rows -> {
-          Set<Long> present = new HashSet<>();
-          List<Victim> victims = new ArrayList<>();
-          for (Row row : rows) {
-            long id = row.getLong("ID");
-            present.add(id);
-            if (!ours.contains(id) || "Sleep".equals(row.getString("COMMAND"))) {
-              continue;
-            }
-            long runningMs = row.getNumeric("TIME_MS").longValue();
-            if (runningMs >= deadlineMs) {
-              victims.add(new Victim(id, isCommit(row), row.getString("STATE")));
-            } else if (runningMs >= deadlineMs / 2) {
-              // Its deadline may have passed after a wait for a connection: look again at the next sweep.
-              overdue.add(host);
-            }
-          }
-          ours.retainAll(present);
-          List<Future<?>> kills = new ArrayList<>();
-          for (Victim victim : victims) {
-            kills.add(own.preparedQuery(victim.commit() ? "KILL QUERY ?" : "KILL CONNECTION ?")
-                .execute(Tuple.of(victim.id()))
-                .onFailure(failure -> log.warn("host {}: could not kill server thread {}: {}", host, victim.id(),
-                    failure.getMessage())));
-          }
-          return Future.join(kills).otherwiseEmpty().map(done -> {
-            if (!victims.isEmpty()) {
-              log.warn("host {}: killed {} session(s) running a statement past the {} ms deadline (server threads {})",
-                  host, victims.size(), deadlineMs, victims);
-            }
-            return victims.size();
-          });
-        })
+    return victims(host, own)
+        .compose(victims -> kill(host, own, victims))
         .onComplete(done -> sweeping.remove(host));
+  }
+
+  /** The sweep's first step: this process's sessions on {@code host} whose statement has run past the deadline. */
+  Future<List<Victim>> victims(String host, Pool own) {
+    Set<Long> ours = sessions.getOrDefault(host, Set.of());
+    return own.query(PROCESSLIST).execute().map(rows -> {
+      Set<Long> present = new HashSet<>();
+      List<Victim> victims = new ArrayList<>();
+      for (Row row : rows) {
+        long id = row.getLong("ID");
+        present.add(id);
+        if (!ours.contains(id) || "Sleep".equals(row.getString("COMMAND"))) {
+          continue;
+        }
+        long runningMs = row.getNumeric("TIME_MS").longValue();
+        if (runningMs >= deadlineMs) {
+          victims.add(new Victim(id, row.getLong("QUERY_ID"), isCommit(row), row.getString("STATE")));
+        } else if (runningMs >= deadlineMs / 2) {
+          // Its deadline may have passed after a wait for a connection: look again at the next sweep.
+          overdue.add(host);
+        }
+      }
+      ours.retainAll(present);
+      return victims;
+    });
+  }
+
+  /**
+   * The sweep's second step. A statement in its commit is killed by its query id ({@code KILL
+   * QUERY ID}), not by its session's: between the processlist read and the kill the COMMIT may have
+   * ended — space freed on a full disk ends every waiting one at once — and the pool lent the session
+   * to another transaction. A kill by session would then interrupt that transaction's statement,
+   * and were it the BEGIN sent ahead of the statements behind it (the connection is pipelined),
+   * those would run each committed on its own. A query id names one statement only; once it has
+   * ended, the kill finds nothing and changes nothing. A whole session killed late costs its next
+   * transaction only a rollback.
+   */
+  Future<Integer> kill(String host, Pool own, List<Victim> victims) {
+    List<Future<Boolean>> kills = new ArrayList<>();
+    for (Victim victim : victims) {
+      Tuple target = Tuple.of(victim.commit() ? victim.queryId() : victim.id());
+      kills.add(own.preparedQuery(victim.commit() ? "KILL QUERY ID ?" : "KILL CONNECTION ?").execute(target)
+          .map(true)
+          .recover(failure -> {
+            if (endedFirst(failure)) {
+              log.info("host {}: server thread {} ended its statement before the kill", host, victim);
+            } else {
+              log.warn("host {}: could not kill server thread {}: {}", host, victim, failure.getMessage());
+            }
+            return Future.succeededFuture(false);
+          }));
+    }
+    return Future.all(kills).map(done -> {
+      List<Victim> killed = new ArrayList<>();
+      for (int i = 0; i < victims.size(); i++) {
+        if (kills.get(i).result()) {
+          killed.add(victims.get(i));
+        }
+      }
+      if (!killed.isEmpty()) {
+        log.warn("host {}: killed {} session(s) running a statement past the {} ms deadline (server threads {})",
+            host, killed.size(), deadlineMs, killed);
+      }
+      return killed.size();
+    });
+  }
+
+  /** The kill found no such statement (MariaDB 1957) or session (1094): it had ended meanwhile. */
+  private static boolean endedFirst(Throwable failure) {
+    return failure instanceof DatabaseException db
+        && (db.getErrorCode() == ER_NO_SUCH_QUERY || db.getErrorCode() == ER_NO_SUCH_THREAD);
   }
 }

@@ -32,6 +32,14 @@ import java.util.function.Supplier;
  * ({@link QueryKiller}), so its connection comes back; every COMMIT is timed ({@link CommitWatch}),
  * so a host whose commits stall is reported degraded rather than merely slow.
  *
+ * <h2>What a transaction's work may send</h2>
+ * The work is lent the connection, not given it ({@link LentConnection}): once COMMIT or ROLLBACK
+ * is sent, a statement the work still sends — a branch of it that was waiting when another failed
+ * — is refused unsent, before or after the connection has gone back to the pool. Otherwise that
+ * statement would run after the ROLLBACK committed on its own, or in the next borrower's
+ * transaction. A COMMIT or a BEGIN that fails leaves the outcome unknown, and the
+ * answer says so (503, "may or may not have been applied").
+ *
  * <h2>Writes and the shard map</h2>
  * Every statement and transaction on a route taken for writing is counted in flight under the
  * shard-map version it began under ({@link MapWrites}), from BEGIN until the database answers —
@@ -254,41 +262,71 @@ public final class ShardClient {
     private static final int COMMITTING = 1;
     private static final int ABANDONED = 2;
     private static final String ROLLED_BACK = "; the transaction is rolled back, nothing was written";
+    private static final String MAY_HAVE_COMMITTED = "; the write may or may not have been applied";
 
     private final ShardRoute route;
     private final SqlConnection connection;
+    /** What the work is lent: it refuses every statement once the transaction ends ({@link LentConnection}). */
+    private final LentConnection lent;
     private final AtomicInteger state = new AtomicInteger(WORKING);
 
     Transaction(ShardRoute route, SqlConnection connection) {
       this.route = route;
       this.connection = connection;
+      this.lent = new LentConnection(connection);
     }
 
     <T> Future<T> run(Function<SqlConnection, Future<T>> work) {
       long bound = settings.statementTimeout().toMillis();
       // The work's first statements go out behind BEGIN without waiting for its answer (the
-      // connection is pipelined): a transaction costs one round trip less. BEGIN fails only with
-      // its connection, and then so does every statement queued behind it.
+      // connection is pipelined): a transaction costs one round trip less.
       Supplier<Future<T>> underway = () -> {
         Future<io.vertx.sqlclient.Transaction> begun = connection.begin();
-        Future<T> worked = started(work, connection);
-        return begun.compose(transaction -> worked.compose(
-            result -> commitUnlessAbandoned(transaction, result, bound),
-            failure -> transaction.rollback().transform(rolledBack -> Future.<T>failedFuture(failure))));
+        Future<T> worked = started(work, lent);
+        return begun.transform(began -> began.failed() ? beginFailed(began.cause(), worked)
+            : worked.transform(done -> done.succeeded() ? commitUnlessAbandoned(began.result(), done.result(), bound)
+                : rollBack(began.result(), done.cause())));
       };
       // Counted from BEGIN until the database answers COMMIT or ROLLBACK, not until the deadline.
+      // The connection goes back to the pool only then, never while the work may still send.
       Future<T> done = (route.write() ? fence.write(route, underway) : underway.get())
           .onComplete(finished -> connection.close());
       return withDeadline(done, bound, () -> state.compareAndSet(WORKING, ABANDONED)
           ? notAnswering(route, bound, ROLLED_BACK)
-          : notAnswering(route, bound, " to COMMIT; the write may or may not have been applied"));
+          : notAnswering(route, bound, " to COMMIT" + MAY_HAVE_COMMITTED));
     }
 
+    /**
+     * BEGIN failed, and the statements sent behind it ran each committed on its own: when only
+     * BEGIN failed (a kill that found it running), they may have been applied. So the work is let
+     * finish before the connection goes back, no further statement is sent, and the answer says
+     * the outcome is unknown.
+     */
+    private <T> Future<T> beginFailed(Throwable failure, Future<T> worked) {
+      lent.end();
+      return worked.transform(settled -> Future.failedFuture(GraphException.of(GraphException.Code.UNAVAILABLE,
+          route.target() + " failed BEGIN (" + failure.getMessage() + ")" + MAY_HAVE_COMMITTED, failure)));
+    }
+
+    private <T> Future<T> rollBack(io.vertx.sqlclient.Transaction transaction, Throwable failure) {
+      lent.end();
+      return transaction.rollback().transform(rolledBack -> Future.failedFuture(failure));
+    }
+
+    /**
+     * Commits unless the deadline abandoned the transaction first. A COMMIT that fails — killed
+     * while it waited for binary-log space, or its connection lost — may have committed all the
+     * same, and the answer says so instead of naming a database error.
+     */
     private <T> Future<T> commitUnlessAbandoned(io.vertx.sqlclient.Transaction transaction, T result, long bound) {
+      lent.end();
       if (state.compareAndSet(WORKING, COMMITTING)) {
         long sent = commits.sent(route.host());
         return transaction.commit().onComplete(answered -> commits.answered(route.host(), sent, answered.succeeded()))
-            .map(result);
+            .transform(committed -> committed.succeeded() ? Future.succeededFuture(result)
+                : Future.failedFuture(GraphException.of(GraphException.Code.UNAVAILABLE, route.target()
+                    + " failed COMMIT (" + committed.cause().getMessage() + ")" + MAY_HAVE_COMMITTED,
+                    committed.cause())));
       }
       return transaction.rollback().transform(rolledBack -> Future.failedFuture(
           notAnswering(route, bound, ROLLED_BACK)));

@@ -4,18 +4,31 @@ import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.Await;
 import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
+import io.quiver.store.PoolSettings;
 import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.shard.Host;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.StoreFixture;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -72,6 +85,65 @@ class QueryKillerTest {
     }
     assertThat(store.getEdge(board, "board_has_pins", pin).await().sequence()).as("the write did not happen")
         .isEqualTo(1L);
+  }
+
+  @Test
+  void aKillMeantForACommitThatEndedMeanwhile_neverReachesTheSessionsNextStatement() throws Exception {
+    TestBackend backend = TestBackend.get();
+    String host = backend.hosts().addresses().get(1);
+    PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
+        Duration.ofMillis(500), Duration.ofSeconds(2), 16, 16, Duration.ofSeconds(10), PoolSettings.DEFAULT_DOWN_AFTER);
+    QueryKiller killer = new QueryKiller(300);
+    Vertx vertx = Vertx.vertx();
+    AtomicLong session = new AtomicLong();
+    Pool requests = HostPools.pool(vertx, new Host("hk", host, List.of()), settings, new PoolOptions().setMaxSize(1),
+        id -> {
+          session.set(id);
+          killer.opened("hk", id);
+        });
+    Pool own = HostPools.pool(vertx, new Host("hk", host, List.of()), settings, new PoolOptions().setMaxSize(1), null);
+    try (Connection locker = DriverManager.getConnection("jdbc:mysql://" + host + "/", backend.hosts().user(),
+        backend.hosts().password()); Statement lock = locker.createStatement()) {
+      lock.execute("CREATE DATABASE IF NOT EXISTS quiver_kill_test");
+      lock.execute("CREATE TABLE IF NOT EXISTS quiver_kill_test.t (id INT PRIMARY KEY) ENGINE=InnoDB");
+      SqlConnection connection = requests.getConnection().await();
+      Transaction transaction = connection.begin().await();
+      connection.query("INSERT INTO quiver_kill_test.t VALUES (1)").execute().await();
+      // A global read lock holds the COMMIT past the killer's deadline, as a full disk would.
+      lock.execute("FLUSH TABLES WITH READ LOCK");
+      Future<Void> committed = transaction.commit();
+      List<QueryKiller.Victim> victims = new ArrayList<>();
+      Await.until("the COMMIT past the deadline", Duration.ofSeconds(10), () -> {
+        victims.clear();
+        victims.addAll(killer.victims("hk", own).await());
+        return victims.stream().anyMatch(victim -> victim.id() == session.get() && victim.commit());
+      });
+      // The space is freed, so to speak: the COMMIT ends before the kill arrives.
+      lock.execute("UNLOCK TABLES");
+      committed.await();
+      Future<RowSet<Row>> next = connection.query("SELECT SLEEP(1)").execute();
+      Await.until("the session's next statement", Duration.ofSeconds(10), () -> running(host, session.get(), "SELECT SLEEP"));
+
+      assertThat(killer.kill("hk", own, victims).await()).as("statements killed").isZero();
+      assertThat(next.await().iterator().next().getInteger(0)).as("SLEEP answers 1 when interrupted").isZero();
+      connection.close().await();
+      lock.execute("DROP DATABASE quiver_kill_test");
+    } finally {
+      requests.close().await();
+      own.close().await();
+      vertx.close().await();
+    }
+  }
+
+  private static boolean running(String host, long session, String statement) throws Exception {
+    try (Connection connection = DriverManager.getConnection("jdbc:mysql://" + host + "/",
+            TestBackend.get().hosts().user(), TestBackend.get().hosts().password());
+        Statement sql = connection.createStatement();
+        ResultSet rows = sql.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + session
+            + " AND INFO LIKE '" + statement + "%'")) {
+      rows.next();
+      return rows.getLong(1) == 1;
+    }
   }
 
   private static long lockWaits(String host) throws Exception {

@@ -1,0 +1,149 @@
+package io.quiver.store.internal.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.quiver.core.GraphException;
+import io.quiver.core.testing.Await;
+import io.quiver.store.PoolSettings;
+import io.quiver.store.shard.Host;
+import io.quiver.store.testing.TestBackend;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a transaction's end means for the statements of its work ({@link ShardClient},
+ * {@link LentConnection}): nothing the work sends after the transaction ended runs — neither on its
+ * own after the ROLLBACK nor inside the next borrower's transaction — and a COMMIT that fails says
+ * the write may or may not have been applied. On one session (a pool of one), against a real host.
+ */
+class TransactionEndTest {
+  private static final String TABLE = "quiver_transaction_end.t";
+  private static Vertx vertx;
+  private static Pool pool;
+  private static ShardClient client;
+  private static ShardRoute route;
+  private static String address;
+
+  @BeforeAll
+  static void start() throws Exception {
+    TestBackend backend = TestBackend.get();
+    address = backend.hosts().addresses().get(1);
+    try (Connection admin = admin(); Statement sql = admin.createStatement()) {
+      sql.execute("CREATE DATABASE IF NOT EXISTS quiver_transaction_end");
+      sql.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id INT PRIMARY KEY) ENGINE=InnoDB");
+    }
+    PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
+        Duration.ofMillis(500), Duration.ofSeconds(2), 16, 16, Duration.ofSeconds(10),
+        PoolSettings.DEFAULT_DOWN_AFTER);
+    vertx = Vertx.vertx();
+    pool = HostPools.pool(vertx, new Host("h2", address, List.of()), settings, new PoolOptions().setMaxSize(1), null);
+    client = new ShardClient(vertx, settings, new MapWrites(backend::shardMap, version -> {}));
+    route = new ShardRoute(4, "h2", pool, false);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    pool.close().await();
+    vertx.close().await();
+    try (Connection admin = admin(); Statement sql = admin.createStatement()) {
+      sql.execute("DROP DATABASE quiver_transaction_end");
+    }
+  }
+
+  @BeforeEach
+  void empty() throws Exception {
+    try (Connection admin = admin(); Statement sql = admin.createStatement()) {
+      sql.execute("DELETE FROM " + TABLE);
+    }
+  }
+
+  @Test
+  void aStatementAWorkSendsAfterItsTransactionFailed_isRefusedUnsent_soNothingCommitsOutsideTheTransaction()
+      throws Exception {
+    AtomicReference<Future<?>> late = new AtomicReference<>();
+    Future<Object> failed = client.inTransaction(route, connection -> {
+      // Two branches, as a work's lock and existence check are: the first fails at once, and the
+      // transaction rolls back while the second still waits to send its INSERT.
+      Future<?> refused = connection.query("SELECT * FROM quiver_transaction_end.no_such_table").execute();
+      late.set(connection.query("SELECT SLEEP(0.2)").execute()
+          .compose(slept -> connection.query("INSERT INTO " + TABLE + " VALUES (1)").execute()));
+      return Future.all(refused, late.get()).map(both -> (Object) both);
+    });
+    failed.otherwiseEmpty().await();
+    assertThat(failed.failed()).isTrue();
+    late.get().otherwiseEmpty().await();
+
+    // The next borrower of the one session: a stray INSERT sent after the ROLLBACK would run in it.
+    client.inTransaction(route, connection -> connection.query("SELECT 1").execute()).await();
+    assertThat(rows()).as("rows written by a transaction that failed").isZero();
+    assertThat(late.get().failed()).as("the late INSERT was refused").isTrue();
+    assertThat(late.get().cause()).hasMessageContaining("after its transaction ended");
+  }
+
+  @Test
+  void aCommitThatFails_isAnswered503_sayingTheWriteMayOrMayNotHaveBeenApplied() throws Exception {
+    try (Connection locker = admin(); Statement lock = locker.createStatement(); Connection admin = admin();
+        Statement sql = admin.createStatement()) {
+      // A global read lock holds every COMMIT that wrote ("Waiting for backup lock"), as a full disk does.
+      AtomicReference<Long> session = new AtomicReference<>();
+      Promise<Void> locked = Promise.promise();
+      Future<Object> written = client.inTransaction(route, connection -> connection.query("SELECT CONNECTION_ID()")
+          .execute()
+          .compose(rows -> {
+            long id = rows.iterator().next().getLong(0);
+            return connection.query("INSERT INTO " + TABLE + " VALUES (2)").execute()
+                .onSuccess(inserted -> session.set(id));
+          })
+          .compose(inserted -> locked.future().map(inserted)));
+      Await.until("the INSERT", Duration.ofSeconds(10), () -> session.get() != null);
+      lock.execute("FLUSH TABLES WITH READ LOCK");
+      locked.complete();
+      Await.until("the COMMIT waiting for the lock", Duration.ofSeconds(10), () -> committing(sql, session.get()));
+      sql.execute("KILL QUERY " + session.get());
+      written.otherwiseEmpty().await();
+      lock.execute("UNLOCK TABLES");
+
+      assertThat(written.cause()).isInstanceOf(GraphException.class).hasMessageContaining("failed COMMIT")
+          .hasMessageContaining("may or may not have been applied");
+      assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    }
+  }
+
+  private static boolean committing(Statement sql, Long session) throws Exception {
+    if (session == null) {
+      return false;
+    }
+    try (ResultSet rows = sql.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + session
+        + " AND INFO = 'COMMIT'")) {
+      rows.next();
+      return rows.getLong(1) == 1;
+    }
+  }
+
+  private static long rows() throws Exception {
+    try (Connection admin = admin(); Statement sql = admin.createStatement();
+        ResultSet rows = sql.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
+  private static Connection admin() throws Exception {
+    return DriverManager.getConnection("jdbc:mysql://" + address + "/", TestBackend.get().hosts().user(),
+        TestBackend.get().hosts().password());
+  }
+}
