@@ -31,6 +31,7 @@ import io.quiver.store.TargetQuery;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -491,7 +492,7 @@ public final class GraphRoutes {
    * write's node is new and read again only from the cache, so it is rendered, not kept.
    */
   private Buffer nodeAnswer(RoutingContext ctx, Node node, boolean read) {
-    ctx.response().putHeader("ETag", "\"" + node.version() + "\"");
+    ctx.response().putHeader(HttpHeaders.ETAG, "\"" + node.version() + "\"");
     return read ? json(ctx, rendered.node(node)) : json(ctx, out -> ApiJson.writeNode(out, node));
   }
 
@@ -500,12 +501,12 @@ public final class GraphRoutes {
   }
 
   private static Buffer json(RoutingContext ctx, Buffer body) {
-    ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+    ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, ApiJson.CONTENT_TYPE);
     return body;
   }
 
   private static Buffer json(RoutingContext ctx, com.fasterxml.jackson.databind.JsonNode json) {
-    ctx.response().putHeader("Content-Type", ApiJson.CONTENT_TYPE);
+    ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, ApiJson.CONTENT_TYPE);
     return ApiJson.buffer(json);
   }
 }

@@ -88,6 +88,11 @@ final class ApiVerticle extends VerticleBase {
         // before it builds the HTTP/1 pipeline and hands the connection over, so the header timeout
         // could not watch a first request trickled in a byte at a time.
         .setHttp2ClearTextEnabled(false)
+        // No WebSocket is served: without compression handshakers Vert.x leaves the WebSocket
+        // extension handler out of each connection's pipeline, which every request and every
+        // answer otherwise passed through.
+        .setPerFrameWebSocketCompressionSupported(false)
+        .setPerMessageWebSocketCompressionSupported(false)
         .setIdleTimeout((int) http.idleTimeout().toMillis())
         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
     return vertx.createHttpServer(options)
