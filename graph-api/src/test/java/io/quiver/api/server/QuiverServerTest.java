@@ -41,7 +41,7 @@ class QuiverServerTest {
   }
 
   @Test
-  void start_withZooKeeperUnreachable_failsWithinItsConnectTimeout_namingTheEnsemble() {
+  void start_withZooKeeperUnreachable_failsWithinItsConnectTimeout_namingTheEnsemble() throws Exception {
     TestBackend backend = TestBackend.get();
     String nowhere = "127.0.0.1:" + io.quiver.embedded.Ports.free();
     QuiverConfig reachable = config(backend);
@@ -50,11 +50,17 @@ class QuiverServerTest {
             Duration.ofSeconds(15), Duration.ofSeconds(1)),
         reachable.mysql(), reachable.outbox(), reachable.cache(), null, reachable.adminToken());
 
-    long started = System.nanoTime();
-    assertThatThrownBy(() -> QuiverServer.start(unreachable, null))
-        .isInstanceOfSatisfying(GraphException.class, refusal -> assertThat(refusal.getMessage())
-            .contains("cannot reach ZooKeeper at " + nowhere).contains("zooKeeper.connectTimeoutMs"));
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+    // What Curator had queued before the start gave up fails when it closes, at ERROR: expected here.
+    try (ExpectedLog log = ExpectedLog.named("org.apache.curator", "org.apache.zookeeper", "io.quiver")) {
+      java.util.Set<Thread> before = zooKeeperThreads();
+      long started = System.nanoTime();
+      assertThatThrownBy(() -> QuiverServer.start(unreachable, null))
+          .isInstanceOfSatisfying(GraphException.class, refusal -> assertThat(refusal.getMessage())
+              .contains("cannot reach ZooKeeper at " + nowhere).contains("zooKeeper.connectTimeoutMs"));
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+      awaitZooKeeperThreadsGone(before);
+      assertThat(log.loggers(Level.ERROR)).as("no error of Quiver's own").allMatch(name -> name.startsWith("org.apache"));
+    }
   }
 
   @Test
@@ -67,6 +73,7 @@ class QuiverServerTest {
         new io.quiver.api.testing.BlackHoleProxy(backend.zooKeeperConnectString())) {
       QuiverConfig direct = config(backend);
       ApplierSettings outbox = direct.outbox();
+      java.util.Set<Thread> before = zooKeeperThreads();
       // Paths of its own: what a server stopped with ZooKeeper away leaves there lasts until its session expires.
       QuiverServer server = QuiverServer.start(new QuiverConfig(direct.http(),
           new QuiverConfig.ZooKeeper(zooKeeper.address(), TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH,
@@ -80,8 +87,33 @@ class QuiverServerTest {
       long started = System.nanoTime();
       server.close();
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(QuiverServer.STOP_BOUND.plusSeconds(1));
+      // Curator's last callbacks run on the stopped server's ZooKeeper threads once the ensemble is
+      // gone for good; caught here, they would otherwise say their ERROR after the capture ends.
+      zooKeeper.close();
+      awaitZooKeeperThreadsGone(before);
       assertThat(log.loggers(Level.ERROR)).as("no error of Quiver's own").allMatch(name -> name.startsWith("org.apache"));
     }
+  }
+
+  /**
+   * Waits until every ZooKeeper client thread started since {@code before} has ended: Curator's
+   * last callbacks run there after its client closed, and what they log must fall inside the
+   * test's {@link ExpectedLog}, not after it.
+   */
+  private static void awaitZooKeeperThreadsGone(java.util.Set<Thread> before) throws InterruptedException {
+    io.quiver.core.testing.Await.until("the server's ZooKeeper threads end", Duration.ofSeconds(30),
+        () -> before.containsAll(zooKeeperThreads()));
+  }
+
+  /** The live threads of ZooKeeper clients (each client's send and event threads). */
+  private static java.util.Set<Thread> zooKeeperThreads() {
+    java.util.Set<Thread> threads = new java.util.HashSet<>();
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.isAlive() && (thread.getName().contains("-SendThread(") || thread.getName().endsWith("-EventThread"))) {
+        threads.add(thread);
+      }
+    }
+    return threads;
   }
 
   private static QuiverConfig config(TestBackend backend) {
