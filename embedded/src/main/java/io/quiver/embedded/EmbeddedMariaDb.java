@@ -178,7 +178,45 @@ public final class EmbeddedMariaDb implements AutoCloseable {
    * tests; {@link #thaw} resumes it. POSIX systems only.
    */
   public void freeze() {
-    signal("STOP");
+    String pid = signal("STOP");
+    awaitStopped(pid);
+  }
+
+  /**
+   * Returns once every thread of the process shows as stopped (Linux's {@code /proc}; elsewhere at
+   * once). {@code kill} returns when the signal is sent, not when each thread has stopped: a caller
+   * that went on at once could have a statement answered, and only its COMMIT caught, by a host it
+   * believed frozen (a {@code HostOutageTest} run on CI saw that).
+   */
+  private static void awaitStopped(String pid) {
+    Path tasks = Path.of("/proc", pid, "task");
+    if (!Files.isDirectory(tasks)) {
+      return;
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (!allStopped(tasks)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("MariaDB (pid " + pid + ") did not stop within 5 s of SIGSTOP");
+      }
+      LockSupport.parkNanos(Duration.ofMillis(1).toNanos());
+    }
+  }
+
+  /** Whether each thread's state, the field after its command in {@code stat}, is T (stopped). */
+  private static boolean allStopped(Path tasks) {
+    try (Stream<Path> threads = Files.list(tasks)) {
+      return threads.allMatch(thread -> {
+        try {
+          String stat = Files.readString(thread.resolve("stat"));
+          int afterCommand = stat.lastIndexOf(')');
+          return afterCommand > 0 && stat.length() > afterCommand + 2 && stat.charAt(afterCommand + 2) == 'T';
+        } catch (IOException gone) {
+          return true;
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**
@@ -200,7 +238,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     signal("CONT");
   }
 
-  private void signal(String signal) {
+  /** Sends {@code signal} to the server process; answers its pid. */
+  private String signal(String signal) {
     try (Stream<Path> files = Files.list(db.getConfiguration().getDataDir().toPath())) {
       Path pidFile = files.filter(file -> file.getFileName().toString().endsWith(".pid")).findFirst()
           .orElseThrow(() -> new IllegalStateException("MariaDB on port " + port + " wrote no pid file"));
@@ -209,6 +248,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       if (kill.waitFor() != 0) {
         throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
       }
+      return pid;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
