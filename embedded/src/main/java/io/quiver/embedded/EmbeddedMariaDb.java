@@ -202,20 +202,22 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     }
   }
 
-  /** Whether each thread's state, the field after its command in {@code stat}, is T (stopped). */
   private static boolean allStopped(Path tasks) {
     try (Stream<Path> threads = Files.list(tasks)) {
-      return threads.allMatch(thread -> {
-        try {
-          String stat = Files.readString(thread.resolve("stat"));
-          int afterCommand = stat.lastIndexOf(')');
-          return afterCommand > 0 && stat.length() > afterCommand + 2 && stat.charAt(afterCommand + 2) == 'T';
-        } catch (IOException gone) {
-          return true;
-        }
-      });
+      return threads.allMatch(EmbeddedMariaDb::stopped);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Whether a thread's state, the field after its command in {@code stat}, is T (stopped); one gone counts. */
+  private static boolean stopped(Path thread) {
+    try {
+      String stat = Files.readString(thread.resolve("stat"));
+      int afterCommand = stat.lastIndexOf(')');
+      return afterCommand > 0 && stat.length() > afterCommand + 2 && stat.charAt(afterCommand + 2) == 'T';
+    } catch (IOException gone) {
+      return true;
     }
   }
 

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Level;
 import io.quiver.api.config.QuiverConfig;
 import io.quiver.cache.CacheSettings;
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.Await;
 import io.quiver.core.testing.ExpectedLog;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
@@ -15,7 +16,9 @@ import io.quiver.store.ApplierSettings;
 import io.quiver.store.testing.TestBackend;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
@@ -52,7 +55,7 @@ class QuiverServerTest {
 
     // What Curator had queued before the start gave up fails when it closes, at ERROR: expected here.
     try (ExpectedLog log = ExpectedLog.named("org.apache.curator", "org.apache.zookeeper", "io.quiver")) {
-      java.util.Set<Thread> before = zooKeeperThreads();
+      Set<Thread> before = zooKeeperThreads();
       long started = System.nanoTime();
       assertThatThrownBy(() -> QuiverServer.start(unreachable, null))
           .isInstanceOfSatisfying(GraphException.class, refusal -> assertThat(refusal.getMessage())
@@ -73,7 +76,7 @@ class QuiverServerTest {
         new io.quiver.api.testing.BlackHoleProxy(backend.zooKeeperConnectString())) {
       QuiverConfig direct = config(backend);
       ApplierSettings outbox = direct.outbox();
-      java.util.Set<Thread> before = zooKeeperThreads();
+      Set<Thread> before = zooKeeperThreads();
       // Paths of its own: what a server stopped with ZooKeeper away leaves there lasts until its session expires.
       QuiverServer server = QuiverServer.start(new QuiverConfig(direct.http(),
           new QuiverConfig.ZooKeeper(zooKeeper.address(), TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH,
@@ -100,14 +103,14 @@ class QuiverServerTest {
    * last callbacks run there after its client closed, and what they log must fall inside the
    * test's {@link ExpectedLog}, not after it.
    */
-  private static void awaitZooKeeperThreadsGone(java.util.Set<Thread> before) throws InterruptedException {
-    io.quiver.core.testing.Await.until("the server's ZooKeeper threads end", Duration.ofSeconds(30),
+  private static void awaitZooKeeperThreadsGone(Set<Thread> before) throws InterruptedException {
+    Await.until("the server's ZooKeeper threads end", Duration.ofSeconds(30),
         () -> before.containsAll(zooKeeperThreads()));
   }
 
   /** The live threads of ZooKeeper clients (each client's send and event threads). */
-  private static java.util.Set<Thread> zooKeeperThreads() {
-    java.util.Set<Thread> threads = new java.util.HashSet<>();
+  private static Set<Thread> zooKeeperThreads() {
+    Set<Thread> threads = new HashSet<>();
     for (Thread thread : Thread.getAllStackTraces().keySet()) {
       if (thread.isAlive() && (thread.getName().contains("-SendThread(") || thread.getName().endsWith("-EventThread"))) {
         threads.add(thread);

@@ -16,7 +16,6 @@ import io.quiver.store.internal.table.OutboxTable;
 import io.quiver.store.internal.table.ShardTable;
 import io.quiver.store.shard.ShardMap;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -459,7 +458,6 @@ public final class ShardTables {
   }
 
   private Connection connect(int host) throws Exception {
-    return DriverManager.getConnection("jdbc:mysql://" + backend.hosts().addresses().get(host) + "/",
-        backend.hosts().user(), backend.hosts().password());
+    return backend.connect(backend.hosts().addresses().get(host));
   }
 }

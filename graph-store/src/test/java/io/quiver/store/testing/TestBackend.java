@@ -103,6 +103,11 @@ public final class TestBackend {
     return shardMap;
   }
 
+  /** A JDBC session to the MySQL server at {@code address} ({@code host:port}), as the tests' administrator. */
+  public java.sql.Connection connect(String address) throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection("jdbc:mysql://" + address + "/", hosts.user(), hosts.password());
+  }
+
   /** Pool settings for the tests: small pools, and a short acquire timeout so a down host shows fast. */
   public PoolSettings poolSettings() {
     return new PoolSettings(hosts.user(), hosts.password(), 8, 256, Duration.ofMillis(500),
@@ -127,8 +132,7 @@ public final class TestBackend {
       if (shards.isEmpty()) {
         continue;
       }
-      try (java.sql.Connection connection = java.sql.DriverManager.getConnection(
-              "jdbc:mysql://" + host.primary() + "/", hosts.user(), hosts.password());
+      try (java.sql.Connection connection = connect(host.primary());
           java.sql.Statement statement = connection.createStatement()) {
         for (int shard : shards) {
           statement.execute("CREATE DATABASE IF NOT EXISTS `" + ShardLayout.database(shard)

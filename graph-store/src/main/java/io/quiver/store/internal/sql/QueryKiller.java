@@ -153,27 +153,22 @@ public final class QueryKiller {
    * transaction only a rollback.
    */
   Future<Integer> kill(String host, Pool own, List<Victim> victims) {
-    List<Future<Boolean>> kills = new ArrayList<>();
+    List<Future<Victim>> kills = new ArrayList<>();
     for (Victim victim : victims) {
       Tuple target = Tuple.of(victim.commit() ? victim.queryId() : victim.id());
       kills.add(own.preparedQuery(victim.commit() ? "KILL QUERY ID ?" : "KILL CONNECTION ?").execute(target)
-          .map(true)
-          .recover(failure -> {
+          .map(victim)
+          .otherwise(failure -> {
             if (endedFirst(failure)) {
               log.info("host {}: server thread {} ended its statement before the kill", host, victim);
             } else {
               log.warn("host {}: could not kill server thread {}: {}", host, victim, failure.getMessage());
             }
-            return Future.succeededFuture(false);
+            return null;
           }));
     }
     return Future.all(kills).map(done -> {
-      List<Victim> killed = new ArrayList<>();
-      for (int i = 0; i < victims.size(); i++) {
-        if (kills.get(i).result()) {
-          killed.add(victims.get(i));
-        }
-      }
+      List<Victim> killed = kills.stream().map(Future::result).filter(java.util.Objects::nonNull).toList();
       if (!killed.isEmpty()) {
         log.warn("host {}: killed {} session(s) running a statement past the {} ms deadline (server threads {})",
             host, killed.size(), deadlineMs, killed);

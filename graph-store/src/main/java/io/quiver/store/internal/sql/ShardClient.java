@@ -304,8 +304,13 @@ public final class ShardClient {
      */
     private <T> Future<T> beginFailed(Throwable failure, Future<T> worked) {
       lent.end();
-      return worked.transform(settled -> Future.failedFuture(GraphException.of(GraphException.Code.UNAVAILABLE,
-          route.target() + " failed BEGIN (" + failure.getMessage() + ")" + MAY_HAVE_COMMITTED, failure)));
+      return worked.transform(settled -> Future.failedFuture(outcomeUnknown("BEGIN", failure)));
+    }
+
+    /** UNAVAILABLE: {@code statement} failed where the write may have committed all the same. */
+    private GraphException outcomeUnknown(String statement, Throwable failure) {
+      return GraphException.of(GraphException.Code.UNAVAILABLE,
+          route.target() + " failed " + statement + " (" + failure.getMessage() + ")" + MAY_HAVE_COMMITTED, failure);
     }
 
     private <T> Future<T> rollBack(io.vertx.sqlclient.Transaction transaction, Throwable failure) {
@@ -324,9 +329,7 @@ public final class ShardClient {
         long sent = commits.sent(route.host());
         return transaction.commit().onComplete(answered -> commits.answered(route.host(), sent, answered.succeeded()))
             .transform(committed -> committed.succeeded() ? Future.succeededFuture(result)
-                : Future.failedFuture(GraphException.of(GraphException.Code.UNAVAILABLE, route.target()
-                    + " failed COMMIT (" + committed.cause().getMessage() + ")" + MAY_HAVE_COMMITTED,
-                    committed.cause())));
+                : Future.failedFuture(outcomeUnknown("COMMIT", committed.cause())));
       }
       return transaction.rollback().transform(rolledBack -> Future.failedFuture(
           notAnswering(route, bound, ROLLED_BACK)));

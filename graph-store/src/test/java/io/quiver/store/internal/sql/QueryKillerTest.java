@@ -22,7 +22,6 @@ import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Transaction;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -61,8 +60,7 @@ class QueryKillerTest {
     store.addEdge(board, "board_has_pins", pin, 1L, null).await();
     EdgesTable table = new EdgesTable(TestBackend.get().schema().edgeType("board_has_pins").orElseThrow());
     String host = TestBackend.get().hosts().addresses().get(board.shard() < 4 ? 0 : 1);
-    try (Connection holder = DriverManager.getConnection("jdbc:mysql://" + host + "/", TestBackend.get().hosts().user(),
-        TestBackend.get().hosts().password())) {
+    try (Connection holder = TestBackend.get().connect(host)) {
       holder.setAutoCommit(false);
       try (Statement lock = holder.createStatement()) {
         lock.executeQuery("SELECT * FROM " + table.on(board.shard()) + " WHERE from_id = " + board.value()
@@ -91,8 +89,7 @@ class QueryKillerTest {
   void aKillMeantForACommitThatEndedMeanwhile_neverReachesTheSessionsNextStatement() throws Exception {
     TestBackend backend = TestBackend.get();
     String host = backend.hosts().addresses().get(1);
-    PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
-        Duration.ofMillis(500), Duration.ofSeconds(2), 16, 16, Duration.ofSeconds(10), PoolSettings.DEFAULT_DOWN_AFTER);
+    PoolSettings settings = backend.poolSettings();
     QueryKiller killer = new QueryKiller(300);
     Vertx vertx = Vertx.vertx();
     AtomicLong session = new AtomicLong();
@@ -102,8 +99,7 @@ class QueryKillerTest {
           killer.opened("hk", id);
         });
     Pool own = HostPools.pool(vertx, new Host("hk", host, List.of()), settings, new PoolOptions().setMaxSize(1), null);
-    try (Connection locker = DriverManager.getConnection("jdbc:mysql://" + host + "/", backend.hosts().user(),
-        backend.hosts().password()); Statement lock = locker.createStatement()) {
+    try (Connection locker = backend.connect(host); Statement lock = locker.createStatement()) {
       lock.execute("CREATE DATABASE IF NOT EXISTS quiver_kill_test");
       lock.execute("CREATE TABLE IF NOT EXISTS quiver_kill_test.t (id INT PRIMARY KEY) ENGINE=InnoDB");
       SqlConnection connection = requests.getConnection().await();
@@ -136,8 +132,7 @@ class QueryKillerTest {
   }
 
   private static boolean running(String host, long session, String statement) throws Exception {
-    try (Connection connection = DriverManager.getConnection("jdbc:mysql://" + host + "/",
-            TestBackend.get().hosts().user(), TestBackend.get().hosts().password());
+    try (Connection connection = TestBackend.get().connect(host);
         Statement sql = connection.createStatement();
         ResultSet rows = sql.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = " + session
             + " AND INFO LIKE '" + statement + "%'")) {
@@ -147,8 +142,7 @@ class QueryKillerTest {
   }
 
   private static long lockWaits(String host) throws Exception {
-    try (Connection connection = DriverManager.getConnection("jdbc:mysql://" + host + "/",
-            TestBackend.get().hosts().user(), TestBackend.get().hosts().password());
+    try (Connection connection = TestBackend.get().connect(host);
         Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")) {
       rows.next();

@@ -13,7 +13,6 @@ import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -143,7 +142,6 @@ class TransactionEndTest {
   }
 
   private static Connection admin() throws Exception {
-    return DriverManager.getConnection("jdbc:mysql://" + address + "/", TestBackend.get().hosts().user(),
-        TestBackend.get().hosts().password());
+    return TestBackend.get().connect(address);
   }
 }
