@@ -11,7 +11,10 @@ import java.util.concurrent.TimeoutException;
 /**
  * Turns what the MySQL client failed with into a {@link GraphException}. Database errors are
  * classified by their MySQL error number, never by message text; the original error stays
- * attached as the cause.
+ * attached as the cause. A host that cannot serve a statement it would serve another time (shutting
+ * down, out of connections, out of space or memory: a full disk fails an INSERT that must grow its
+ * table with "The table … is full") is {@code UNAVAILABLE}, a 503 a client may retry; only what
+ * no retry would change is {@code INTERNAL}.
  */
 public final class SqlErrors {
   /** Duplicate entry for a key. */
@@ -38,6 +41,16 @@ public final class SqlErrors {
   public static final int ER_INVALID_JSON_TEXT = 3140;
   /** The server is shutting down. */
   public static final int ER_SERVER_SHUTDOWN = 1053;
+  /** Disk full, waiting for someone to free space (the statement then fails rather than waits). */
+  public static final int ER_DISK_FULL = 1021;
+  /** Error writing a file (errno 28: no space left on the device). */
+  public static final int ER_ERROR_ON_WRITE = 1026;
+  /** The server ran out of memory. */
+  public static final int ER_OUTOFMEMORY = 1037;
+  /** The server ran out of resources (memory, file handles). */
+  public static final int ER_OUT_OF_RESOURCES = 1041;
+  /** "The table is full": a tablespace that cannot grow on a full disk, or a capped in-memory table. */
+  public static final int ER_RECORD_FILE_FULL = 1114;
 
   private SqlErrors() {}
 
@@ -52,6 +65,9 @@ public final class SqlErrors {
         case ER_OPTION_PREVENTS_STATEMENT, ER_CON_COUNT_ERROR, ER_MAX_PREPARED_STMT_COUNT_REACHED,
             ER_SERVER_SHUTDOWN -> GraphException.of(
             Code.UNAVAILABLE, "host " + host + " refused the statement: " + db.getMessage(), failure);
+        case ER_DISK_FULL, ER_ERROR_ON_WRITE, ER_OUTOFMEMORY, ER_OUT_OF_RESOURCES,
+            ER_RECORD_FILE_FULL -> GraphException.of(Code.UNAVAILABLE, "host " + host
+            + " is out of space or memory (MySQL error " + db.getErrorCode() + ")", failure);
         case ER_CONSTRAINT_FAILED, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_DATA_TOO_LONG, ER_WARN_DATA_OUT_OF_RANGE,
             ER_INVALID_JSON_TEXT -> dataRefused(db, host);
         default -> isDataException(db) ? dataRefused(db, host) : GraphException.of(

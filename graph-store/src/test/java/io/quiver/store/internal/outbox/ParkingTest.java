@@ -20,7 +20,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** An outbox entry that can never be applied is parked, and holds up nothing behind it. */
+/**
+ * An outbox entry that can never be applied is parked, and holds up nothing behind it; one whose
+ * host cannot take it for now (out of space) waits for it and never parks.
+ */
 @ExtendWith(GraphInvariants.class)
 class ParkingTest {
   private static StoreFixture fixture;
@@ -75,6 +78,37 @@ class ParkingTest {
       assertThat(tables.outboxEntries(false)).as("nothing else waits behind it").isZero();
       tables.execute(board.shard(), "DELETE FROM " + tables.outboxTable().on(board.shard()) + " WHERE edge_type = 999");
     }
+  }
+
+  @Test
+  void anInverseWhoseHostIsOutOfSpace_isRetriedWithoutCountingTowardParking_andWrittenOnceSpaceReturns()
+      throws Exception {
+    ShardTables tables = new ShardTables(TestBackend.get());
+    tables.awaitOutboxesDrained(Duration.ofSeconds(30));
+    NodeId board = fixture.store.createNode("board", json("{\"title\": \"its pin's host is full\"}"), null).await().id();
+    NodeId pin = fixture.store.createNode("pin", json("{\"link\": \"l\"}"), null).await().id();
+    // What InnoDB answers an INSERT whose tablespace cannot grow on a full disk: error 1114, "The
+    // table is full". A trigger answers it here for the pin's copy of the edge alone.
+    String inverses = tables.edgesTable("pin_owned_by_board").on(pin.shard());
+    String trigger = inverses.replace(".`", ".`full_");
+    tables.execute(pin.shard(), "CREATE TRIGGER " + trigger + " BEFORE INSERT ON " + inverses
+        + " FOR EACH ROW SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = 1114, MESSAGE_TEXT = 'The table is full'");
+    try {
+      fixture.store.addEdge(board, "board_has_pins", pin, null, null).await();
+
+      Await.until("the drainer has tried the inverse and failed", Duration.ofSeconds(10),
+          () -> tables.describeOutboxes().stream().anyMatch(line -> !line.endsWith("last error: null")));
+      assertThat(tables.describeOutboxes()).as("a full host is an outage: the entry waits for it, never parks")
+          .singleElement().asString().contains(" 0 attempts", "last error: host h").doesNotContain("parked")
+          .contains("is out of space or memory (MySQL error 1114)");
+    } finally {
+      tables.execute(pin.shard(), "DROP TRIGGER IF EXISTS " + trigger);
+      // Should it have parked, the test after this one must not find it.
+      tables.execute(board.shard(), "UPDATE " + tables.outboxTable().on(board.shard()) + " SET parked = 0 WHERE parked = 1");
+    }
+    Await.until("the inverse is written once the host has space", Duration.ofSeconds(10),
+        () -> allInversesWritten(tables, board, List.of(pin)));
+    tables.awaitOutboxesDrained(Duration.ofSeconds(10));
   }
 
   private static boolean allInversesWritten(ShardTables tables, NodeId board, List<NodeId> pins) throws Exception {

@@ -103,6 +103,24 @@ class SqlErrorsTest {
   }
 
   @Test
+  void aTableThatCannotGrow_isUnavailable_sayingTheHostIsOutOfSpace_notAnInternalError() {
+    // A full disk fails an INSERT that must grow its tablespace with error 1114, "The table … is
+    // full" (seen on a host whose data volume filled); a capped in-memory table fails the same way.
+    String capped = TABLE.substring(0, TABLE.indexOf('.')) + ".capped";
+    Throwable failure = pool.withConnection(c -> c.query("SET SESSION max_heap_table_size = 16384").execute()
+        .compose(x -> c.query("CREATE TEMPORARY TABLE " + capped + " (filler CHAR(255)) ENGINE=MEMORY").execute())
+        .compose(x -> c.query("INSERT INTO " + capped + " SELECT 'x' FROM " + capped.replace("capped", "seq_1_to_10000"))
+            .execute())
+        .eventually(() -> c.query("DROP TEMPORARY TABLE IF EXISTS " + capped).execute()))
+        .transform(done -> Future.succeededFuture(done.cause())).await();
+
+    assertThat(((io.vertx.sqlclient.DatabaseException) failure).getErrorCode()).isEqualTo(SqlErrors.ER_RECORD_FILE_FULL);
+    GraphException classified = SqlErrors.classify(failure, "h1");
+    assertThat(classified.code()).isEqualTo(Code.UNAVAILABLE);
+    assertThat(classified.getMessage()).isEqualTo("host h1 is out of space or memory (MySQL error 1114)");
+  }
+
+  @Test
   void otherServerErrors_areInternal_andKeepTheirCause() {
     Throwable failure = pool.query("SELECT * FROM no_such_table").execute()
         .transform(done -> Future.succeededFuture(done.cause())).await();
