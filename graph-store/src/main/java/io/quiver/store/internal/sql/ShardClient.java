@@ -310,7 +310,7 @@ public final class ShardClient {
     /** UNAVAILABLE: {@code statement} failed where the write may have committed all the same. */
     private GraphException outcomeUnknown(String statement, Throwable failure) {
       return GraphException.of(GraphException.Code.UNAVAILABLE,
-          route.target() + " failed " + statement + " (" + failure.getMessage() + ")" + MAY_HAVE_COMMITTED, failure);
+          route.target() + " failed " + statement + " (" + SqlErrors.reason(failure) + ")" + MAY_HAVE_COMMITTED, failure);
     }
 
     private <T> Future<T> rollBack(io.vertx.sqlclient.Transaction transaction, Throwable failure) {

@@ -64,7 +64,7 @@ public final class SqlErrors {
             Code.ABORTED, "transaction on host " + host + " was aborted by a lock conflict", failure);
         case ER_OPTION_PREVENTS_STATEMENT, ER_CON_COUNT_ERROR, ER_MAX_PREPARED_STMT_COUNT_REACHED,
             ER_SERVER_SHUTDOWN -> GraphException.of(
-            Code.UNAVAILABLE, "host " + host + " refused the statement: " + db.getMessage(), failure);
+            Code.UNAVAILABLE, "host " + host + " refused the statement (" + reason(db) + ")", failure);
         case ER_DISK_FULL, ER_ERROR_ON_WRITE, ER_OUTOFMEMORY, ER_OUT_OF_RESOURCES,
             ER_RECORD_FILE_FULL -> GraphException.of(Code.UNAVAILABLE, "host " + host
             + " is out of space or memory (MySQL error " + db.getErrorCode() + ")", failure);
@@ -78,6 +78,18 @@ public final class SqlErrors {
       return GraphException.of(Code.UNAVAILABLE, "host " + host + " is unavailable", failure);
     }
     return GraphException.of(Code.INTERNAL, "unexpected failure on host " + host, failure);
+  }
+
+  /**
+   * Why a statement failed, in words fit for a caller: a database error by its MySQL number alone
+   * (the server's own text names files and tables, and the client wraps it as
+   * {@code {errorMessage=…, errorCode=…}}; the log keeps it whole), anything else by its message.
+   */
+  public static String reason(Throwable failure) {
+    if (failure instanceof DatabaseException db) {
+      return "MySQL error " + db.getErrorCode();
+    }
+    return failure.getMessage() != null ? failure.getMessage() : "no reason given";
   }
 
   /**
