@@ -15,8 +15,10 @@ import java.util.Locale;
 /**
  * What the report asks the MariaDB hosts of the dev stack, over administrative JDBC connections of
  * the benchmark's own (never a target's): the prepared statements they hold, the shard data's size,
- * and InnoDB's I/O counters, which say what an operation cost the disk where CPU time cannot (a
- * target waiting on the disk spends little CPU).
+ * InnoDB's I/O counters, which say what an operation cost the disk where CPU time cannot (a target
+ * waiting on the disk spends little CPU), and the statements the hosts ran, which say where a
+ * target's MariaDB CPU per operation comes from (a cache's misses sending more than the reads
+ * they replace, say).
  */
 final class HostStatus {
   private HostStatus() {}
@@ -26,26 +28,29 @@ final class HostStatus {
       + " WHERE variable_name = ?)";
 
   /**
-   * InnoDB's I/O counters summed over the hosts, since each started.
+   * The hosts' counters summed, since each started.
    *
    * @param pageReads pages read from disk because the buffer pool did not hold them
    *     ({@code Innodb_buffer_pool_reads})
    * @param fsyncs {@code fsync()} calls on data and log files ({@code Innodb_data_fsyncs})
+   * @param statements statements clients sent, a prepared statement's every execution included and
+   *     its preparation not ({@code Questions}); this status query's own count too, two per host
    */
-  record InnoDbIo(long pageReads, long fsyncs) {
+  record Counters(long pageReads, long fsyncs, long statements) {
     /** What happened between {@code earlier} and this, per operation. */
-    Report.Disk perOperation(InnoDbIo earlier, long operations) {
-      return new Report.Disk((double) (pageReads - earlier.pageReads) / operations,
-          (double) (fsyncs - earlier.fsyncs) / operations);
+    Report.HostWork perOperation(Counters earlier, long operations) {
+      return new Report.HostWork((double) (pageReads - earlier.pageReads) / operations,
+          (double) (fsyncs - earlier.fsyncs) / operations, (double) (statements - earlier.statements) / operations);
     }
   }
 
-  static InnoDbIo innoDbIo(ShardMap map) throws SQLException {
-    InnoDbIo sum = new InnoDbIo(0, 0);
+  static Counters counters(ShardMap map) throws SQLException {
+    Counters sum = new Counters(0, 0, 0);
     for (Host host : map.hosts().values()) {
-      InnoDbIo one = ask(host, "SELECT " + STATUS + ", " + STATUS,
-          row -> new InnoDbIo(row.getLong(1), row.getLong(2)), "INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS");
-      sum = new InnoDbIo(sum.pageReads + one.pageReads, sum.fsyncs + one.fsyncs);
+      Counters one = ask(host, "SELECT " + STATUS + ", " + STATUS + ", " + STATUS,
+          row -> new Counters(row.getLong(1), row.getLong(2), row.getLong(3)),
+          "INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS", "QUESTIONS");
+      sum = new Counters(sum.pageReads + one.pageReads, sum.fsyncs + one.fsyncs, sum.statements + one.statements);
     }
     return sum;
   }

@@ -35,7 +35,7 @@ final class Report {
    *     ({@code /metrics}); null for a target that does not count
    */
   record Measured(String target, int concurrency, int run, double seconds, Recording recording, Double sustained,
-      Cpu cpu, Disk disk, Map<String, Double> hitRatios, Boolean countsAgree) {
+      Cpu cpu, HostWork hosts, Map<String, Double> hitRatios, Boolean countsAgree) {
     Measured {
       hitRatios = Map.copyOf(hitRatios);
     }
@@ -68,13 +68,15 @@ final class Report {
   record Cpu(double database, double servers, double generator, double generatorShare) {}
 
   /**
-   * What a measured phase cost the MariaDB hosts' disks, per operation: where the data is larger
-   * than the buffer pool, a target waits on these more than it spends CPU.
+   * What a measured phase asked of the MariaDB hosts, per operation: their disks (where the data is
+   * larger than the buffer pool, a target waits on these more than it spends CPU) and the
+   * statements it sent them.
    *
    * @param pageReads InnoDB pages read from disk (the buffer pool's misses)
    * @param fsyncs InnoDB's {@code fsync()} calls
+   * @param statements statements run ({@code Questions}), an outbox drainer's and the probes' included
    */
-  record Disk(double pageReads, double fsyncs) {}
+  record HostWork(double pageReads, double fsyncs, double statements) {}
 
   /** The columns' order, whatever order the runs took. */
   private static final List<String> COLUMNS = WorkloadOptions.TARGETS;
@@ -167,10 +169,12 @@ final class Report {
         row(out, "generator's share of the CPU", level, c -> String.format(Locale.ROOT, "%.0f %%",
             c.median().cpu().generatorShare() * 100));
       }
-      if (level.stream().allMatch(c -> c.median().disk() != null)) {
+      if (level.stream().allMatch(c -> c.median().hosts() != null)) {
+        row(out, "MariaDB statements /op", level, c -> String.format(Locale.ROOT, "%.2f",
+            c.median().hosts().statements()));
         row(out, "InnoDB page reads from disk /op", level, c -> String.format(Locale.ROOT, "%.3f",
-            c.median().disk().pageReads()));
-        row(out, "InnoDB fsyncs /op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().disk().fsyncs()));
+            c.median().hosts().pageReads()));
+        row(out, "InnoDB fsyncs /op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().hosts().fsyncs()));
       }
       row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream()
           .mapToLong(m -> List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum()).sum()));
@@ -254,10 +258,11 @@ final class Report {
       if (measured.countsAgree() != null) {
         run.put("countsAgree", measured.countsAgree());
       }
-      if (measured.disk() != null) {
+      if (measured.hosts() != null) {
         ObjectNode disk = run.putObject("innoDbPerOperation");
-        disk.put("pageReadsFromDisk", measured.disk().pageReads());
-        disk.put("fsyncs", measured.disk().fsyncs());
+        disk.put("pageReadsFromDisk", measured.hosts().pageReads());
+        disk.put("fsyncs", measured.hosts().fsyncs());
+        run.put("statementsPerOperation", measured.hosts().statements());
       }
       ObjectNode operations = run.putObject("operations");
       for (Operation operation : Operation.values()) {

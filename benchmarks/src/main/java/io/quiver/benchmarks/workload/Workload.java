@@ -350,7 +350,7 @@ public final class Workload {
     Optional<JitActivity> jitBefore = JitActivity.of(compiling(generator, target));
     Optional<GcActivity> gcBefore = GcActivity.of(compiling(generator, target));
     ShardMap map = target.data() == null ? null : target.data().shardMap();
-    HostStatus.InnoDbIo ioBefore = map == null ? null : HostStatus.innoDbIo(map);
+    HostStatus.Counters hostsBefore = map == null ? null : HostStatus.counters(map);
     double databaseCpu = CpuTime.mariaDbProcesses();
     double serverCpu = serverCpu(target);
     Generator.Phase phase = generator.phase(name, concurrency, options.rate(), options.measure(), true);
@@ -364,13 +364,14 @@ public final class Workload {
         .map(now -> now.since(earlier)));
     Optional<GcActivity> gc = gcBefore.flatMap(earlier -> GcActivity.of(compiling(generator, target))
         .map(now -> now.since(earlier)));
-    Report.Disk disk = map == null ? new Report.Disk(0, 0) : HostStatus.innoDbIo(map).perOperation(ioBefore, measured);
+    Report.HostWork hosts = map == null ? new Report.HostWork(0, 0, 0)
+        : HostStatus.counters(map).perOperation(hostsBefore, measured);
     String run = options.runs() > 1 ? ", run " + round : "";
     report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the server's own"
-            + " JVM%s %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); InnoDB per operation: %.3f"
-            + " pages read from disk, %.3f fsyncs; %s%s%s", name, concurrency, run, cpu.database(),
+            + " JVM%s %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); per operation: %.2f MariaDB"
+            + " statements, %.3f InnoDB pages read from disk, %.3f fsyncs; %s%s%s", name, concurrency, run, cpu.database(),
         target.redis() == null ? "" : " and Redis", cpu.servers(), cpu.generator(), cpu.generatorShare() * 100,
-        disk.pageReads(), disk.fsyncs(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
+        hosts.statements(), hosts.pageReads(), hosts.fsyncs(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
             "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse(""),
         gc.map(g -> String.format(Locale.ROOT, "; its collector's pauses while measured: %d, %.0f ms in all, %.1f ms"
             + " each on average", g.pauses(), g.seconds() * 1000, g.meanPauseMillis())).orElse("")));
@@ -382,7 +383,7 @@ public final class Workload {
           redisAfter.since(redisBefore)));
     }
     if (!target.quiver()) {
-      report.add(new Report.Measured(name, concurrency, round, seconds, recording, null, cpu, disk, hitRatios, null));
+      report.add(new Report.Measured(name, concurrency, round, seconds, recording, null, cpu, hosts, hitRatios, null));
       return;
     }
     ServerMetrics after = scrape(metrics, target.spec().port());
@@ -395,7 +396,7 @@ public final class Workload {
     long operations = recording.all().getTotalCount();
     double sustained = operations / (seconds + drainSeconds);
     after.caches().keySet().forEach(cache -> hitRatios.put(cache, after.hitRatioValueSince(before, cache)));
-    report.add(new Report.Measured(name, concurrency, round, seconds, recording, sustained, cpu, disk, hitRatios,
+    report.add(new Report.Measured(name, concurrency, round, seconds, recording, sustained, cpu, hosts, hitRatios,
         countsDiffer.isEmpty()));
     StringBuilder note = new StringBuilder(String.format(Locale.ROOT,
         "%s, %d callers%s: outboxes drained %.1f s after the phase; sustained %.0f ops/s (operations over the phase"

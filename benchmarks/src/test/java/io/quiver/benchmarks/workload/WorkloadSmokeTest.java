@@ -69,13 +69,16 @@ class WorkloadSmokeTest {
     assertThat(report.notes()).as("the hosts' prepared statements, under a cap raised for the shared hosts")
         .anyMatch(note -> note.startsWith("prepared statements held on the hosts") && note.contains(" of 131,072"));
     assertThat(report.results()).as("what each run cost the disks").allSatisfy(run -> {
-      assertThat(run.disk().pageReads()).isNotNegative();
-      assertThat(run.disk().fsyncs()).isNotNegative();
+      assertThat(run.hosts().pageReads()).isNotNegative();
+      assertThat(run.hosts().fsyncs()).isNotNegative();
     });
     assertThat(report.results()).filteredOn(run -> run.target().equals("quiver"))
-        .allSatisfy(run -> assertThat(run.disk().fsyncs()).as("the mix's writes commit durably").isPositive());
+        .allSatisfy(run -> assertThat(run.hosts().fsyncs()).as("the mix's writes commit durably").isPositive());
+    assertThat(report.results()).filteredOn(run -> List.of("quiver-nocache", "jdbc-http", "jdbc").contains(run.target()))
+        .allSatisfy(run -> assertThat(run.hosts().statements()).as("an uncached target's statements").isPositive());
     assertThat(written.get("runs")).allSatisfy(run -> assertThat(run.has("innoDbPerOperation")).isTrue());
-    assertThat(report.table()).contains("generator's share of the CPU").contains("InnoDB fsyncs /op");
+    assertThat(report.table()).contains("generator's share of the CPU").contains("InnoDB fsyncs /op")
+        .contains("MariaDB statements /op");
     assertThat(report.table()).contains("ops/s ÷ quiver").contains("p99 ÷ quiver");
   }
 
