@@ -13,6 +13,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * so nothing looks down; only the age of the oldest COMMIT in flight shows it. {@link HostHealth}
  * reads that age to report the host degraded, and to have its over-deadline statements killed.
  *
+ * <p>A full disk shows a second way: InnoDB fails at once a statement whose tablespace cannot grow
+ * (MySQL error 1114, "The table … is full"), where the binary log makes a COMMIT wait. Such a
+ * refusal ({@link SqlErrors#outOfSpaceOrMemory}) is noted here too, and {@link #shortOfSpace}
+ * reports the host for twice the statement deadline after the last one: no write proves the space
+ * back (the next may need a table that cannot grow), so only time clears it, while new refusals
+ * — a host short of space under load refuses writes every moment — keep it. Twice the deadline,
+ * not longer: the report steers new nodes away, and a host freed and restarted should take them
+ * again within seconds.
+ *
  * <p>Costs two map operations per COMMIT and no statement; the clock is injected, so tests move time.
  */
 public final class CommitWatch {
@@ -20,6 +29,10 @@ public final class CommitWatch {
   private final AtomicLong tokens = new AtomicLong();
   private final Map<String, Map<Long, Long>> inFlight = new ConcurrentHashMap<>();
   private final Map<String, Long> stalledSince = new ConcurrentHashMap<>();
+  private final Map<String, Refusal> refusals = new ConcurrentHashMap<>();
+
+  /** The last statement a host refused for lack of space or memory: when, and its MySQL error. */
+  private record Refusal(long atMillis, int errorCode) {}
 
   public CommitWatch(Clock clock) {
     this.clock = clock;
@@ -68,6 +81,29 @@ public final class CommitWatch {
     Long since = stalledSince.get(host);
     return since == null ? null : "its commits stall: a COMMIT waited " + thresholdMs + " ms or more, "
         + (now - since) + " ms ago, and none has succeeded since" + CAUSES;
+  }
+
+  /** {@code host} refused a statement for lack of space or memory, with MySQL error {@code errorCode}. */
+  public void refused(String host, int errorCode) {
+    refusals.put(host, new Refusal(clock.millis(), errorCode));
+  }
+
+  /**
+   * Why {@code host} is short of space or memory, or null: it refused a statement for it within
+   * twice {@code deadlineMs}, the statement deadline.
+   */
+  public String shortOfSpace(String host, long deadlineMs) {
+    Refusal last = refusals.get(host);
+    if (last == null) {
+      return null;
+    }
+    long ago = clock.millis() - last.atMillis();
+    if (ago >= 2 * deadlineMs) {
+      refusals.remove(host, last);
+      return null;
+    }
+    return "it is out of space or memory: it refused a statement with MySQL error " + last.errorCode() + " "
+        + ago + " ms ago (a full disk?)";
   }
 
   /** How long the oldest COMMIT in flight on {@code host} has waited, in ms; 0 when none is in flight. */

@@ -149,6 +149,7 @@ public final class HostHealth {
       probe.tick(now);
       String host = probe.host.name();
       probe.stalled = commits.stalled(host, settings.statementTimeout().toMillis());
+      probe.shortOfSpace = commits.shortOfSpace(host, settings.statementTimeout().toMillis());
       if (probe.down == null && (killer.due(host) || probe.stalled != null)) {
         killer.sweep(host, probe.pool).onFailure(failure -> log.warn("host {}: the sweep for statements past their"
             + " deadline failed: {}", host, failure.getMessage()));
@@ -167,9 +168,11 @@ public final class HostHealth {
     probes.values().forEach((name, probe) -> {
       if (probe.down != null) {
         reasons.put(name, probe.down);
-      } else if (probe.stalled != null || probe.binlogOff != null || probe.unconfirmed != null) {
+      } else if (probe.stalled != null || probe.shortOfSpace != null || probe.binlogOff != null
+          || probe.unconfirmed != null) {
         degradations.put(name, probe.stalled != null ? probe.stalled
-            : probe.binlogOff != null ? probe.binlogOff : probe.unconfirmed);
+            : probe.binlogOff != null ? probe.binlogOff
+            : probe.shortOfSpace != null ? probe.shortOfSpace : probe.unconfirmed);
       }
     });
     down = Map.copyOf(reasons);
@@ -193,6 +196,8 @@ public final class HostHealth {
     private String binlogOff;
     /** Why the host's commits stall ({@link CommitWatch}), as of the last tick; null while they do not. */
     private String stalled;
+    /** Why the host is short of space or memory ({@link CommitWatch#shortOfSpace}), as of the last tick; or null. */
+    private String shortOfSpace;
     /**
      * Why the writes of a host that lists replicas are not confirmed by one (semi-synchronous
      * replication off, or no replica connected); null while a replica confirms them, or when the

@@ -81,6 +81,23 @@ public final class SqlErrors {
   }
 
   /**
+   * The MySQL error number of a refusal for lack of space or memory ({@code classify} makes it
+   * {@code UNAVAILABLE}, "out of space or memory"), or 0 for any other failure. Looks through a
+   * {@link GraphException} to its cause: a failed COMMIT is answered as one, and a COMMIT that
+   * cannot write the binary log fails with error 1026.
+   */
+  public static int outOfSpaceOrMemory(Throwable failure) {
+    Throwable cause = failure instanceof GraphException graph && graph.getCause() != null ? graph.getCause() : failure;
+    if (cause instanceof DatabaseException db) {
+      return switch (db.getErrorCode()) {
+        case ER_DISK_FULL, ER_ERROR_ON_WRITE, ER_OUTOFMEMORY, ER_OUT_OF_RESOURCES, ER_RECORD_FILE_FULL -> db.getErrorCode();
+        default -> 0;
+      };
+    }
+    return 0;
+  }
+
+  /**
    * Why a statement failed, in words fit for a caller: a database error by its MySQL number alone
    * (the server's own text names files and tables, and the client wraps it as
    * {@code {errorMessage=…, errorCode=…}}; the log keeps it whole), anything else by its message.

@@ -101,6 +101,10 @@ class ParkingTest {
       assertThat(tables.describeOutboxes()).as("a full host is an outage: the entry waits for it, never parks")
           .singleElement().asString().contains(" 0 attempts", "last error: host h").doesNotContain("parked")
           .contains("is out of space or memory (MySQL error 1114)");
+      String host = fixture.hosts.shardMap().rangeOf(pin.shard()).orElseThrow().host();
+      Await.until("the host is reported degraded, so that new nodes go elsewhere", Duration.ofSeconds(10),
+          () -> String.valueOf(fixture.backend.telemetry().hostProblems().get(host))
+              .startsWith("degraded: it is out of space or memory: it refused a statement with MySQL error 1114"));
     } finally {
       tables.execute(pin.shard(), "DROP TRIGGER IF EXISTS " + trigger);
       // Should it have parked, the test after this one must not find it.

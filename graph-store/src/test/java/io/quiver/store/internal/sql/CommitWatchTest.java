@@ -60,4 +60,25 @@ class CommitWatchTest {
     watch.answered("h2", next, true);
     assertThat(watch.stalled("h2", 3000)).as("a COMMIT succeeded").isNull();
   }
+
+  @Test
+  void aHostThatRefusedAStatementForSpace_isShortOfSpaceForTwiceTheDeadline_fromItsLastRefusal() {
+    MovingClock clock = new MovingClock();
+    CommitWatch watch = new CommitWatch(clock);
+    assertThat(watch.shortOfSpace("h1", 3000)).isNull();
+
+    watch.refused("h1", SqlErrors.ER_RECORD_FILE_FULL);
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(watch.shortOfSpace("h1", 3000)).as("a write that succeeds proves nothing: the next may need a table"
+        + " that cannot grow").isEqualTo("it is out of space or memory: it refused a statement with MySQL error 1114"
+        + " 5000 ms ago (a full disk?)");
+    assertThat(watch.shortOfSpace("h2", 3000)).isNull();
+    assertThat(watch.stalled("h1", 3000)).as("its commits do not stall").isNull();
+
+    watch.refused("h1", SqlErrors.ER_ERROR_ON_WRITE);
+    clock.advance(Duration.ofMillis(5999));
+    assertThat(watch.shortOfSpace("h1", 3000)).as("counted from the last refusal").contains("MySQL error 1026 5999 ms ago");
+    clock.advance(Duration.ofMillis(1));
+    assertThat(watch.shortOfSpace("h1", 3000)).as("twice the deadline without a refusal").isNull();
+  }
 }
