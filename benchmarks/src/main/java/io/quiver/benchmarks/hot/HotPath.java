@@ -206,6 +206,9 @@ public final class HotPath {
         if (line.startsWith(prefix)) {
           return line;
         }
+        if (line.startsWith("error: ")) {
+          System.out.printf("  %s: a request failed: %s%n", each.name(), line.substring("error: ".length()));
+        }
       }
       throw new IllegalStateException("the load generator for " + each.name() + " ended without printing " + prefix);
     }

@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.LongAdder;
  * server's), prints {@code warm}, then measures a period for each number of seconds it reads on
  * standard input, printing one line each: {@code requests=N seconds=S cpuSeconds=C errors=E}, its
  * own CPU time over the period included, so the report can show the generator's share of the
- * machine. Only 200 answers count as requests. It exits when its input ends.
+ * machine. Only 200 answers count as requests; each kind of other answer or failure is printed
+ * ({@code error: status 503}, {@code error: <exception>}) the first time it is seen, and the
+ * report repeats it. It exits when its input ends.
  *
  * <p>{@code java … LoadGenerator PORT PATH CONNECTIONS WARMUP_SECONDS}, then periods on stdin
  */
@@ -55,6 +57,9 @@ public final class LoadGenerator {
     System.exit(0);
   }
 
+  /** Each kind of failed request, printed the first time it is seen (at most ten kinds). */
+  private static final java.util.Set<String> REASONS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private static void run(HttpClient client, String path, int connections, long seconds, LongAdder done,
       LongAdder errors) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -78,6 +83,10 @@ public final class LoadGenerator {
             done.increment();
           } else {
             errors.increment();
+            String why = answer.succeeded() ? "status " + answer.result() : String.valueOf(answer.cause());
+            if (REASONS.size() < 10 && REASONS.add(why)) {
+              System.out.println("error: " + why);
+            }
           }
           next(client, path, deadline, done, errors, finished);
         });
