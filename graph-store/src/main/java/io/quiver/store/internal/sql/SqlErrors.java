@@ -58,6 +58,11 @@ public final class SqlErrors {
     if (failure instanceof GraphException graph) {
       return graph;
     }
+    int shortOf = outOfSpaceOrMemory(failure);
+    if (shortOf != 0) {
+      return GraphException.of(Code.UNAVAILABLE, "host " + host + " is out of space or memory (MySQL error " + shortOf + ")",
+          failure);
+    }
     if (failure instanceof DatabaseException db) {
       return switch (db.getErrorCode()) {
         case ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT -> GraphException.of(
@@ -65,9 +70,6 @@ public final class SqlErrors {
         case ER_OPTION_PREVENTS_STATEMENT, ER_CON_COUNT_ERROR, ER_MAX_PREPARED_STMT_COUNT_REACHED,
             ER_SERVER_SHUTDOWN -> GraphException.of(
             Code.UNAVAILABLE, "host " + host + " refused the statement (" + reason(db) + ")", failure);
-        case ER_DISK_FULL, ER_ERROR_ON_WRITE, ER_OUTOFMEMORY, ER_OUT_OF_RESOURCES,
-            ER_RECORD_FILE_FULL -> GraphException.of(Code.UNAVAILABLE, "host " + host
-            + " is out of space or memory (MySQL error " + db.getErrorCode() + ")", failure);
         case ER_CONSTRAINT_FAILED, ER_TRUNCATED_WRONG_VALUE_FOR_FIELD, ER_DATA_TOO_LONG, ER_WARN_DATA_OUT_OF_RANGE,
             ER_INVALID_JSON_TEXT -> dataRefused(db, host);
         default -> isDataException(db) ? dataRefused(db, host) : GraphException.of(
