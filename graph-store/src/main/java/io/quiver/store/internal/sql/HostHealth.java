@@ -168,11 +168,8 @@ public final class HostHealth {
     probes.values().forEach((name, probe) -> {
       if (probe.down != null) {
         reasons.put(name, probe.down);
-      } else if (probe.stalled != null || probe.shortOfSpace != null || probe.binlogOff != null
-          || probe.unconfirmed != null) {
-        degradations.put(name, probe.stalled != null ? probe.stalled
-            : probe.binlogOff != null ? probe.binlogOff
-            : probe.shortOfSpace != null ? probe.shortOfSpace : probe.unconfirmed);
+      } else if (probe.degradation() != null) {
+        degradations.put(name, probe.degradation());
       }
     });
     down = Map.copyOf(reasons);
@@ -204,6 +201,17 @@ public final class HostHealth {
      * host lists none.
      */
     private String unconfirmed;
+
+    /**
+     * Why the host is degraded, or null: the first of its stalled commits, its binary log off, a
+     * shortage of space or memory, its writes unconfirmed — the graver first.
+     */
+    String degradation() {
+      return stalled != null ? stalled
+          : binlogOff != null ? binlogOff
+          : shortOfSpace != null ? shortOfSpace
+          : unconfirmed;
+    }
 
     Probe(Host host) {
       this.host = host;

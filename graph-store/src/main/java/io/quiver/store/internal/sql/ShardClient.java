@@ -124,16 +124,19 @@ public final class ShardClient {
     long bound = settings.acquireTimeout().toMillis() + settings.statementTimeout().toMillis();
     Future<T> running = route.write() ? fence.write(route, () -> started(work, route.pool())) : started(work, route.pool());
     return withDeadline(running, bound, () -> notAnswering(route, bound, ""))
-        .recover(failure -> Future.failedFuture(SqlErrors.classify(noted(route, failure), route.host())));
+        .recover(failure -> Future.failedFuture(classified(route, failure)));
   }
 
-  /** Tells the {@link CommitWatch} of a statement the host refused for lack of space or memory. */
-  private Throwable noted(ShardRoute route, Throwable failure) {
+  /**
+   * What a statement's or a transaction's failure is answered as ({@link SqlErrors#classify}); one
+   * the host refused for lack of space or memory is told to the {@link CommitWatch} first.
+   */
+  private GraphException classified(ShardRoute route, Throwable failure) {
     int refusal = SqlErrors.outOfSpaceOrMemory(failure);
     if (refusal != 0) {
       commits.refused(route.host(), refusal);
     }
-    return failure;
+    return SqlErrors.classify(failure, route.host());
   }
 
   /**
@@ -148,8 +151,7 @@ public final class ShardClient {
     return route.pool().getConnection()
         .recover(failure -> Future.failedFuture(noConnection(route, failure)))
         .compose(connection -> new Transaction(route, connection).run(work))
-        .recover(failure -> retryIfAborted(route, work, attempt,
-            SqlErrors.classify(noted(route, failure), route.host())));
+        .recover(failure -> retryIfAborted(route, work, attempt, classified(route, failure)));
   }
 
   /**

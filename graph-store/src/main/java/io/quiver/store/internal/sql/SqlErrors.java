@@ -58,10 +58,9 @@ public final class SqlErrors {
     if (failure instanceof GraphException graph) {
       return graph;
     }
-    int shortOf = outOfSpaceOrMemory(failure);
-    if (shortOf != 0) {
-      return GraphException.of(Code.UNAVAILABLE, "host " + host + " is out of space or memory (MySQL error " + shortOf + ")",
-          failure);
+    if (outOfSpaceOrMemory(failure) != 0) {
+      return GraphException.of(Code.UNAVAILABLE,
+          "host " + host + " is out of space or memory (" + reason(failure) + ")", failure);
     }
     if (failure instanceof DatabaseException db) {
       return switch (db.getErrorCode()) {
@@ -89,7 +88,8 @@ public final class SqlErrors {
    * cannot write the binary log fails with error 1026.
    */
   public static int outOfSpaceOrMemory(Throwable failure) {
-    Throwable cause = failure instanceof GraphException graph && graph.getCause() != null ? graph.getCause() : failure;
+    Throwable cause = failure instanceof GraphException graph && graph.getCause() != null
+        ? graph.getCause() : failure;
     if (cause instanceof DatabaseException db) {
       return switch (db.getErrorCode()) {
         case ER_DISK_FULL, ER_ERROR_ON_WRITE, ER_OUTOFMEMORY, ER_OUT_OF_RESOURCES, ER_RECORD_FILE_FULL -> db.getErrorCode();

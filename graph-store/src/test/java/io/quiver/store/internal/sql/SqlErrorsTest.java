@@ -2,11 +2,10 @@ package io.quiver.store.internal.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
 import io.quiver.core.GraphException.Code;
 import io.quiver.core.GraphException;
 import io.quiver.core.testing.ExpectedLog;
-import ch.qos.logback.classic.Level;
-import java.time.Duration;
 import io.quiver.store.internal.table.CountsTable;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
@@ -15,6 +14,7 @@ import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
