@@ -706,6 +706,27 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void addEdge_racingForNewEdges_eachIsCreatedOnce_theRestUpdateIt_andNoWriteFails() {
+    // A new edge has no row to lock: racing writers all find it absent, the first INSERT wins, and
+    // each other's INSERT fails on the duplicate key and its transaction runs again, finding the row.
+    Node board = board(null);
+    List<Node> pins = IntStream.range(0, 8).mapToObj(i -> pin("racing" + i)).toList();
+    List<Future<EdgeResult>> adds = new ArrayList<>();
+    for (Node pin : pins) {
+      for (int i = 0; i < 12; i++) {
+        adds.add(store.addEdge(board.id(), "board_has_pins", pin.id(), (long) i, null, EdgeState.ACTIVE,
+            InverseWait.APPLIED, EdgeCondition.NONE));
+      }
+    }
+    Future.join(adds).otherwiseEmpty().await();
+
+    assertThat(adds).allSatisfy(add -> assertThat(add.succeeded()).as(String.valueOf(add.cause())).isTrue());
+    assertThat(adds.stream().filter(add -> add.result().change() == EdgeResult.Change.CREATED).count())
+        .as("one creation per edge").isEqualTo(pins.size());
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(pins.size());
+  }
+
+  @Test
   void addEdge_ifAbsent_addsOnce_andAgainConflictsWithTheEdgeAsItIs_whileARemovedEdgeIsAbsent() {
     Node board = board(null);
     Node pin = pin("if-absent");

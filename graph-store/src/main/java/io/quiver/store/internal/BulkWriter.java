@@ -432,7 +432,7 @@ final class BulkWriter implements BulkImport {
                     for (EdgePlan plan : writable) {
                       EdgeRow before = stored.get(plan.key());
                       int state = plan.line().state() == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
-                      EdgeRow after = edges.added(before == null ? EdgeRow.ABSENT : before, plan.line().sequence(),
+                      EdgeRow after = edges.added(EdgeRow.orAbsent(before), plan.line().sequence(),
                           plan.data(), state);
                       rewrites.add(new EdgesTable.Rewrite(plan.key(), before, after));
                       InverseOp inverse = target.inverseOf(plan.from(), plan.to(), after);

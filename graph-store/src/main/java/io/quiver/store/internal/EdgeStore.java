@@ -135,34 +135,35 @@ final class EdgeStore {
       Long sequence, ObjectNode data, int state, EdgeCondition condition) {
     return lockFromExisting(connection, target, from, to)
         .compose(stored -> {
-          boolean present = stored != null && stored.live();
-          if (!condition.metBy(present, present ? stored.sequence() : 0)) {
-            return Future.failedFuture(unmet(target, from, to, stored, present, condition));
+          EdgeRow held = EdgeRow.orAbsent(stored);
+          if (!condition.metBy(held.live(), held.live() ? held.sequence() : 0)) {
+            return Future.failedFuture(unmet(target, from, to, held, condition));
           }
-          EdgeRow added = added(stored, sequence, data == null ? null : SqlValues.toJson(data), state);
+          EdgeRow added = added(held, sequence, data == null ? null : SqlValues.toJson(data), state);
           return record(connection, target, from, to, stored, added)
-              .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(stored, added), recorded.changed(),
+              .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(held, added), recorded.changed(),
                   target.table().edge(from, to, added)));
         });
   }
 
   /**
-   * Locks the edge's row, and share-locks its FROM node, which must exist: a write that would
-   * leave a live edge on a node that is gone is NOT_FOUND (a deleted node's edges are only ever
-   * removed, by a client or by the delete rule's inverse). Sent together (pipelined): a missing
-   * node fails the transaction, which rolls the placeholder back.
+   * Locks the edge's row (null when there is none: {@link EdgesTable#readLocked}), and share-locks
+   * its FROM node, which must exist: a write that would leave a live edge on a node that is gone
+   * is NOT_FOUND (a deleted node's edges are only ever removed, by a client or by the delete
+   * rule's inverse). Sent together (pipelined): a missing node fails the transaction.
    */
   private static Future<EdgeRow> lockFromExisting(SqlConnection connection, Target target, NodeId from, NodeId to) {
     Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
-    Future<EdgeRow> locked = target.table().lock(connection, target.route(), from.value(), to.value());
+    Future<EdgeRow> locked = target.table().readLocked(connection, target.route(), from.value(), to.value());
     return Future.all(exists, locked)
         .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
             : Future.failedFuture(GraphException.notFound("no node " + from)));
   }
 
   /** VERSION_CONFLICT: the edge as it is ({@code details.current}, null when absent) fails {@code condition}. */
-  private static GraphException unmet(Target target, NodeId from, NodeId to, EdgeRow stored, boolean present,
+  private static GraphException unmet(Target target, NodeId from, NodeId to, EdgeRow stored,
       EdgeCondition condition) {
+    boolean present = stored.live();
     Map<String, Object> current = new HashMap<>();
     if (present) {
       Edge edge = target.table().edge(from, to, stored);
@@ -203,7 +204,7 @@ final class EdgeStore {
               ? Future.succeededFuture(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
               : tombstone(connection, target, from, to, stored));
     }
-    return target.table().lock(connection, target.route(), from.value(), to.value())
+    return target.table().readLocked(connection, target.route(), from.value(), to.value())
         .compose(stored -> tombstone(connection, target, from, to, stored));
   }
 
@@ -220,7 +221,7 @@ final class EdgeStore {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
         .compose(target -> client.inTransaction(target.route(), connection ->
             lockFromExisting(connection, target, from, to).compose(stored -> {
-              if (!stored.live()) {
+              if (stored == null || !stored.live()) {
                 return Future.failedFuture(GraphException.notFound("no " + typeName + " edge from " + from + " to " + to));
               }
               if (stored.state() == wanted) {
@@ -235,10 +236,12 @@ final class EdgeStore {
         .onSuccess(this::announce);
   }
 
+  /** Removes the edge whose row is {@code stored} (null when there is none: a tombstone is inserted). */
   private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored) {
-    EdgeResult.Change change = stored.live() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
-    return record(connection, target, from, to, stored, stored.removedAt(nextWriteTime(stored)))
+    EdgeRow held = EdgeRow.orAbsent(stored);
+    EdgeResult.Change change = held.live() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
+    return record(connection, target, from, to, stored, held.removedAt(nextWriteTime(held)))
         .map(recorded -> new EdgeWrite(recorded.inverse(), change, recorded.changed()));
   }
 
@@ -247,7 +250,8 @@ final class EdgeStore {
 
   /**
    * Writes the forward row (with its list's count and version) and the inverse's outbox entry, sent
-   * together in the caller's transaction.
+   * together in the caller's transaction; {@code stored} is the row as locked, null when there is
+   * none (and the row is inserted).
    */
   private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored, EdgeRow written) {

@@ -133,12 +133,12 @@ public final class InverseRepair {
   /**
    * A pair is damaged only where a reader can tell its copies apart ({@link EdgeRow#readsAs}): a
    * live copy (active or archived) whose mirror is missing or differs. Two dead copies read alike
-   * however their tombstones were stamped (a cascade's tombstone and the placeholder a lock left,
-   * say), so they are neither counted nor rewritten.
+   * however their tombstones were stamped (a cascade's tombstone and a placeholder an older
+   * build's lock left, say), so they are neither counted nor rewritten.
    */
   private Future<Void> check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side,
       Tally tally) {
-    EdgeRow held = mirror == null ? EdgeRow.ABSENT : mirror;
+    EdgeRow held = EdgeRow.orAbsent(mirror);
     if (stored.row().readsAs(held)) {
       return Future.succeededFuture();
     }

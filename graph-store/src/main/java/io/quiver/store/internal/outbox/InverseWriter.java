@@ -163,7 +163,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
                     List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
                     for (InverseOp op : writable) {
                       EdgeRow before = stored.get(key(op));
-                      if (op.row().outranks(before == null ? EdgeRow.ABSENT : before)) {
+                      if (op.row().outranks(EdgeRow.orAbsent(before))) {
                         rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
                       }
                     }
@@ -204,11 +204,12 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     // Sent together (pipelined); only a live copy (active or archived) needs its FROM node.
     Future<Boolean> exists = op.row().live()
         ? target.fromNodes().existsLocked(connection, target.route(), op.from()) : Future.succeededFuture(true);
-    Future<EdgeRow> stored = target.table().lock(connection, target.route(), op.from().value(), op.to().value());
+    Future<EdgeRow> stored = target.table().readLocked(connection, target.route(), op.from().value(),
+        op.to().value());
     return Future.all(exists, stored).compose(both -> {
       boolean nodeGone = !exists.result();
       EdgeRow wanted = nodeGone ? goneTombstone(op) : op.row();
-      return wanted.outranks(stored.result())
+      return wanted.outranks(EdgeRow.orAbsent(stored.result()))
           ? target.table().write(connection, target.route(), op.from(), op.to(), stored.result(), wanted)
               .compose(changed -> log.log(connection, target.route(),
                       log.edge(changed, stored.result(), wanted, ChangeWriter.Copy.INVERSE))
@@ -226,8 +227,10 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     EdgesTable forward = target.forward();
     ShardRoute route = router.route(op.to().shard(), Access.WRITE);
     EdgeRow removed = goneTombstone(op);
-    return client.inTransaction(route, connection -> forward.lock(connection, route, op.to().value(), op.from().value())
-            .compose(stored -> stored.outranks(op.row()) || !removed.outranks(stored)
+    return client.inTransaction(route, connection -> forward.readLocked(connection, route, op.to().value(),
+                op.from().value())
+            .compose(stored -> EdgeRow.orAbsent(stored).outranks(op.row())
+                    || !removed.outranks(EdgeRow.orAbsent(stored))
                 ? Future.succeededFuture((GraphChange.EdgeChanged) null)
                 : forward.write(connection, route, op.to(), op.from(), stored, removed)
                     .compose(changed -> log.log(connection, route,

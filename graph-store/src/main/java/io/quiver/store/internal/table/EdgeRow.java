@@ -28,6 +28,11 @@ public record EdgeRow(long sequence, int state, String data, long updatedUs) {
   /** What a copy holds before its first real write: ranks below every operation. */
   public static final EdgeRow ABSENT = new EdgeRow(0, DELETED, null, 0);
 
+  /** A stored row as ranked and counted: {@link #ABSENT} where none is stored (null). */
+  public static EdgeRow orAbsent(EdgeRow stored) {
+    return stored == null ? ABSENT : stored;
+  }
+
   private static final Comparator<EdgeRow> RANK = Comparator
       .comparingLong(EdgeRow::updatedUs)
       .thenComparing(row -> row.state() == DELETED ? 2 : row.state() == ARCHIVED ? 1 : 0)

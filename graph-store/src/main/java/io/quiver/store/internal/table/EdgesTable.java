@@ -38,16 +38,20 @@ import java.util.Set;
  * and mirror lookup of repair, and the collection of old tombstones.
  *
  * <h2>Locking at READ COMMITTED</h2>
- * A locking read of a missing row locks nothing at READ COMMITTED, so a write first makes sure
- * its row exists with an upsert that changes nothing (a placeholder tombstone ranked below every
- * operation), which locks it either way ({@link #lock}). Two writers of one edge serialize on
- * its row; writers of different edges never meet on a gap lock.
+ * A write reads its row with a locking read ({@link #readLocked}). Two writers of a stored edge
+ * serialize on its row; writers of different edges never meet on a gap lock. A locking read of a
+ * missing row locks nothing at READ COMMITTED, so two writers of one new edge both find it
+ * absent: the second one's INSERT waits for the first's and then fails on the duplicate key,
+ * which fails its transaction as ABORTED, and {@code ShardClient} runs it again, finding the row
+ * — as the bulk import and the inverses always did. Until issue 37 a write first upserted a
+ * placeholder tombstone so that there was a row to lock: a statement more on every write, and
+ * every new edge written twice with both its secondary keys.
  *
  * <h2>Pipelined</h2>
  * Statements of a write that do not need each other's answers are sent together on the
  * transaction's connection (the MySQL protocol runs them in order; the client pipelines up to
- * {@code mysql.pipeliningLimit}): the placeholder and the locking read are one round trip, and so
- * are the row's update and its count's.
+ * {@code mysql.pipeliningLimit}): the FROM node's share lock and the row's locking read are one
+ * round trip, and so are the row's write and its count's.
  */
 public final class EdgesTable implements ShardTable {
   private static final List<String> COLUMNS = List.of("from_id", "to_id", "sequence", "state", "data", "updated_us");
@@ -97,18 +101,13 @@ public final class EdgesTable implements ShardTable {
   // ---- the write path, inside a transaction ----
 
   /**
-   * Locks the edge's row and reads it; a missing row is first created as a placeholder tombstone
-   * ({@link EdgeRow#ABSENT}) so that there is a row to lock.
+   * The edge's row, locked; null when there is none, which at READ COMMITTED locks nothing. A
+   * write that finds no row inserts one ({@link #write}); should a concurrent writer insert it
+   * first, the insert fails as ABORTED and the transaction runs again, finding the row. A
+   * placeholder inserted first, to have a row to lock, would make every new edge a write of its
+   * row and its two secondary keys and then a rewrite of all three, and cost a statement more
+   * to every write (issue 37): the bulk import and the inverses never wrote one.
    */
-  public Future<EdgeRow> lock(SqlConnection connection, ShardRoute route, long from, long to) {
-    String ensure = "INSERT INTO " + on(route.shard()) + " (" + String.join(", ", COLUMNS) + ")"
-        + " VALUES (?, ?, 0, " + EdgeRow.DELETED + ", NULL, 0) ON DUPLICATE KEY UPDATE updated_us = updated_us";
-    Future<?> ensured = connection.preparedQuery(ensure).execute(Tuple.of(from, to));
-    Future<EdgeRow> read = readLocked(connection, route, from, to);
-    return Future.all(ensured, read).map(both -> read.result());
-  }
-
-  /** The row, locked if it exists; null when there is none (which, at READ COMMITTED, locks nothing). */
   public Future<EdgeRow> readLocked(SqlConnection connection, ShardRoute route, long from, long to) {
     String read = "SELECT " + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
     return connection.preparedQuery(read).execute(Tuple.of(from, to))
@@ -116,17 +115,21 @@ public final class EdgesTable implements ShardTable {
   }
 
   /**
-   * Writes a locked row, and records the change on its list's count row ({@link CountsTable}):
-   * the count moves if the edge became active or inactive, the list's version always. Answers the
-   * change as the change feed announces it, once the transaction commits.
+   * Writes the row {@link #readLocked} read ({@code before}; null when there was none, and the row
+   * is inserted), and records the change on its list's count row ({@link CountsTable}): the count
+   * moves if the edge became active or inactive, the list's version always. Answers the change as
+   * the change feed announces it, once the transaction commits.
    */
   public Future<GraphChange.EdgeChanged> write(SqlConnection connection, ShardRoute route, NodeId from, NodeId to,
       EdgeRow before, EdgeRow after) {
-    String sql = "UPDATE " + on(route.shard()) + " SET sequence = ?, state = ?, data = ?, updated_us = ?"
-        + " WHERE from_id = ? AND to_id = ?";
-    Future<?> written = connection.preparedQuery(sql)
-        .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from.value(), to.value()));
-    int countDelta = countDelta(before, after);
+    Future<?> written = before == null
+        ? connection.preparedQuery(rowsSql(route, 1, "")).execute(Tuple.of(from.value(), to.value(), after.sequence(),
+            after.state(), after.data(), after.updatedUs())).recover(EdgesTable::concurrentInsert)
+        : connection.preparedQuery("UPDATE " + on(route.shard()) + " SET sequence = ?, state = ?, data = ?,"
+                + " updated_us = ? WHERE from_id = ? AND to_id = ?")
+            .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from.value(),
+                to.value()));
+    int countDelta = countDelta(EdgeRow.orAbsent(before), after);
     Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta);
     return Future.all(written, version).map(both -> new GraphChange.EdgeChanged(from, type.name(), to,
         after.live() ? edge(from, to, after) : null, version.result(), countDelta));
@@ -191,7 +194,7 @@ public final class EdgesTable implements ShardTable {
   public record Rewrite(Key key, EdgeRow before, EdgeRow after) {
     /** What the key held, as ranked: {@link EdgeRow#ABSENT} where there was no row. */
     public EdgeRow held() {
-      return before == null ? EdgeRow.ABSENT : before;
+      return EdgeRow.orAbsent(before);
     }
   }
 
@@ -281,11 +284,11 @@ public final class EdgesTable implements ShardTable {
     return arguments;
   }
 
-  /** A new row of the batch was inserted by a concurrent writer after the batch read: run the batch again. */
+  /** A row read as absent was inserted by a concurrent writer since: run the transaction again. */
   private static <T> Future<T> concurrentInsert(Throwable failure) {
     if (failure instanceof DatabaseException db && db.getErrorCode() == SqlErrors.ER_DUP_ENTRY) {
       return Future.failedFuture(GraphException.of(GraphException.Code.ABORTED,
-          "a concurrent write created an edge of the batch", failure));
+          "a concurrent write created the edge first", failure));
     }
     return Future.failedFuture(failure);
   }

@@ -115,7 +115,7 @@ class InverseRepairTest {
     store.removeEdge(board, "board_has_pins", removed, InverseWait.APPLIED).await();
     store.addEdge(board, "board_has_pins", hidden, 4L, null, EdgeState.ARCHIVED, InverseWait.APPLIED).await();
     fixture.backend.repairs().edges("board_has_pins", line -> { }).await();
-    // The removed edge's inverse as the placeholder a lock leaves; the archived edge's inverse lost.
+    // The removed edge's inverse as the placeholder an older build's lock left; the archived edge's inverse lost.
     tables.execute(removed.shard(), "UPDATE " + tables.edgesTable("pin_owned_by_board").on(removed.shard())
         + " SET sequence = 0, data = NULL, updated_us = 0 WHERE from_id = " + removed.value()
         + " AND to_id = " + board.value());
