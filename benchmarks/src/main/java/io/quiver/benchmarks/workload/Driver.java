@@ -49,8 +49,7 @@ final class Driver {
     long started = System.nanoTime();
     target.execute(call).onComplete(outcome -> {
       if (into != null) {
-        into.record(call.operation(), (System.nanoTime() - started) / 1000,
-            outcome.failed() || outcome.result() >= 500);
+        into.record(call.operation(), (System.nanoTime() - started) / 1000, Recording.failure(outcome));
       }
       step(target, random, deadline, into, active, done);
     });
@@ -71,8 +70,7 @@ final class Driver {
         Call call = Call.next(mix.pick(random), graph, random);
         target.execute(call).onComplete(outcome -> {
           if (into != null) {
-            into.record(call.operation(), (System.nanoTime() - intended) / 1000,
-                outcome.failed() || outcome.result() >= 500);
+            into.record(call.operation(), (System.nanoTime() - intended) / 1000, Recording.failure(outcome));
           }
           if (finished.incrementAndGet() == total) {
             done.complete();

@@ -35,22 +35,30 @@ final class HostStatus {
    * @param fsyncs {@code fsync()} calls on data and log files ({@code Innodb_data_fsyncs})
    * @param statements statements clients sent, a prepared statement's every execution included and
    *     its preparation not ({@code Questions}); this status query's own count too, two per host
+   * @param prepares statements prepared ({@code Com_stmt_prepare}): each one MariaDB parses and
+   *     plans again, where an execution of a statement already prepared skips both — a client
+   *     whose statement cache is smaller than the statements it sends prepares on every miss
    */
-  record Counters(long pageReads, long fsyncs, long statements) {
+  record Counters(long pageReads, long fsyncs, long statements, long prepares) {
     /** What happened between {@code earlier} and this, per operation. */
     Report.HostWork perOperation(Counters earlier, long operations) {
       return new Report.HostWork((double) (pageReads - earlier.pageReads) / operations,
-          (double) (fsyncs - earlier.fsyncs) / operations, (double) (statements - earlier.statements) / operations);
+          (double) (fsyncs - earlier.fsyncs) / operations, (double) (statements - earlier.statements) / operations,
+          (double) (prepares - earlier.prepares) / operations);
+    }
+
+    Counters plus(Counters other) {
+      return new Counters(pageReads + other.pageReads, fsyncs + other.fsyncs, statements + other.statements,
+          prepares + other.prepares);
     }
   }
 
   static Counters counters(ShardMap map) throws SQLException {
-    Counters sum = new Counters(0, 0, 0);
+    Counters sum = new Counters(0, 0, 0, 0);
     for (Host host : map.hosts().values()) {
-      Counters one = ask(host, "SELECT " + STATUS + ", " + STATUS + ", " + STATUS,
-          row -> new Counters(row.getLong(1), row.getLong(2), row.getLong(3)),
-          "INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS", "QUESTIONS");
-      sum = new Counters(sum.pageReads + one.pageReads, sum.fsyncs + one.fsyncs, sum.statements + one.statements);
+      sum = sum.plus(ask(host, "SELECT " + STATUS + ", " + STATUS + ", " + STATUS + ", " + STATUS,
+          row -> new Counters(row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4)),
+          "INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS", "QUESTIONS", "COM_STMT_PREPARE"));
     }
     return sum;
   }

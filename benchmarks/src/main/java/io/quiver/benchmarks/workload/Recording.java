@@ -3,12 +3,14 @@ package io.quiver.benchmarks.workload;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.core.AsyncResult;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
 
@@ -22,6 +24,8 @@ final class Recording {
 
   private final Map<Operation, Histogram> latencies = new EnumMap<>(Operation.class);
   private final Map<Operation, long[]> outcomes = new EnumMap<>(Operation.class);
+  /** How many failures of each kind ("status 503", or the exception), so a report can say what failed. */
+  private final Map<String, Long> failureKinds = new TreeMap<>();
 
   Recording() {
     for (Operation operation : Operation.values()) {
@@ -30,12 +34,33 @@ final class Recording {
     }
   }
 
-  /** @param failed a 5xx answer or no answer at all (4xx answers are outcomes of the mix, as in LinkBench) */
-  void record(Operation operation, long micros, boolean failed) {
+  /**
+   * @param failure what failed, null for a success: a 5xx answer ("status 503") or no answer at
+   *     all (the exception); 4xx answers are outcomes of the mix, as in LinkBench
+   */
+  void record(Operation operation, long micros, String failure) {
     Histogram histogram = latencies.get(operation);
     synchronized (histogram) {
       histogram.recordValue(Math.max(1, Math.min(micros, HIGHEST_MICROS)));
-      outcomes.get(operation)[failed ? 1 : 0]++;
+      outcomes.get(operation)[failure != null ? 1 : 0]++;
+    }
+    if (failure != null) {
+      synchronized (failureKinds) {
+        failureKinds.merge(failure, 1L, Long::sum);
+      }
+    }
+  }
+
+  /** What a call's outcome records: null for a success, else what failed ({@link #record}). */
+  static String failure(AsyncResult<Integer> outcome) {
+    return outcome.failed() ? String.valueOf(outcome.cause())
+        : outcome.result() >= 500 ? "status " + outcome.result() : null;
+  }
+
+  /** The failures by kind, each with how many there were; empty when nothing failed. */
+  Map<String, Long> failureKinds() {
+    synchronized (failureKinds) {
+      return Map.copyOf(failureKinds);
     }
   }
 
@@ -71,6 +96,8 @@ final class Recording {
         each.put("failures", outcomes.get(operation)[1]);
       }
     }
+    ObjectNode kinds = json.putObject("failureKinds");
+    failureKinds().forEach(kinds::put);
     return json;
   }
 
@@ -91,6 +118,8 @@ final class Recording {
       counts[1] = failures;
       counts[0] = recording.latencies.get(operation).getTotalCount() - failures;
     }
+    json.path("failureKinds").fields().forEachRemaining(kind ->
+        recording.failureKinds.put(kind.getKey(), kind.getValue().asLong()));
     return recording;
   }
 }

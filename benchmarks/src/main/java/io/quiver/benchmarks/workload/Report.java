@@ -75,8 +75,9 @@ final class Report {
    * @param pageReads InnoDB pages read from disk (the buffer pool's misses)
    * @param fsyncs InnoDB's {@code fsync()} calls
    * @param statements statements run ({@code Questions}), an outbox drainer's and the probes' included
+   * @param prepares statements prepared ({@code Com_stmt_prepare}), each parsed and planned anew
    */
-  record HostWork(double pageReads, double fsyncs, double statements) {}
+  record HostWork(double pageReads, double fsyncs, double statements, double prepares) {}
 
   /** The columns' order, whatever order the runs took. */
   private static final List<String> COLUMNS = WorkloadOptions.TARGETS;
@@ -172,6 +173,8 @@ final class Report {
       if (level.stream().allMatch(c -> c.median().hosts() != null)) {
         row(out, "MariaDB statements /op", level, c -> String.format(Locale.ROOT, "%.2f",
             c.median().hosts().statements()));
+        row(out, "MariaDB statements prepared /op", level, c -> String.format(Locale.ROOT, "%.3f",
+            c.median().hosts().prepares()));
         row(out, "InnoDB page reads from disk /op", level, c -> String.format(Locale.ROOT, "%.3f",
             c.median().hosts().pageReads()));
         row(out, "InnoDB fsyncs /op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().hosts().fsyncs()));
@@ -263,6 +266,7 @@ final class Report {
         disk.put("pageReadsFromDisk", measured.hosts().pageReads());
         disk.put("fsyncs", measured.hosts().fsyncs());
         run.put("statementsPerOperation", measured.hosts().statements());
+        run.put("statementsPreparedPerOperation", measured.hosts().prepares());
       }
       ObjectNode operations = run.putObject("operations");
       for (Operation operation : Operation.values()) {

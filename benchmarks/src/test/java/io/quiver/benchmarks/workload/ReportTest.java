@@ -11,7 +11,7 @@ class ReportTest {
   private static Report.Measured run(String target, int round, int operations, long micros, Double sustained) {
     Recording recording = new Recording();
     for (int i = 0; i < operations; i++) {
-      recording.record(Operation.GET_NODE, micros, false);
+      recording.record(Operation.GET_NODE, micros, null);
     }
     return new Report.Measured(target, 16, round, 1.0, recording, sustained);
   }
