@@ -37,6 +37,8 @@ public class ZkDocumentWatcher<T> implements DocumentSource<T>, AutoCloseable {
   private final List<Consumer<T>> listeners = new CopyOnWriteArrayList<>();
   private final CountDownLatch firstDocument = new CountDownLatch(1);
   private final CountDownLatch initialized = new CountDownLatch(1);
+  /** The newest version every listener has been told of; guarded by {@code this}. */
+  private long told;
 
   /**
    * @param initial what is served before any document arrives; null for nothing
@@ -45,6 +47,7 @@ public class ZkDocumentWatcher<T> implements DocumentSource<T>, AutoCloseable {
     this.path = path;
     this.codec = codec;
     this.current = new AtomicReference<>(initial);
+    this.told = versionOf(initial);
     this.cache = CuratorCache.build(client, path, CuratorCache.Options.SINGLE_NODE_CACHE);
     cache.listenable().addListener(CuratorCacheListener.builder()
         .forCreatesAndChanges((before, after) -> accept(after))
@@ -75,11 +78,16 @@ public class ZkDocumentWatcher<T> implements DocumentSource<T>, AutoCloseable {
     return current.get();
   }
 
-  /** Blocks until at least {@code version} is in force; for admin calls that must read their own write. */
+  /**
+   * Blocks until at least {@code version} is in force, its listeners told — for admin calls that
+   * must read their own write: a shard map is in force once the router routes by it, not when this
+   * watcher first holds it (a node created in between was placed by the old map and refused by
+   * the new one).
+   */
   public T awaitVersion(long version, Duration timeout) throws InterruptedException, TimeoutException {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (this) {
-      while (versionOf(current.get()) < version) {
+      while (told < version) {
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (left <= 0) {
           throw new TimeoutException("version " + version + " of " + path + " did not arrive within " + timeout);
@@ -116,10 +124,6 @@ public class ZkDocumentWatcher<T> implements DocumentSource<T>, AutoCloseable {
     if (previous != null && codec.version(document) <= codec.version(previous)) {
       return;
     }
-    synchronized (this) {
-      notifyAll();
-    }
-    log.info("{} version {} in force", path, codec.version(document));
     firstDocument.countDown();
     for (Consumer<T> listener : listeners) {
       try {
@@ -128,6 +132,11 @@ public class ZkDocumentWatcher<T> implements DocumentSource<T>, AutoCloseable {
         log.error("a listener of {} failed on version {}", path, codec.version(document), e);
       }
     }
+    synchronized (this) {
+      told = Math.max(told, codec.version(document));
+      notifyAll();
+    }
+    log.info("{} version {} in force", path, codec.version(document));
   }
 
   private long versionOf(T document) {

@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.Test;
 
@@ -55,6 +58,44 @@ class ShardMapWatcherTest {
       assertThat(watcher.current().version()).isEqualTo(2);
       assertThat(watcher.current().stateOf(3)).isEqualTo(ShardState.READ_ONLY);
       assertThat(seen).containsExactly(1L, 2L);
+    }
+  }
+
+  @Test
+  void awaitVersion_returnsOnlyOnceEveryListenerHasTheVersion_soAnAdminCallThatWaitsRoutesByItsOwnChange()
+      throws Exception {
+    String path = uniquePath();
+    ShardMapStore store = new ShardMapStore(curator, path);
+    store.publish(base.withVersion(1));
+    CountDownLatch told = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (ShardMapWatcher watcher = new ShardMapWatcher(curator, path)) {
+      // As the router does: a listener that takes the map in. This one holds version 2 until released.
+      watcher.onChange(map -> {
+        if (map.version() == 2) {
+          told.countDown();
+          awaitQuietly(release);
+        }
+      });
+      watcher.start();
+      watcher.awaitFirst(Duration.ofSeconds(5));
+
+      store.publish(base.withVersion(2));
+      assertThat(told.await(5, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(watcher.current().version()).as("the watcher holds version 2").isEqualTo(2);
+      assertThatThrownBy(() -> watcher.awaitVersion(2, Duration.ofMillis(200)))
+          .as("but its listener has not taken it in").isInstanceOf(TimeoutException.class);
+      release.countDown();
+      assertThat(watcher.awaitVersion(2, Duration.ofSeconds(5)).version()).isEqualTo(2);
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
