@@ -17,7 +17,6 @@ import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
-import io.quiver.store.shard.ShardMap;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.outbox.UniqueReleaseOp;
 import io.quiver.store.internal.table.NodesTable;
@@ -123,19 +122,9 @@ final class NodeStore {
     if (colocateWith != null) {
       TypeChecks.issued(schema, router.shardMap(), colocateWith);
     }
-    int shard = colocateWith != null ? colocateWith.shard() : pickShard();
-    return new Creation(new NodesTable(type), router.route(shard, Access.WRITE), data, SqlValues.now(clock));
-  }
-
-  /**
-   * A random open, writable shard on a host that answers and whose commits do not stall; if every
-   * such host is down or stalled, any open writable shard, whose route then says why it fails.
-   */
-  private int pickShard() {
-    ShardMap map = router.shardMap();
-    return map.pickShardForNewNode(ThreadLocalRandom.current(), router::acceptsNewNodes)
-        .or(() -> map.pickShardForNewNode(ThreadLocalRandom.current()))
-        .orElseThrow(() -> GraphException.unavailable("no open shard accepts new nodes"));
+    ShardRoute route = colocateWith != null ? router.route(colocateWith.shard(), Access.WRITE)
+        : router.routeNewNode(ThreadLocalRandom.current());
+    return new Creation(new NodesTable(type), route, data, SqlValues.now(clock));
   }
 
   private Future<Node> insert(Creation creation) {

@@ -7,6 +7,7 @@ import io.quiver.store.shard.ShardState;
 import io.vertx.sqlclient.Pool;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.random.RandomGenerator;
 
 /**
  * Routes a shard to its host's pool through one immutable snapshot of the shard map and the
@@ -61,7 +62,29 @@ public final class ShardRouter {
    *     its replicas is within the lag bound)
    */
   public ShardRoute route(int shard, Access access) {
+    return route(topology.get(), shard, access);
+  }
+
+  /**
+   * The route for a new node: a random open, writable shard whose host accepts new nodes
+   * ({@link HostHealth#acceptsNewNodes}: it answers and its commits do not stall); if no host
+   * does, any open writable shard, whose route then says why it fails. Picked and routed by one
+   * map: a map swapped in between (shards turned read-only for a move, say) would otherwise
+   * refuse the shard the older one picked.
+   *
+   * @throws GraphException UNAVAILABLE when no open shard is writable
+   */
+  public ShardRoute routeNewNode(RandomGenerator random) {
     Topology current = topology.get();
+    ShardMap map = current.map();
+    int shard = map.pickShardForNewNode(random,
+            candidate -> map.rangeOf(candidate).map(range -> health.acceptsNewNodes(range.host())).orElse(false))
+        .or(() -> map.pickShardForNewNode(random))
+        .orElseThrow(() -> GraphException.unavailable("no open shard accepts new nodes"));
+    return route(current, shard, Access.WRITE);
+  }
+
+  private ShardRoute route(Topology current, int shard, Access access) {
     ShardRange range = current.map().rangeOf(shard)
         .orElseThrow(() -> GraphException.invalid("shard " + shard + " is not in the shard map"));
     ShardState state = current.map().stateOf(shard);
@@ -86,14 +109,6 @@ public final class ShardRouter {
     }
     return new ShardRoute(shard, range.host(), primary, false, null,
         new ShardRoute.Hedge(replica.address(), replica.pool(), replicas.hedgeAfterMillis()));
-  }
-
-  /**
-   * Whether a new node may be placed on {@code shard}: its host answers and its commits do not
-   * stall ({@link HostHealth#acceptsNewNodes}). Node creation steers away from one that does not.
-   */
-  public boolean acceptsNewNodes(int shard) {
-    return topology.get().map().rangeOf(shard).map(range -> health.acceptsNewNodes(range.host())).orElse(false);
   }
 
   /** Every host's pool, for health checks. */
