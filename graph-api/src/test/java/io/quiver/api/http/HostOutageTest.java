@@ -70,6 +70,9 @@ class HostOutageTest {
       for (int i = 0; i < 5; i++) {
         assertThat(api.call(GET, "/v1/nodes/" + onH1).status()).isEqualTo(200);
       }
+      // The probe's verdict comes at its next tick, a quarter of downAfter at most after the stop.
+      Await.until("the probe finds h2 down", Duration.ofSeconds(2),
+          () -> "down".equals(api.call(GET, "/health").body().get("hosts").get("h2").asText()));
       Answer health = api.call(GET, "/health");
       assertThat(health.status()).isEqualTo(503);
       assertThat(health.body().get("hosts").get("h2").asText()).isEqualTo("down");
