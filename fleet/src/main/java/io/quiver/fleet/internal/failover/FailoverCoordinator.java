@@ -98,6 +98,11 @@ public final class FailoverCoordinator implements AutoCloseable {
         settleOldPrimaries();
       }
     } catch (Exception | Error failure) {
+      if (failure instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+        // close() interrupts a pass in flight (reading the map from ZooKeeper, say): stopping, not failing.
+        Thread.currentThread().interrupt();
+        return;
+      }
       log.warn("the failover coordinator's pass failed: {}", failure.toString());
     }
   }
