@@ -161,12 +161,12 @@ final class EdgeStore {
   }
 
   /** VERSION_CONFLICT: the edge as it is ({@code details.current}, null when absent) fails {@code condition}. */
-  private static GraphException unmet(Target target, NodeId from, NodeId to, EdgeRow stored,
+  private static GraphException unmet(Target target, NodeId from, NodeId to, EdgeRow held,
       EdgeCondition condition) {
-    boolean present = stored.live();
+    boolean present = held.live();
     Map<String, Object> current = new HashMap<>();
     if (present) {
-      Edge edge = target.table().edge(from, to, stored);
+      Edge edge = target.table().edge(from, to, held);
       current.put("sequence", edge.sequence());
       current.put("state", edge.state().name().toLowerCase(java.util.Locale.ROOT));
       current.put("data", edge.data());
@@ -179,7 +179,7 @@ final class EdgeStore {
     Map<String, Object> details = new HashMap<>();
     details.put("current", present ? current : com.fasterxml.jackson.databind.node.NullNode.getInstance());
     return GraphException.of(GraphException.Code.VERSION_CONFLICT, "the write asked for " + wanted + " from " + from
-        + " to " + to + ", and " + (present ? "there is one at sequence " + stored.sequence() : "there is none")
+        + " to " + to + ", and " + (present ? "there is one at sequence " + held.sequence() : "there is none")
         + "; nothing was written", details);
   }
 

@@ -229,13 +229,20 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     EdgeRow removed = goneTombstone(op);
     return client.inTransaction(route, connection -> forward.readLocked(connection, route, op.to().value(),
                 op.from().value())
-            .compose(stored -> EdgeRow.orAbsent(stored).outranks(op.row())
-                    || !removed.outranks(EdgeRow.orAbsent(stored))
-                ? Future.succeededFuture((GraphChange.EdgeChanged) null)
-                : forward.write(connection, route, op.to(), op.from(), stored, removed)
-                    .compose(changed -> log.log(connection, route,
-                        log.edge(changed, stored, removed, ChangeWriter.Copy.FORWARD)).map(changed))))
+            .compose(stored -> tombstoneForward(connection, forward, route, op, stored, removed)))
         .compose(this::announce);
+  }
+
+  /** Writes {@code removed} over the forward copy as locked ({@code stored}, null when absent), unless it is newer. */
+  private Future<GraphChange.EdgeChanged> tombstoneForward(SqlConnection connection, EdgesTable forward,
+      ShardRoute route, InverseOp op, EdgeRow stored, EdgeRow removed) {
+    EdgeRow held = EdgeRow.orAbsent(stored);
+    if (held.outranks(op.row()) || !removed.outranks(held)) {
+      return Future.succeededFuture(null);
+    }
+    return forward.write(connection, route, op.to(), op.from(), stored, removed)
+        .compose(changed -> log.log(connection, route, log.edge(changed, stored, removed, ChangeWriter.Copy.FORWARD))
+            .map(changed));
   }
 
   private Future<Void> announce(GraphChange.EdgeChanged changed) {
