@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -38,27 +39,37 @@ final class HostStatus {
    * @param prepares statements prepared ({@code Com_stmt_prepare}): each one MariaDB parses and
    *     plans again, where an execution of a statement already prepared skips both — a client
    *     whose statement cache is smaller than the statements it sends prepares on every miss
+   * @param lockWaits row locks a statement had to wait for ({@code Innodb_row_lock_waits}): where
+   *     writers queue on the same rows (a popular list's count row), which CPU time cannot show
+   * @param lockWaitMs the milliseconds spent waiting for them ({@code Innodb_row_lock_time})
+   * @param deadlocks transactions InnoDB rolled back to break a deadlock ({@code Innodb_deadlocks})
    */
-  record Counters(long pageReads, long fsyncs, long statements, long prepares) {
+  record Counters(long pageReads, long fsyncs, long statements, long prepares, long lockWaits, long lockWaitMs,
+      long deadlocks) {
     /** What happened between {@code earlier} and this, per operation. */
     Report.HostWork perOperation(Counters earlier, long operations) {
       return new Report.HostWork((double) (pageReads - earlier.pageReads) / operations,
           (double) (fsyncs - earlier.fsyncs) / operations, (double) (statements - earlier.statements) / operations,
-          (double) (prepares - earlier.prepares) / operations);
+          (double) (prepares - earlier.prepares) / operations, (double) (lockWaits - earlier.lockWaits) / operations,
+          (double) (lockWaitMs - earlier.lockWaitMs) / operations, (double) (deadlocks - earlier.deadlocks) / operations);
     }
 
     Counters plus(Counters other) {
       return new Counters(pageReads + other.pageReads, fsyncs + other.fsyncs, statements + other.statements,
-          prepares + other.prepares);
+          prepares + other.prepares, lockWaits + other.lockWaits, lockWaitMs + other.lockWaitMs,
+          deadlocks + other.deadlocks);
     }
   }
 
+  private static final List<String> COUNTED = List.of("INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS", "QUESTIONS",
+      "COM_STMT_PREPARE", "INNODB_ROW_LOCK_WAITS", "INNODB_ROW_LOCK_TIME", "INNODB_DEADLOCKS");
+
   static Counters counters(ShardMap map) throws SQLException {
-    Counters sum = new Counters(0, 0, 0, 0);
+    Counters sum = new Counters(0, 0, 0, 0, 0, 0, 0);
+    String sql = "SELECT " + String.join(", ", Collections.nCopies(COUNTED.size(), STATUS));
     for (Host host : map.hosts().values()) {
-      sum = sum.plus(ask(host, "SELECT " + STATUS + ", " + STATUS + ", " + STATUS + ", " + STATUS,
-          row -> new Counters(row.getLong(1), row.getLong(2), row.getLong(3), row.getLong(4)),
-          "INNODB_BUFFER_POOL_READS", "INNODB_DATA_FSYNCS", "QUESTIONS", "COM_STMT_PREPARE"));
+      sum = sum.plus(ask(host, sql, row -> new Counters(row.getLong(1), row.getLong(2), row.getLong(3),
+          row.getLong(4), row.getLong(5), row.getLong(6), row.getLong(7)), COUNTED.toArray()));
     }
     return sum;
   }

@@ -12,6 +12,7 @@ import java.util.DoubleSummaryStatistics;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.ToDoubleFunction;
 import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
@@ -64,8 +65,11 @@ final class Report {
    * @param generator the load generator's JVM ({@link GeneratorProcess}), the in-process
    *     {@code jdbc} target's SQL included
    * @param generatorShare the generator's share of the machine's CPU over the phase (1.0: every core)
+   * @param compiling the seconds the measured JVM's JIT compiler spent per second of the phase (jstat's
+   *     compile time; NaN where jstat is missing): a warm-up that ended before the JIT settled leaves
+   *     part of the server's CPU per operation to its compiler, and a skeptical reader must see it
    */
-  record Cpu(double database, double servers, double generator, double generatorShare) {}
+  record Cpu(double database, double servers, double generator, double generatorShare, double compiling) {}
 
   /**
    * What a measured phase asked of the MariaDB hosts, per operation: their disks (where the data is
@@ -76,8 +80,12 @@ final class Report {
    * @param fsyncs InnoDB's {@code fsync()} calls
    * @param statements statements run ({@code Questions}), an outbox drainer's and the probes' included
    * @param prepares statements prepared ({@code Com_stmt_prepare}), each parsed and planned anew
+   * @param lockWaits row locks waited for
+   * @param lockWaitMs milliseconds spent waiting for them
+   * @param deadlocks transactions rolled back to break a deadlock (each retried by its writer)
    */
-  record HostWork(double pageReads, double fsyncs, double statements, double prepares) {}
+  record HostWork(double pageReads, double fsyncs, double statements, double prepares, double lockWaits,
+      double lockWaitMs, double deadlocks) {}
 
   /** The columns' order, whatever order the runs took. */
   private static final List<String> COLUMNS = WorkloadOptions.TARGETS;
@@ -169,15 +177,17 @@ final class Report {
         row(out, "generator CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().generator()));
         row(out, "generator's share of the CPU", level, c -> String.format(Locale.ROOT, "%.0f %%",
             c.median().cpu().generatorShare() * 100));
+        row(out, "JIT compiling while measured, s/s", level, c -> String.format(Locale.ROOT, "%.2f",
+            c.median().cpu().compiling()));
       }
       if (level.stream().allMatch(c -> c.median().hosts() != null)) {
-        row(out, "MariaDB statements /op", level, c -> String.format(Locale.ROOT, "%.2f",
-            c.median().hosts().statements()));
-        row(out, "MariaDB statements prepared /op", level, c -> String.format(Locale.ROOT, "%.3f",
-            c.median().hosts().prepares()));
-        row(out, "InnoDB page reads from disk /op", level, c -> String.format(Locale.ROOT, "%.3f",
-            c.median().hosts().pageReads()));
-        row(out, "InnoDB fsyncs /op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().hosts().fsyncs()));
+        hostRow(out, "MariaDB statements /op", level, "%.2f", HostWork::statements);
+        hostRow(out, "MariaDB statements prepared /op", level, "%.3f", HostWork::prepares);
+        hostRow(out, "InnoDB page reads from disk /op", level, "%.3f", HostWork::pageReads);
+        hostRow(out, "InnoDB fsyncs /op", level, "%.3f", HostWork::fsyncs);
+        hostRow(out, "InnoDB row lock waits /op", level, "%.4f", HostWork::lockWaits);
+        hostRow(out, "InnoDB row lock ms waited /op", level, "%.3f", HostWork::lockWaitMs);
+        hostRow(out, "InnoDB deadlocks /op", level, "%.4f", HostWork::deadlocks);
       }
       row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream()
           .mapToLong(m -> List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum()).sum()));
@@ -218,6 +228,12 @@ final class Report {
     String of(Column column);
   }
 
+  /** A row of one of the hosts' figures per operation, each column's median run's. */
+  private static void hostRow(StringBuilder out, String label, List<Column> level, String format,
+      ToDoubleFunction<HostWork> figure) {
+    row(out, label, level, c -> String.format(Locale.ROOT, format, figure.applyAsDouble(c.median().hosts())));
+  }
+
   private static void row(StringBuilder out, String name, List<Column> level, Figure figure) {
     out.append("| ").append(name).append(" | ");
     level.forEach(column -> out.append(figure.of(column)).append(" | "));
@@ -253,6 +269,9 @@ final class Report {
         cpu.put("servers", measured.cpu().servers());
         cpu.put("generator", measured.cpu().generator());
         run.put("generatorCpuShare", measured.cpu().generatorShare());
+        if (!Double.isNaN(measured.cpu().compiling())) {
+          run.put("jitCompilingSecondsPerSecond", measured.cpu().compiling());
+        }
       }
       if (!measured.hitRatios().isEmpty()) {
         ObjectNode ratios = run.putObject("hitRatios");
@@ -265,6 +284,9 @@ final class Report {
         ObjectNode disk = run.putObject("innoDbPerOperation");
         disk.put("pageReadsFromDisk", measured.hosts().pageReads());
         disk.put("fsyncs", measured.hosts().fsyncs());
+        disk.put("rowLockWaits", measured.hosts().lockWaits());
+        disk.put("rowLockMsWaited", measured.hosts().lockWaitMs());
+        disk.put("deadlocks", measured.hosts().deadlocks());
         run.put("statementsPerOperation", measured.hosts().statements());
         run.put("statementsPreparedPerOperation", measured.hosts().prepares());
       }

@@ -360,21 +360,24 @@ public final class Workload {
         options.runs() > 1 ? ", run " + round : "", count, kind)));
     double seconds = phase.seconds();
     long measured = Math.max(1, recording.all().getTotalCount());
-    Report.Cpu cpu = new Report.Cpu((CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured,
-        (serverCpu(target) - serverCpu) * 1000 / measured, phase.cpuSeconds() * 1000 / measured,
-        phase.cpuSeconds() / (seconds * Runtime.getRuntime().availableProcessors()));
     Optional<JitActivity> jit = jitBefore.flatMap(earlier -> JitActivity.of(compiling(generator, target))
         .map(now -> now.since(earlier)));
+    Report.Cpu cpu = new Report.Cpu((CpuTime.mariaDbProcesses() - databaseCpu) * 1000 / measured,
+        (serverCpu(target) - serverCpu) * 1000 / measured, phase.cpuSeconds() * 1000 / measured,
+        phase.cpuSeconds() / (seconds * Runtime.getRuntime().availableProcessors()),
+        jit.map(j -> j.seconds() / seconds).orElse(Double.NaN));
     Optional<GcActivity> gc = gcBefore.flatMap(earlier -> GcActivity.of(compiling(generator, target))
         .map(now -> now.since(earlier)));
-    Report.HostWork hosts = map == null ? new Report.HostWork(0, 0, 0, 0)
+    Report.HostWork hosts = map == null ? new Report.HostWork(0, 0, 0, 0, 0, 0, 0)
         : HostStatus.counters(map).perOperation(hostsBefore, measured);
     String run = options.runs() > 1 ? ", run " + round : "";
     report.note(String.format(Locale.ROOT, "%s, %d callers%s: CPU per operation: MariaDB %.3f ms, the server's own"
             + " JVM%s %.3f ms, the load generator %.3f ms (%.0f %% of the machine's CPU); per operation: %.2f MariaDB"
-            + " statements (%.3f prepared), %.3f InnoDB pages read from disk, %.3f fsyncs; %s%s%s", name, concurrency, run, cpu.database(),
+            + " statements (%.3f prepared), %.3f InnoDB pages read from disk, %.3f fsyncs, %.4f row lock waits"
+            + " (%.3f ms waited), %.4f deadlocks; %s%s%s", name, concurrency, run, cpu.database(),
         target.redis() == null ? "" : " and Redis", cpu.servers(), cpu.generator(), cpu.generatorShare() * 100,
-        hosts.statements(), hosts.prepares(), hosts.pageReads(), hosts.fsyncs(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
+        hosts.statements(), hosts.prepares(), hosts.pageReads(), hosts.fsyncs(), hosts.lockWaits(), hosts.lockWaitMs(),
+        hosts.deadlocks(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
             "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse(""),
         gc.map(g -> String.format(Locale.ROOT, "; its collector's pauses while measured: %d, %.0f ms in all, %.1f ms"
             + " each on average", g.pauses(), g.seconds() * 1000, g.meanPauseMillis())).orElse("")));

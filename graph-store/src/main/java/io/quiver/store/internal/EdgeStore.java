@@ -50,8 +50,9 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Consistency</h2>
  * An edge write and its change to {@link CountsTable edge_counts} commit in one transaction, so
  * the count always equals the number of active rows. Two concurrent adds of one edge serialize on
- * its row ({@link EdgesTable#lock}), and the second sees the first's result: the count moves
- * once.
+ * its row ({@link EdgesTable#readLocked}; of a new edge, on its primary key: the second's
+ * insert fails and its transaction runs again), and the second sees the first's result: the
+ * count moves once.
  *
  * <p>Removal keeps the row as a tombstone: its write time lets copies of an edge written in
  * different orders converge on the newest operation ({@link EdgeRow}). When the edge type has an

@@ -156,7 +156,7 @@ public final class EdgesTable implements ShardTable {
    * concurrent writer that inserted one first makes the insert fail as ABORTED, so the batch is
    * run again.
    *
-   * <p>Unlike {@link #lock}, no placeholder is written first: a bulk import writes mostly new
+   * <p>As in {@link #readLocked}, no placeholder is written first: a bulk import writes mostly new
    * rows, and a placeholder would write each of them, and its secondary index entries, twice.
    */
   public Future<Map<Key, EdgeRow>> readLockedMany(SqlConnection connection, ShardRoute route, List<Key> keys) {
