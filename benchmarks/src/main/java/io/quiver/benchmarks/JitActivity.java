@@ -1,5 +1,6 @@
 package io.quiver.benchmarks;
 
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,19 @@ import java.util.Optional;
  * @param seconds time spent compiling so far
  */
 public record JitActivity(long compiled, double seconds) {
+  /** A warm-up step's length: the benchmarks warm up in steps of this until the JIT has settled. */
+  public static final Duration STEP = Duration.ofSeconds(5);
+  /** The most methods a JIT may compile in one {@link #STEP} and count as settled. */
+  public static final int SETTLED_METHODS = 20;
+
+  /**
+   * Whether the compiler, over the {@code steps} warm-up steps between {@code earlier} and this
+   * reading, compiled few enough methods to count as settled: fewer than {@value #SETTLED_METHODS}
+   * a step.
+   */
+  public boolean settledSince(JitActivity earlier, int steps) {
+    return compiled - earlier.compiled < (long) SETTLED_METHODS * steps;
+  }
 
   /** What the compiler did between {@code earlier} and this reading. */
   public JitActivity since(JitActivity earlier) {

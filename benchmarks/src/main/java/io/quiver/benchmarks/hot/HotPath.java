@@ -10,6 +10,7 @@ import ch.qos.logback.core.FileAppender;
 import io.quiver.api.server.QuiverServer;
 import io.quiver.benchmarks.ChildJvm;
 import io.quiver.benchmarks.CpuTime;
+import io.quiver.benchmarks.JitActivity;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.vertx.core.DeploymentOptions;
@@ -26,10 +27,12 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -37,14 +40,17 @@ import org.slf4j.LoggerFactory;
  * with its cache over the embedded stack, access log on (asynchronous, to a file, as a deployment
  * would), answers a getNode and a getEdges of 50 edges from memory; a bare Vert.x server, one per
  * event loop like Quiver's, answers the very same bytes. A load generator in its own JVM
- * ({@link LoadGenerator}) drives them interleaved: after one warm-up of each case, short rounds
+ * ({@link LoadGenerator}) drives them interleaved: after one warm-up of each case, and more of
+ * each in turn until the JIT has settled ({@link #settle}), short rounds
  * alternate Quiver and bare Vert.x on the same call (which goes first alternates too), so the
  * machine's drift — this one is shared and moves by a quarter within the hour — falls on both
  * sides of each ratio. The report gives each case's median and spread, the median of the rounds'
  * ratios to bare Vert.x, and the CPU the generator took (it shares the two cores with what it
  * measures).
  *
- * <p>{@code ./bench hot [--rounds N] [--duration SECONDS] [--warmup SECONDS] [--connections N] [--no-access-log]}
+ * <p>{@code ./bench hot [--rounds N] [--duration SECONDS] [--warmup SECONDS] [--warmup-max SECONDS]
+ * [--connections N] [--no-access-log]}: {@code --warmup-max} bounds the warm-up after the first
+ * (default 120 s).
  */
 public final class HotPath {
   private HotPath() {}
@@ -59,6 +65,7 @@ public final class HotPath {
   public static void main(String[] args) throws Exception {
     long duration = 5;
     long warmup = 10;
+    long warmupMax = 120;
     int connections = 16;
     int rounds = 8;
     boolean accessLog = true;
@@ -66,11 +73,13 @@ public final class HotPath {
       switch (args[i]) {
         case "--duration" -> duration = Long.parseLong(args[++i]);
         case "--warmup" -> warmup = Long.parseLong(args[++i]);
+        case "--warmup-max" -> warmupMax = Long.parseLong(args[++i]);
         case "--connections" -> connections = Integer.parseInt(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--no-access-log" -> accessLog = false;
         default -> {
-          System.err.println("usage: ./bench hot [--rounds N] [--duration S] [--warmup S] [--connections N] [--no-access-log]");
+          System.err.println("usage: ./bench hot [--rounds N] [--duration S] [--warmup S] [--warmup-max S] [--connections N]"
+              + " [--no-access-log]");
           System.exit(2);
         }
       }
@@ -112,6 +121,9 @@ public final class HotPath {
         }
       }
       try {
+        System.out.println(settle(generators.values(), warmupMax));
+        Optional<JitActivity> jitBefore = JitActivity.of(ProcessHandle.current());
+        long roundsStarted = System.nanoTime();
         for (int round = 0; round < rounds; round++) {
           for (Pair pair : pairs) {
             List<Case> order = round % 2 == 0 ? List.of(pair.quiver(), pair.bare()) : List.of(pair.bare(), pair.quiver());
@@ -125,6 +137,10 @@ public final class HotPath {
             }
           }
         }
+        double roundsSeconds = (System.nanoTime() - roundsStarted) / 1e9;
+        jitBefore.flatMap(before -> JitActivity.of(ProcessHandle.current()).map(now -> now.since(before)))
+            .ifPresent(jit -> System.out.printf(Locale.ROOT, "JIT while measured: %d methods, %.2f s of compiling per"
+                + " second of the rounds%n", jit.compiled(), jit.seconds() / roundsSeconds));
       } finally {
         for (Generator generator : generators.values()) {
           generator.close();
@@ -138,6 +154,30 @@ public final class HotPath {
       vertx.close().await();
     }
     System.exit(0);
+  }
+
+  /**
+   * Warms every case further, a {@link JitActivity#STEP} each in turn, until this JVM's compiler
+   * (the servers', Quiver's and bare Vert.x's) compiles fewer than {@value JitActivity#SETTLED_METHODS}
+   * methods a step over a cycle of them, or {@code maxSeconds} have gone: a round measured while the JIT still
+   * compiles Quiver's code (more of it than bare Vert.x's) measures the compiler, on its side only.
+   * Answers what it did, for the report.
+   */
+  private static String settle(Collection<Generator> generators, long maxSeconds) throws Exception {
+    Optional<JitActivity> last = JitActivity.of(ProcessHandle.current());
+    long spent = 0;
+    while (last.isPresent() && spent < maxSeconds) {
+      for (Generator generator : generators) {
+        generator.measure(JitActivity.STEP.toSeconds());
+        spent += JitActivity.STEP.toSeconds();
+      }
+      Optional<JitActivity> now = JitActivity.of(ProcessHandle.current());
+      if (now.isEmpty() || now.get().settledSince(last.get(), generators.size())) {
+        return "JIT settled after " + spent + " s more of warm-up";
+      }
+      last = now;
+    }
+    return last.isEmpty() ? "JIT not watched (no jstat)" : "JIT still compiling after " + spent + " s more of warm-up";
   }
 
   private static String createUser(WebClient client, String name) {

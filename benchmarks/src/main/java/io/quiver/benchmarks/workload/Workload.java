@@ -420,13 +420,11 @@ public final class Workload {
     report.note(note.append('.').toString());
   }
 
-  /** A warm-up step's length, and the most methods a step may compile for the JIT to count as settled. */
-  private static final Duration WARMUP_STEP = Duration.ofSeconds(5);
-  private static final int SETTLED_METHODS = 20;
+  private static final Duration WARMUP_STEP = JitActivity.STEP;
 
   /**
    * The warm-up: at least {@code --warmup}, then 5 s steps until the JVM doing the target's work
-   * (its server; the generator for {@code jdbc}) compiles fewer than {@value #SETTLED_METHODS}
+   * (its server; the generator for {@code jdbc}) compiles fewer than {@value JitActivity#SETTLED_METHODS}
    * methods in a step, up to {@code --warmup-max}. Answers what it did, for the report.
    */
   private static String warmUp(Generator generator, Served target, int concurrency, WorkloadOptions options)
@@ -443,8 +441,9 @@ public final class Workload {
       spent = spent.plus(WARMUP_STEP);
       Optional<JitActivity> now = JitActivity.of(jvm);
       long compiled = now.isEmpty() ? 0 : now.get().since(last.get()).compiled();
+      boolean settled = now.isEmpty() || now.get().settledSince(last.get(), 1);
       last = now;
-      if (compiled < SETTLED_METHODS) {
+      if (settled) {
         return String.format(Locale.ROOT, "warmed up %d s, until its JIT compiled %d methods in %d s",
             spent.toSeconds(), compiled, WARMUP_STEP.toSeconds());
       }
