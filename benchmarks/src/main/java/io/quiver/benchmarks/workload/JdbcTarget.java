@@ -166,8 +166,7 @@ final class JdbcTarget implements Target {
   }
 
   private int inTransaction(NodeId routing, Work work) throws SQLException {
-    Connection connection = connection(routing);
-    connection.setAutoCommit(false);
+    Connection connection = transactional(routing);
     try {
       int status = work.run(connection);
       connection.commit();
@@ -175,8 +174,6 @@ final class JdbcTarget implements Target {
     } catch (SQLException | RuntimeException e) {
       connection.rollback();
       throw e;
-    } finally {
-      connection.setAutoCommit(true);
     }
   }
 
@@ -464,17 +461,37 @@ final class JdbcTarget implements Target {
   }
 
 
+  /** This thread's connection to the host of {@code routing}'s shard for reads: autocommit on, each read its own. */
   private Connection connection(NodeId routing) throws SQLException {
+    return connection(routing, true);
+  }
+
+  /**
+   * This thread's connection to the host of {@code routing}'s shard for transactions: autocommit
+   * off for good, so a transaction is its statements and COMMIT — no {@code SET autocommit} before
+   * and after each (toggling it sent both, useLocalSessionState or not: two statements of every
+   * write's five), and no BEGIN. Reads keep a connection of their own, whose autocommit leaves no
+   * transaction open between them.
+   */
+  private Connection transactional(NodeId routing) throws SQLException {
+    return connection(routing, false);
+  }
+
+  private Connection connection(NodeId routing, boolean autoCommit) throws SQLException {
     Host host = map.hosts().get(map.rangeOf(routing.shard()).orElseThrow().host());
     Map<String, Connection> mine = connections.get();
-    Connection connection = mine.get(host.name());
+    String key = autoCommit ? host.name() : host.name() + "/transactions";
+    Connection connection = mine.get(key);
     if (connection == null) {
       connection = DriverManager.getConnection("jdbc:mysql://" + host.primary()
           // useLocalSessionState: no SET autocommit round trip when a transaction starts or ends;
-          // useAffectedRows: an upsert says whether it inserted (1) or updated (2).
-          + "/?useServerPrepStmts=true&cachePrepStmts=true&prepStmtCacheSize=256&useLocalSessionState=true"
-          + "&useAffectedRows=true", "root", "");
-      mine.put(host.name(), connection);
+          // useAffectedRows: an upsert says whether it inserted (1) or updated (2);
+          // prepStmtCacheSqlLimit: statements up to 2 KiB kept prepared (the default, 256
+          // characters, left the edge upsert out, prepared and closed again on every write).
+          + "/?useServerPrepStmts=true&cachePrepStmts=true&prepStmtCacheSize=256&prepStmtCacheSqlLimit=2048"
+          + "&useLocalSessionState=true&useAffectedRows=true", "root", "");
+      connection.setAutoCommit(autoCommit);
+      mine.put(key, connection);
     }
     return connection;
   }
