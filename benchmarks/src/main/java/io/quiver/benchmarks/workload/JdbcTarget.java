@@ -469,8 +469,8 @@ final class JdbcTarget implements Target {
   /**
    * This thread's connection to the host of {@code routing}'s shard for transactions: autocommit
    * off for good, so a transaction is its statements and COMMIT — no {@code SET autocommit} before
-   * and after each (toggling it sent both, useLocalSessionState or not: two statements of every
-   * write's five), and no BEGIN. Reads keep a connection of their own, whose autocommit leaves no
+   * and after each (toggling it sent both, useLocalSessionState or not: two statements of each copy's
+   * five), and no BEGIN. Reads keep a connection of their own, whose autocommit leaves no
    * transaction open between them.
    */
   private Connection transactional(NodeId routing) throws SQLException {
