@@ -484,7 +484,8 @@ final class JdbcTarget implements Target {
     Connection connection = mine.get(key);
     if (connection == null) {
       connection = DriverManager.getConnection("jdbc:mysql://" + host.primary()
-          // useLocalSessionState: no SET autocommit round trip when a transaction starts or ends;
+          // useLocalSessionState: the driver trusts its own record of the session's autocommit and
+          // isolation instead of asking the server;
           // useAffectedRows: an upsert says whether it inserted (1) or updated (2);
           // prepStmtCacheSqlLimit: statements up to 2 KiB kept prepared (the default, 256
           // characters, left the edge upsert out, prepared and closed again on every write).

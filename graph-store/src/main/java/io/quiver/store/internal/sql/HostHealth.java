@@ -185,7 +185,7 @@ public final class HostHealth {
     private Pool pool;
     /** When the probe in flight was sent; -1 when none is. */
     private long sentAt = -1;
-    /** Counts the pools given up: an answer from an earlier pool's probe is ignored. */
+    /** Counts the pools given up: an answer to a query on an earlier pool (a probe, a check) is ignored. */
     private int generation;
     /** Whether a probe was ever answered: until then a probe also opens its connection. */
     private boolean answeredOnce;
@@ -263,13 +263,19 @@ public final class HostHealth {
       generation++;
       Pool stuck = pool;
       pool = openPool();
+      // A check in flight on the old pool is ignored when it ends (its generation is gone): the next tick starts one.
       binlogChecking = false;
       stuck.close();
     }
 
+    /** Whether an answer to a query sent on generation {@code sent}'s pool still counts. */
+    private boolean current(int sent) {
+      return !closed && sent == generation;
+    }
+
     private void answered(int sent, Throwable failure) {
       synchronized (HostHealth.this) {
-        if (closed || sent != generation) {
+        if (!current(sent)) {
           return;
         }
         sentAt = -1;
@@ -292,13 +298,17 @@ public final class HostHealth {
       binlogChecking = true;
       boolean replicated = map != null && map.hosts().containsKey(host.name())
           && !map.hosts().get(host.name()).replicas().isEmpty();
-      checkReplicas(replicated);
+      int sent = generation;
+      checkReplicas(replicated, sent);
       pool.query("SELECT @@log_bin").execute()
           .compose(configured -> configured.iterator().next().getInteger(0) == 1
               ? pool.query("SHOW MASTER STATUS").execute().map(status -> status.size() == 0)
               : io.vertx.core.Future.succeededFuture(false))
           .onComplete(checked -> {
             synchronized (HostHealth.this) {
+              if (!current(sent)) {
+                return;
+              }
               binlogChecking = false;
               if (checked.failed()) {
                 return;
@@ -320,7 +330,7 @@ public final class HostHealth {
      * acknowledging alone, or when a restart left it unconfigured) and how many replicas confirm
      * ({@code Rpl_semi_sync_master_clients}).
      */
-    private void checkReplicas(boolean replicated) {
+    private void checkReplicas(boolean replicated, int sent) {
       if (!replicated) {
         unconfirmed = null;
         return;
@@ -329,7 +339,7 @@ public final class HostHealth {
               + " 'Rpl_semi_sync_master_clients')").execute()
           .onComplete(checked -> {
             synchronized (HostHealth.this) {
-              if (checked.failed()) {
+              if (!current(sent) || checked.failed()) {
                 return;
               }
               String status = "OFF";
