@@ -125,6 +125,47 @@ class ChangeLogTest {
     assertThat(added.path("state").asText()).isEqualTo("active");
   }
 
+  /**
+   * The version is written by MariaDB (the count row's, read as LAST_INSERT_ID() by the log's
+   * INSERT sent behind the write): an event holding another statement's id — the outbox entry's,
+   * the log row's own — or another write's version would fail here.
+   */
+  @Test
+  void eachEdgeEvent_carriesTheVersionItsWriteGaveTheList_onBothCopies_withTheRestOfItsEventIntact()
+      throws Exception {
+    ChangeCursor before = log.end(Set.of()).await();
+    Node a = store.createNode("user", json("{\"name\": \"a\"}"), null).await();
+    Node b = store.createNode("user", json("{\"name\": \"b\"}"), null).await();
+    store.addEdge(a.id(), "follows", b.id(), 3L, json("{\"note\": \"x\"}"), EdgeState.ACTIVE, InverseWait.APPLIED)
+        .await();
+    store.addEdge(a.id(), "follows", b.id(), 4L, null, EdgeState.ACTIVE, InverseWait.APPLIED).await();
+    store.archiveEdge(a.id(), "follows", b.id(), InverseWait.APPLIED).await();
+    store.restoreEdge(a.id(), "follows", b.id(), InverseWait.APPLIED).await();
+    store.removeEdge(a.id(), "follows", b.id(), InverseWait.APPLIED).await();
+    String aId = a.id().toString();
+    String bId = b.id().toString();
+
+    Await.until("both copies' five changes logged", Duration.ofSeconds(10),
+        () -> about(readToEnd(before, Set.of(), ChangeLog.MAX_LIMIT).events(), Set.of(aId, bId)).stream()
+            .filter(event -> event.path("kind").asText().equals("edge")).count() >= 10);
+    List<JsonNode> edges = about(readToEnd(before, Set.of(), ChangeLog.MAX_LIMIT).events(), Set.of(aId, bId))
+        .stream().filter(event -> event.path("kind").asText().equals("edge")).toList();
+
+    for (String copy : List.of("forward", "inverse")) {
+      List<JsonNode> ofCopy = edges.stream().filter(event -> event.path("copy").asText().equals(copy)).toList();
+      assertThat(ofCopy.stream().map(event -> event.path("change").asText() + "@" + event.path("listVersion").asLong()))
+          .as(copy + " copy: each change at the list version it made")
+          .containsExactly("added@1", "updated@2", "archived@3", "restored@4", "removed@5");
+    }
+    assertThat(store.getEdgeListHead(a.id(), "follows", 1).await().version()).as("the list's own version").isEqualTo(5);
+    JsonNode updated = edges.stream().filter(event -> event.path("change").asText().equals("updated")
+        && event.path("copy").asText().equals("forward")).findFirst().orElseThrow();
+    assertThat(updated.path("sequence").asLong()).isEqualTo(4);
+    assertThat(updated.path("state").asText()).isEqualTo("active");
+    assertThat(updated.path("data").path("note").asText()).as("the data kept by an add without data").isEqualTo("x");
+    assertThat(updated.path("type").asText()).isEqualTo("follows");
+  }
+
   @Test
   void aConsumerResumingFromEachEventsCursor_seesEveryChangeOnce_andATypeFilterOnlyItsTypes() throws Exception {
     ChangeCursor before = log.end(Set.of()).await();

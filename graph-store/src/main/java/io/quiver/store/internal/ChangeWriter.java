@@ -36,6 +36,12 @@ public final class ChangeWriter {
     INVERSE
   }
 
+  /** The {@code listVersion} an event built before its write's answer holds, where MariaDB writes the real one. */
+  private static final long VERSION_HOLE = Long.MIN_VALUE;
+  private static final String VERSION_KEY = "\"listVersion\":";
+  /** The hole as compact JSON writes it: the first such text in an event, as every field before it is a name or an id. */
+  private static final String VERSION_FIELD = VERSION_KEY + VERSION_HOLE;
+
   private final boolean enabled;
   private final SchemaSource schemas;
   private final Clock clock;
@@ -76,8 +82,14 @@ public final class ChangeWriter {
    * written where there was no edge (nothing a consumer could have seen changed).
    */
   public ChangesTable.Entry edge(GraphChange.EdgeChanged changed, EdgeRow before, EdgeRow after, Copy copy) {
+    ObjectNode event = changed == null ? null : edgeEvent(changed, before, after, copy);
+    return event == null ? null : new ChangesTable.Entry(changed.edgeType(), event.toString());
+  }
+
+  /** {@link #edge}'s event, or null when there is none to log. */
+  private ObjectNode edgeEvent(GraphChange.EdgeChanged changed, EdgeRow before, EdgeRow after, Copy copy) {
     boolean was = before != null && before.live();
-    if (!enabled || changed == null || !was && !after.live()) {
+    if (!enabled || !was && !after.live()) {
       return null;
     }
     String change = !after.live() ? "removed"
@@ -94,7 +106,33 @@ public final class ChangeWriter {
       event.put("sequence", edge.sequence()).put("state", edge.state() == EdgeState.ARCHIVED ? "archived" : "active")
           .set("data", edge.data());
     }
-    return new ChangesTable.Entry(changed.edgeType(), event.toString());
+    return event;
+  }
+
+  /**
+   * Writes an edge copy ({@link EdgesTable#write}) and logs the change, sent together: the log's
+   * INSERT goes out right behind the write's statements instead of a round trip after their answer
+   * (issue 37). It can, because the event's only part the write decides — the list's new version
+   * — is left to MariaDB: the write's last statement leaves it as the connection's
+   * {@code LAST_INSERT_ID()}, which the INSERT reads ({@link ChangesTable#appendAtListVersion}).
+   * Answers the write's change, as {@link EdgesTable#write} does.
+   */
+  public Future<GraphChange.EdgeChanged> writeEdge(SqlConnection connection, EdgesTable table, ShardRoute route,
+      NodeId from, NodeId to, EdgeRow before, EdgeRow after, Copy copy) {
+    Future<GraphChange.EdgeChanged> written = table.write(connection, route, from, to, before, after);
+    GraphChange.EdgeChanged unversioned = new GraphChange.EdgeChanged(from, table.type().name(), to,
+        after.live() ? table.edge(from, to, after) : null, VERSION_HOLE, 0);
+    ObjectNode event = edgeEvent(unversioned, before, after, copy);
+    if (event == null) {
+      return written;
+    }
+    String text = event.toString();
+    int hole = text.indexOf(VERSION_FIELD);
+    Future<Void> logged = ChangesTable.INSTANCE.appendAtListVersion(connection, route,
+        new ChangesTable.VersionedEntry(table.type().name(), text.substring(0, hole + VERSION_KEY.length()),
+            text.substring(hole + VERSION_FIELD.length())),
+        SqlValues.nowMicros(clock));
+    return Future.all(written, logged).map(both -> written.result());
   }
 
   /** The entries of a batch's rewrites, {@code changed} answering them in order ({@link EdgesTable#writeMany}). */

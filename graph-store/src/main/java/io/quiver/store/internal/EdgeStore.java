@@ -256,9 +256,8 @@ final class EdgeStore {
    */
   private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored, EdgeRow written) {
-    Future<GraphChange.EdgeChanged> forward = target.table().write(connection, target.route(), from, to, stored, written)
-        .compose(changed -> log.log(connection, target.route(),
-            log.edge(changed, stored, written, ChangeWriter.Copy.FORWARD)).map(changed));
+    Future<GraphChange.EdgeChanged> forward = log.writeEdge(connection, target.table(), target.route(), from, to,
+        stored, written, ChangeWriter.Copy.FORWARD);
     InverseOp inverse = target.inverseOf(from, to, written);
     if (inverse == null) {
       return forward.map(changed -> new Recorded(changed, null));

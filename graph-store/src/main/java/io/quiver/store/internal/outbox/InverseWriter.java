@@ -210,10 +210,9 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
       boolean nodeGone = !exists.result();
       EdgeRow wanted = nodeGone ? goneTombstone(op) : op.row();
       return wanted.outranks(EdgeRow.orAbsent(stored.result()))
-          ? target.table().write(connection, target.route(), op.from(), op.to(), stored.result(), wanted)
-              .compose(changed -> log.log(connection, target.route(),
-                      log.edge(changed, stored.result(), wanted, ChangeWriter.Copy.INVERSE))
-                  .map(new Applied(changed, nodeGone)))
+          ? log.writeEdge(connection, target.table(), target.route(), op.from(), op.to(), stored.result(), wanted,
+                  ChangeWriter.Copy.INVERSE)
+              .map(changed -> new Applied(changed, nodeGone))
           : Future.succeededFuture(new Applied(null, nodeGone));
     });
   }
@@ -240,9 +239,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     if (held.outranks(op.row()) || !removed.outranks(held)) {
       return Future.succeededFuture(null);
     }
-    return forward.write(connection, route, op.to(), op.from(), stored, removed)
-        .compose(changed -> log.log(connection, route, log.edge(changed, stored, removed, ChangeWriter.Copy.FORWARD))
-            .map(changed));
+    return log.writeEdge(connection, forward, route, op.to(), op.from(), stored, removed, ChangeWriter.Copy.FORWARD);
   }
 
   private Future<Void> announce(GraphChange.EdgeChanged changed) {

@@ -92,6 +92,12 @@ public final class ChangesTable implements ShardTable {
   /** One change to append: the type it concerns (node or edge type, for filtering) and its event as JSON text. */
   public record Entry(String typeName, String event) {}
 
+  /**
+   * One change to append whose event holds its list's version where MariaDB writes it: the event is
+   * {@code eventHead}, the version, then {@code eventTail} ({@link #appendAtListVersion}).
+   */
+  public record VersionedEntry(String typeName, String eventHead, String eventTail) {}
+
   /** A sequenced row: its position, the type it concerns, its event as JSON text, and when it was written. */
   public record Logged(long position, String typeName, String event, long writtenUs) {}
 
@@ -121,6 +127,20 @@ public final class ChangesTable implements ShardTable {
       from += size;
     }
     return Future.all(sent).mapEmpty();
+  }
+
+  /**
+   * Appends {@code entry} with the version that the statement sent just before it on this
+   * connection gave its edge list: {@link CountsTable#adjust} leaves it as the connection's
+   * {@code LAST_INSERT_ID()}, and within a statement that function answers what the statements
+   * before it left (this INSERT's own AUTO_INCREMENT id counts only from the next). So the entry
+   * needs no answer of the write before it is sent, and costs the write no round trip.
+   */
+  public Future<Void> appendAtListVersion(SqlConnection connection, ShardRoute route, VersionedEntry entry,
+      long writtenUs) {
+    return connection.preparedQuery("INSERT INTO " + on(route.shard()) + " (type_name, event, written_us)"
+            + " VALUES (?, CONCAT(?, LAST_INSERT_ID(), ?), ?)")
+        .execute(Tuple.of(entry.typeName(), entry.eventHead(), entry.eventTail(), writtenUs)).mapEmpty();
   }
 
   /** Which of {@code routes}' shards hold rows without a position, in one statement however many shards. */

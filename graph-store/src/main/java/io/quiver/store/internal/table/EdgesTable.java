@@ -119,6 +119,10 @@ public final class EdgesTable implements ShardTable {
    * is inserted), and records the change on its list's count row ({@link CountsTable}): the count
    * moves if the edge became active or inactive, the list's version always. Answers the change as
    * the change feed announces it, once the transaction commits.
+   *
+   * <p>The count row's upsert is the last statement it sends, so the next statement sent on the
+   * connection reads the list's new version as {@code LAST_INSERT_ID()} ({@link
+   * ChangesTable#appendAtListVersion}).
    */
   public Future<GraphChange.EdgeChanged> write(SqlConnection connection, ShardRoute route, NodeId from, NodeId to,
       EdgeRow before, EdgeRow after) {
