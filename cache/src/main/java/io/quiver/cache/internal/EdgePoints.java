@@ -35,7 +35,8 @@ import java.util.Optional;
  * points ({@link #of}): the edge just written is read next more often than not.
  *
  * <p>Immutable. The map is copied once per change (a change copies it, nothing copies it
- * again) and the weight is kept, not recounted.
+ * again) and its weight moves by what the change replaced, not recounted (a hot list's points
+ * hold hundreds of targets, and every write to it makes new ones).
  */
 public final class EdgePoints {
   /**
@@ -44,6 +45,7 @@ public final class EdgePoints {
    * targets keeps the newest.
    */
   public static final int MAX_TARGETS = 512;
+  private static final int EMPTY_WEIGHT = 64;
 
   /** Per target known: its edge, or null for none; whole points hold no nulls. */
   private final Map<NodeId, Edge> edges;
@@ -53,39 +55,47 @@ public final class EdgePoints {
 
   /** Points asked about at {@code version}: per target, its edge, or null for none. */
   public EdgePoints(Map<NodeId, Edge> edges, long version) {
-    this(new LinkedHashMap<>(edges), version, false);
+    this(new LinkedHashMap<>(edges), version, false, weightOf(edges.values()));
   }
 
   /** Every live edge of a list at {@code version}: a target not among them has none. */
   public static EdgePoints whole(Map<NodeId, Edge> edges, long version) {
-    return new EdgePoints(new LinkedHashMap<>(edges), version, true);
+    return counted(new LinkedHashMap<>(edges), version, true);
   }
 
-  /** Takes {@code edges}, which nobody else holds; trims it to the bound. */
-  private EdgePoints(LinkedHashMap<NodeId, Edge> edges, long version, boolean whole) {
+  /** Points of {@code edges}, which nobody else holds, weighed (whole ones without nulls: none is known absent). */
+  private static EdgePoints counted(LinkedHashMap<NodeId, Edge> edges, long version, boolean whole) {
     if (whole) {
       edges.values().removeIf(Objects::isNull);
     }
-    boolean trimmed = newestKept(edges);
+    return new EdgePoints(edges, version, whole, weightOf(edges.values()));
+  }
+
+  /**
+   * Takes {@code edges}, which nobody else holds, of {@code weight}; drops the oldest targets past
+   * {@link #MAX_TARGETS} (a hot list keeps its newest answers), and whole points that lose one
+   * are whole no longer.
+   */
+  private EdgePoints(LinkedHashMap<NodeId, Edge> edges, long version, boolean whole, int weight) {
+    Iterator<Edge> oldest = edges.values().iterator();
+    boolean trimmed = false;
+    while (edges.size() > MAX_TARGETS) {
+      weight -= weightOf(oldest.next());
+      oldest.remove();
+      trimmed = true;
+    }
     this.edges = Collections.unmodifiableMap(edges);
     this.version = version;
     this.whole = whole && !trimmed;
-    int weight = 64;
-    for (Edge edge : edges.values()) {
-      weight += weightOf(edge);
-    }
     this.weight = weight;
   }
 
-  /** Drops the oldest targets past {@link #MAX_TARGETS}: a hot list keeps its newest answers. */
-  private static boolean newestKept(LinkedHashMap<NodeId, Edge> edges) {
-    int over = edges.size() - MAX_TARGETS;
-    Iterator<NodeId> oldest = edges.keySet().iterator();
-    for (int i = 0; i < over; i++) {
-      oldest.next();
-      oldest.remove();
+  private static int weightOf(Iterable<Edge> edges) {
+    int weight = EMPTY_WEIGHT;
+    for (Edge edge : edges) {
+      weight += weightOf(edge);
     }
-    return over > 0;
+    return weight;
   }
 
   private static int weightOf(Edge edge) {
@@ -96,7 +106,7 @@ public final class EdgePoints {
   public static EdgePoints of(GraphChange.EdgeChanged change) {
     LinkedHashMap<NodeId, Edge> edges = new LinkedHashMap<>();
     edges.put(change.to(), change.edge());
-    return new EdgePoints(edges, change.listVersion(), false);
+    return new EdgePoints(edges, change.listVersion(), false, EMPTY_WEIGHT + weightOf(change.edge()));
   }
 
   /** Per target known, its edge or null for none (whole points: every live edge, no nulls). */
@@ -128,7 +138,7 @@ public final class EdgePoints {
     LinkedHashMap<NodeId, Edge> merged = new LinkedHashMap<>(edges);
     read.edges.keySet().forEach(merged::remove);
     merged.putAll(read.edges);
-    return new EdgePoints(merged, version, whole || read.whole);
+    return counted(merged, version, whole || read.whole);
   }
 
   /** Whether the edge to {@code to} is known: present, or known absent. */
@@ -149,12 +159,17 @@ public final class EdgePoints {
     if (change.listVersion() != version + 1) {
       return Optional.empty();
     }
+    // One copy, weighed by what changed (whole points hold no nulls, and none is put into them).
     LinkedHashMap<NodeId, Edge> next = new LinkedHashMap<>(edges);
-    next.remove(change.to());
+    int weight = this.weight;
+    if (edges.containsKey(change.to())) {
+      weight -= weightOf(next.remove(change.to()));
+    }
     if (change.edge() != null || !whole) {
       next.put(change.to(), change.edge());
+      weight += weightOf(change.edge());
     }
-    return Optional.of(new EdgePoints(next, change.listVersion(), whole));
+    return Optional.of(new EdgePoints(next, change.listVersion(), whole, weight));
   }
 
   /** An estimate of the bytes held, as {@link EdgeWindow#weight()} counts them. */

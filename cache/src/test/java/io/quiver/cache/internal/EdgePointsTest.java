@@ -150,4 +150,33 @@ class EdgePointsTest {
     assertThat(grown.knows(to(0))).as("the oldest went, and is not known absent").isFalse();
     assertThat(grown.knows(to(EdgePoints.MAX_TARGETS))).isTrue();
   }
+
+  /** An edge whose data has {@code fields} fields: its weight grows with them. */
+  private static Edge heavy(long to, int fields) {
+    com.fasterxml.jackson.databind.node.ObjectNode data = JsonNodeFactory.instance.objectNode();
+    for (int i = 0; i < fields; i++) {
+      data.put("f" + i, i);
+    }
+    return new Edge(FROM, "follows", to(to), to, data, Instant.EPOCH, EdgeState.ACTIVE);
+  }
+
+  @Test
+  void theWeightAfterChanges_isTheWeightOfTheSamePointsWeighedAfresh_wholeOrNot_trimmedOrNot() {
+    Map<NodeId, Edge> many = new java.util.LinkedHashMap<>();
+    for (long i = 0; i < EdgePoints.MAX_TARGETS; i++) {
+      many.put(to(i), heavy(i, (int) (i % 4)));
+    }
+    many.put(to(EdgePoints.MAX_TARGETS + 5), null);
+    for (EdgePoints points : List.of(new EdgePoints(many, 1), EdgePoints.whole(many, 1))) {
+      EdgePoints after = points.after(changed(3, heavy(3, 9), 2)).orElseThrow()
+          .after(changed(5, null, 3)).orElseThrow()
+          .after(changed(EdgePoints.MAX_TARGETS + 1, heavy(EdgePoints.MAX_TARGETS + 1, 2), 4)).orElseThrow()
+          .after(changed(EdgePoints.MAX_TARGETS + 2, null, 5)).orElseThrow();
+
+      EdgePoints afresh = after.whole() ? EdgePoints.whole(after.edges(), 5) : new EdgePoints(after.edges(), 5);
+      assertThat(after.weight()).as(points.whole() ? "whole" : "some targets").isEqualTo(afresh.weight())
+          .isNotEqualTo(points.weight());
+      assertThat(after.edges().size()).isLessThanOrEqualTo(EdgePoints.MAX_TARGETS);
+    }
+  }
 }
