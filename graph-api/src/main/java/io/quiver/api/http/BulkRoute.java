@@ -220,8 +220,11 @@ public final class BulkRoute {
               ? tooLarge(lineNumber + 1)
               : GraphException.invalid("the body could not be read as NDJSON: " + failure.getMessage())));
       last.set("report", report(total, true));
-      // The rest of the body is not read: the connection closes after the answer.
-      ctx.response().putHeader("Connection", "close");
+      // The rest of the body is not read: the connection closes after the answer (and says so,
+      // unless progress lines have already sent the answer's head).
+      if (!ctx.response().headWritten()) {
+        ctx.response().putHeader("Connection", "close");
+      }
       run.close().onComplete(released ->
           ctx.response().end(ndjson(last)).onComplete(sent -> ctx.request().connection().close()));
     }
