@@ -2,6 +2,7 @@ package io.quiver.store.internal;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeState;
@@ -128,6 +129,11 @@ public final class ChangeWriter {
     }
     String text = event.toString();
     int hole = text.indexOf(VERSION_FIELD);
+    if (hole < 0) {
+      // Never silently: a log row with the hole's text in it would be read as a version.
+      return written.transform(sent -> Future.failedFuture(GraphException.of(GraphException.Code.INTERNAL,
+          "no list version hole in the change-log event " + text)));
+    }
     Future<Void> logged = ChangesTable.INSTANCE.appendAtListVersion(connection, route,
         new ChangesTable.VersionedEntry(table.type().name(), text.substring(0, hole + VERSION_KEY.length()),
             text.substring(hole + VERSION_FIELD.length())),
