@@ -16,14 +16,22 @@ public record JitActivity(long compiled, double seconds) {
   public static final Duration STEP = Duration.ofSeconds(5);
   /** The most methods a JIT may compile in one {@link #STEP} and count as settled. */
   public static final int SETTLED_METHODS = 20;
+  /**
+   * The most time a JIT may spend compiling in one {@link #STEP} and count as settled: 5 % of one
+   * core. A count alone let a server through that compiled 13 methods in its last step and then
+   * spent 5 of the 20 measured seconds compiling (C2 takes seconds over one large method, such as
+   * a table's multi-row write, on this busy 2-core machine), CPU the server's figures then carried.
+   */
+  public static final double SETTLED_SECONDS = 0.25;
 
   /**
    * Whether the compiler, over the {@code steps} warm-up steps between {@code earlier} and this
-   * reading, compiled few enough methods to count as settled: fewer than {@value #SETTLED_METHODS}
-   * a step.
+   * reading, did little enough to count as settled: fewer than {@value #SETTLED_METHODS} methods
+   * and less than {@value #SETTLED_SECONDS} s of compiling a step.
    */
   public boolean settledSince(JitActivity earlier, int steps) {
-    return compiled - earlier.compiled < (long) SETTLED_METHODS * steps;
+    JitActivity step = since(earlier);
+    return step.compiled < (long) SETTLED_METHODS * steps && step.seconds < SETTLED_SECONDS * steps;
   }
 
   /** What the compiler did between {@code earlier} and this reading. */

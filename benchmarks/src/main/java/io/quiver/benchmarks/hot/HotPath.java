@@ -159,7 +159,7 @@ public final class HotPath {
   /**
    * Warms every case further, a {@link JitActivity#STEP} each in turn, until this JVM's compiler
    * (the servers', Quiver's and bare Vert.x's) compiles fewer than {@value JitActivity#SETTLED_METHODS}
-   * methods a step over a cycle of them, or {@code maxSeconds} have gone: a round measured while the JIT still
+   * methods in less than {@value JitActivity#SETTLED_SECONDS} s a step over a cycle of them, or {@code maxSeconds} have gone: a round measured while the JIT still
    * compiles Quiver's code (more of it than bare Vert.x's) measures the compiler, on its side only.
    * Answers what it did, for the report.
    */

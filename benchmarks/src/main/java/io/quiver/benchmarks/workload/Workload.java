@@ -425,7 +425,7 @@ public final class Workload {
   /**
    * The warm-up: at least {@code --warmup}, then 5 s steps until the JVM doing the target's work
    * (its server; the generator for {@code jdbc}) compiles fewer than {@value JitActivity#SETTLED_METHODS}
-   * methods in a step, up to {@code --warmup-max}. Answers what it did, for the report.
+   * methods in less than {@value JitActivity#SETTLED_SECONDS} s in a step, up to {@code --warmup-max}. Answers what it did, for the report.
    */
   private static String warmUp(Generator generator, Served target, int concurrency, WorkloadOptions options)
       throws Exception {
@@ -440,12 +440,12 @@ public final class Workload {
       generator.phase(name, concurrency, options.rate(), WARMUP_STEP, false);
       spent = spent.plus(WARMUP_STEP);
       Optional<JitActivity> now = JitActivity.of(jvm);
-      long compiled = now.isEmpty() ? 0 : now.get().since(last.get()).compiled();
+      JitActivity step = now.isEmpty() ? new JitActivity(0, 0) : now.get().since(last.get());
       boolean settled = now.isEmpty() || now.get().settledSince(last.get(), 1);
       last = now;
       if (settled) {
-        return String.format(Locale.ROOT, "warmed up %d s, until its JIT compiled %d methods in %d s",
-            spent.toSeconds(), compiled, WARMUP_STEP.toSeconds());
+        return String.format(Locale.ROOT, "warmed up %d s, until its JIT compiled %d methods in %.2f s of %d s",
+            spent.toSeconds(), step.compiled(), step.seconds(), WARMUP_STEP.toSeconds());
       }
     }
     return last.isEmpty() ? "warmed up " + spent.toSeconds() + " s (no jstat: the JIT not watched)"

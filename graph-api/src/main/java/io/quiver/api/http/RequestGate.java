@@ -97,6 +97,19 @@ public final class RequestGate implements Handler<HttpServerRequest> {
   }
 
   /**
+   * The ASCII characters a segment's check passes over: all but controls, {@code %} and the
+   * backslash. A lookup per character, where the three tests it stands for were 4 % of a cached
+   * read's CPU in a profile of {@code ./bench hot}.
+   */
+  private static final boolean[] PLAIN = new boolean[0x80];
+
+  static {
+    for (char c = 0x20; c < 0x7f; c++) {
+      PLAIN[c] = c != '%' && c != '\\';
+    }
+  }
+
+  /**
    * What is wrong with the segment {@code path[start, end)}, or null. Most segments are plain
    * ASCII without an escape, checked char by char in place; any other is decoded first.
    */
@@ -104,6 +117,9 @@ public final class RequestGate implements Handler<HttpServerRequest> {
     boolean backslash = false;
     for (int i = start; i < end; i++) {
       char c = path.charAt(i);
+      if (c < PLAIN.length && PLAIN[c]) {
+        continue;
+      }
       if (c == '%' || c >= 0x80) {
         return decodedSegmentProblem(path.substring(start, end));
       }

@@ -32,13 +32,20 @@ public final class RequestObserver implements Handler<RoutingContext> {
    */
   private final Map<String, Timer[]> timers = new HashMap<>();
   private final AccessLog log = new AccessLog(access::info);
-  private final Clock clock;
+  /** Each line's time, from the {@code nanoTime} its request ended at. */
+  private final AnchoredClock clock;
 
-  /** Flushes its access log on {@code vertx}'s timer, from the calling verticle's context. */
+  /**
+   * Flushes its access log on {@code vertx}'s timer, from the calling verticle's context, and
+   * takes {@code clock}'s time again on the same timer.
+   */
   public RequestObserver(Vertx vertx, MeterRegistry registry, Clock clock) {
     this.registry = registry;
-    this.clock = clock;
-    vertx.setPeriodic(AccessLog.FLUSH_EVERY.toMillis(), timer -> log.flush());
+    this.clock = new AnchoredClock(clock, System.nanoTime());
+    vertx.setPeriodic(AccessLog.FLUSH_EVERY.toMillis(), timer -> {
+      log.flush();
+      this.clock.anchor(System.nanoTime());
+    });
   }
 
   /** Names the operation a route serves, for the metrics and the access log. */
@@ -57,7 +64,7 @@ public final class RequestObserver implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     long started = System.nanoTime();
-    ctx.addEndHandler(ended -> observe(ctx, System.nanoTime() - started));
+    ctx.addEndHandler(ended -> observe(ctx, started, System.nanoTime()));
     ctx.next();
   }
 
@@ -66,12 +73,13 @@ public final class RequestObserver implements Handler<RoutingContext> {
     log.flush();
   }
 
-  private void observe(RoutingContext ctx, long nanos) {
+  private void observe(RoutingContext ctx, long started, long ended) {
+    long nanos = ended - started;
     String operation = ctx.get(OPERATION, "unmatched");
     int status = ctx.response().getStatusCode();
     timer(operation, status).record(nanos, TimeUnit.NANOSECONDS);
     if (access.isInfoEnabled()) {
-      log.append(clock.instant(), ctx.request().method().name(), ctx.request().path(), operation, status, nanos,
+      log.append(clock.at(ended), ctx.request().method().name(), ctx.request().path(), operation, status, nanos,
           ctx.response().bytesWritten(), String.valueOf(ctx.request().connection().remoteAddress()));
     }
   }

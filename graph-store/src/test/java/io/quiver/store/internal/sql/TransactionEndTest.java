@@ -4,19 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.core.GraphException;
 import io.quiver.core.testing.Await;
-import io.quiver.store.PoolSettings;
-import io.quiver.store.shard.Host;
-import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
-import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,43 +24,26 @@ import org.junit.jupiter.api.Test;
  */
 class TransactionEndTest {
   private static final String TABLE = "quiver_transaction_end.t";
-  private static Vertx vertx;
-  private static Pool pool;
+  private static OneHost host;
   private static ShardClient client;
   private static ShardRoute route;
-  private static String address;
 
   @BeforeAll
   static void start() throws Exception {
-    TestBackend backend = TestBackend.get();
-    address = backend.hosts().addresses().get(1);
-    try (Connection admin = admin(); Statement sql = admin.createStatement()) {
-      sql.execute("CREATE DATABASE IF NOT EXISTS quiver_transaction_end");
-      sql.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id INT PRIMARY KEY) ENGINE=InnoDB");
-    }
-    PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
-        Duration.ofMillis(500), Duration.ofSeconds(2), 16, 16, Duration.ofSeconds(10),
-        PoolSettings.DEFAULT_DOWN_AFTER);
-    vertx = Vertx.vertx();
-    pool = HostPools.pool(vertx, new Host("h2", address, List.of()), settings, new PoolOptions().setMaxSize(1), null);
-    client = new ShardClient(vertx, settings, new MapWrites(backend::shardMap, version -> {}));
-    route = new ShardRoute(4, "h2", pool, false);
+    host = new OneHost("quiver_transaction_end", 1,
+        "CREATE TABLE IF NOT EXISTS " + TABLE + " (id INT PRIMARY KEY) ENGINE=InnoDB");
+    client = host.client;
+    route = host.route;
   }
 
   @AfterAll
   static void stop() throws Exception {
-    pool.close().await();
-    vertx.close().await();
-    try (Connection admin = admin(); Statement sql = admin.createStatement()) {
-      sql.execute("DROP DATABASE quiver_transaction_end");
-    }
+    host.close();
   }
 
   @BeforeEach
   void empty() throws Exception {
-    try (Connection admin = admin(); Statement sql = admin.createStatement()) {
-      sql.execute("DELETE FROM " + TABLE);
-    }
+    host.execute("DELETE FROM " + TABLE);
   }
 
   @Test
@@ -95,7 +71,7 @@ class TransactionEndTest {
 
   @Test
   void aCommitThatFails_isAnswered503_sayingTheWriteMayOrMayNotHaveBeenApplied() throws Exception {
-    try (Connection locker = admin(); Statement lock = locker.createStatement(); Connection admin = admin();
+    try (Connection locker = host.admin(); Statement lock = locker.createStatement(); Connection admin = host.admin();
         Statement sql = admin.createStatement()) {
       // A global read lock holds every COMMIT that wrote ("Waiting for backup lock"), as a full disk does.
       AtomicReference<Long> session = new AtomicReference<>();
@@ -134,14 +110,6 @@ class TransactionEndTest {
   }
 
   private static long rows() throws Exception {
-    try (Connection admin = admin(); Statement sql = admin.createStatement();
-        ResultSet rows = sql.executeQuery("SELECT COUNT(*) FROM " + TABLE)) {
-      rows.next();
-      return rows.getLong(1);
-    }
-  }
-
-  private static Connection admin() throws Exception {
-    return TestBackend.get().connect(address);
+    return Long.parseLong(host.column("SELECT COUNT(*) FROM " + TABLE).get(0));
   }
 }
