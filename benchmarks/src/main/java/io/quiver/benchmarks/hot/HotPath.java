@@ -11,6 +11,7 @@ import io.quiver.api.server.QuiverServer;
 import io.quiver.benchmarks.ChildJvm;
 import io.quiver.benchmarks.CpuTime;
 import io.quiver.benchmarks.JitActivity;
+import io.quiver.benchmarks.JitWatch;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.vertx.core.DeploymentOptions;
@@ -159,25 +160,29 @@ public final class HotPath {
   /**
    * Warms every case further, a {@link JitActivity#STEP} each in turn, until this JVM's compiler
    * (the servers', Quiver's and bare Vert.x's) compiles fewer than {@value JitActivity#SETTLED_METHODS}
-   * methods in less than {@value JitActivity#SETTLED_SECONDS} s a step over a cycle of them, or {@code maxSeconds} have gone: a round measured while the JIT still
+   * methods in less than {@value JitActivity#SETTLED_SECONDS} s a step over each of {@value JitWatch#QUIET_STEPS}
+   * cycles of them in a row ({@link JitWatch}), or {@code maxSeconds} have gone: a round measured while the JIT still
    * compiles Quiver's code (more of it than bare Vert.x's) measures the compiler, on its side only.
    * Answers what it did, for the report.
    */
   private static String settle(Collection<Generator> generators, long maxSeconds) throws Exception {
-    Optional<JitActivity> last = JitActivity.of(ProcessHandle.current());
+    Optional<JitActivity> start = JitActivity.of(ProcessHandle.current());
+    if (start.isEmpty()) {
+      return "JIT not watched (no jstat)";
+    }
+    JitWatch watch = new JitWatch(start.get());
     long spent = 0;
-    while (last.isPresent() && spent < maxSeconds) {
+    while (spent < maxSeconds) {
       for (Generator generator : generators) {
         generator.measure(JitActivity.STEP.toSeconds());
         spent += JitActivity.STEP.toSeconds();
       }
       Optional<JitActivity> now = JitActivity.of(ProcessHandle.current());
-      if (now.isEmpty() || now.get().settledSince(last.get(), generators.size())) {
+      if (now.isEmpty() || watch.settledAfter(now.get(), generators.size())) {
         return "JIT settled after " + spent + " s more of warm-up";
       }
-      last = now;
     }
-    return last.isEmpty() ? "JIT not watched (no jstat)" : "JIT still compiling after " + spent + " s more of warm-up";
+    return "JIT still compiling after " + spent + " s more of warm-up";
   }
 
   private static String createUser(WebClient client, String name) {

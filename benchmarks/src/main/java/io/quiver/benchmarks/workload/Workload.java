@@ -5,6 +5,7 @@ import io.quiver.api.server.QuiverServer;
 import io.quiver.benchmarks.CpuTime;
 import io.quiver.benchmarks.GcActivity;
 import io.quiver.benchmarks.JitActivity;
+import io.quiver.benchmarks.JitWatch;
 import io.quiver.cache.CacheFigures;
 import io.quiver.cache.CacheSettings;
 import io.quiver.client.ImportReport;
@@ -425,7 +426,8 @@ public final class Workload {
   /**
    * The warm-up: at least {@code --warmup}, then 5 s steps until the JVM doing the target's work
    * (its server; the generator for {@code jdbc}) compiles fewer than {@value JitActivity#SETTLED_METHODS}
-   * methods in less than {@value JitActivity#SETTLED_SECONDS} s in a step, up to {@code --warmup-max}. Answers what it did, for the report.
+   * methods in less than {@value JitActivity#SETTLED_SECONDS} s in each of {@value JitWatch#QUIET_STEPS}
+   * steps in a row ({@link JitWatch}), up to {@code --warmup-max}. Answers what it did, for the report.
    */
   private static String warmUp(Generator generator, Served target, int concurrency, WorkloadOptions options)
       throws Exception {
@@ -435,21 +437,25 @@ public final class Workload {
     generator.phase(name, concurrency, options.rate(), options.warmup(), false);
     Duration spent = options.warmup();
     ProcessHandle jvm = compiling(generator, target);
-    Optional<JitActivity> last = JitActivity.of(jvm);
-    while (last.isPresent() && spent.plus(WARMUP_STEP).compareTo(options.warmupMax()) <= 0) {
+    Optional<JitActivity> start = JitActivity.of(jvm);
+    if (start.isEmpty()) {
+      return "warmed up " + spent.toSeconds() + " s (no jstat: the JIT not watched)";
+    }
+    JitWatch watch = new JitWatch(start.get());
+    while (spent.plus(WARMUP_STEP).compareTo(options.warmupMax()) <= 0) {
       generator.phase(name, concurrency, options.rate(), WARMUP_STEP, false);
       spent = spent.plus(WARMUP_STEP);
       Optional<JitActivity> now = JitActivity.of(jvm);
-      JitActivity step = now.isEmpty() ? new JitActivity(0, 0) : now.get().since(last.get());
-      boolean settled = now.isEmpty() || now.get().settledSince(last.get(), 1);
-      last = now;
-      if (settled) {
-        return String.format(Locale.ROOT, "warmed up %d s, until its JIT compiled %d methods in %.2f s of %d s",
-            spent.toSeconds(), step.compiled(), step.seconds(), WARMUP_STEP.toSeconds());
+      if (now.isEmpty()) {
+        return "warmed up " + spent.toSeconds() + " s (its JVM stopped answering jstat)";
+      }
+      if (watch.settledAfter(now.get(), 1)) {
+        return String.format(Locale.ROOT, "warmed up %d s, until its JIT was quiet %d steps in a row (the last: %d"
+                + " methods in %.2f s of %d s)", spent.toSeconds(), JitWatch.QUIET_STEPS, watch.lastStep().compiled(),
+            watch.lastStep().seconds(), WARMUP_STEP.toSeconds());
       }
     }
-    return last.isEmpty() ? "warmed up " + spent.toSeconds() + " s (no jstat: the JIT not watched)"
-        : "warmed up " + spent.toSeconds() + " s, the most allowed, its JIT still compiling";
+    return "warmed up " + spent.toSeconds() + " s, the most allowed, its JIT still compiling";
   }
 
   /** The JVM whose compiler a target's work keeps busy: its server's, or the generator's for {@code jdbc}. */
