@@ -178,7 +178,10 @@ public final class HotPath {
         spent += JitActivity.STEP.toSeconds();
       }
       Optional<JitActivity> now = JitActivity.of(ProcessHandle.current());
-      if (now.isEmpty() || watch.settledAfter(now.get(), generators.size())) {
+      if (now.isEmpty()) {
+        return "JIT no longer watched after " + spent + " s more of warm-up (jstat stopped answering)";
+      }
+      if (watch.settledAfter(now.get(), generators.size())) {
         return "JIT settled after " + spent + " s more of warm-up";
       }
     }

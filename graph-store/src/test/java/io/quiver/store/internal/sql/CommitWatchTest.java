@@ -2,41 +2,16 @@ package io.quiver.store.internal.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
+import io.quiver.core.testing.TestClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 /** How a host's stalled commits are told from slow ones, with time moved by the test. */
 class CommitWatchTest {
-  /** A clock the test moves. */
-  private static final class MovingClock extends Clock {
-    private Instant now = Instant.parse("2026-11-25T00:00:00Z");
-
-    void advance(Duration by) {
-      now = now.plus(by);
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
   @Test
   void aCommitInFlightForHalfItsDeadline_stallsItsHost_untilACommitThereSucceeds() {
-    MovingClock clock = new MovingClock();
+    TestClock clock = new TestClock(Instant.parse("2026-11-25T00:00:00Z"));
     CommitWatch watch = new CommitWatch(clock);
     long quick = watch.sent("h1");
     long stuck = watch.sent("h2");
@@ -63,7 +38,7 @@ class CommitWatchTest {
 
   @Test
   void aHostThatRefusedAStatementForSpace_isShortOfSpaceForTwiceTheDeadline_fromItsLastRefusal() {
-    MovingClock clock = new MovingClock();
+    TestClock clock = new TestClock(Instant.parse("2026-11-25T00:00:00Z"));
     CommitWatch watch = new CommitWatch(clock);
     assertThat(watch.shortOfSpace("h1", 3000)).isNull();
 
