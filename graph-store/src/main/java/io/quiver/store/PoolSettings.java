@@ -24,6 +24,10 @@ import java.util.Objects;
  * @param downAfter a host whose probe (one {@code SELECT 1} every quarter of this) has not been
  *     answered for this long is down: its shards answer 503 at once, naming it, until a probe
  *     is answered again
+ * @param writeTransactions transactions of client edge writes in flight per host; the writes
+ *     that arrive while all are busy share the next one (group commit: one COMMIT and one log
+ *     flush for all of them). Fewer make larger groups; more let writes wait less behind one
+ *     held up by a lock
  */
 public record PoolSettings(
     String user,
@@ -35,7 +39,8 @@ public record PoolSettings(
     int statementCacheSize,
     int pipeliningLimit,
     Duration statementTimeout,
-    Duration downAfter) {
+    Duration downAfter,
+    int writeTransactions) {
 
   public static final int DEFAULT_MAX_SIZE = 16;
   public static final int DEFAULT_MAX_WAIT_QUEUE = 256;
@@ -45,6 +50,16 @@ public record PoolSettings(
   public static final int DEFAULT_PIPELINING_LIMIT = 16;
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(3);
   public static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(1);
+  /** Two: a second transaction goes on while one waits for a lock (benchmarks/README, "Group commit"). */
+  public static final int DEFAULT_WRITE_TRANSACTIONS = 2;
+
+  /** Settings with the default transactions of grouped writes per host. */
+  public PoolSettings(String user, String password, int maxSize, int maxWaitQueue, Duration connectTimeout,
+      Duration acquireTimeout, int statementCacheSize, int pipeliningLimit, Duration statementTimeout,
+      Duration downAfter) {
+    this(user, password, maxSize, maxWaitQueue, connectTimeout, acquireTimeout, statementCacheSize, pipeliningLimit,
+        statementTimeout, downAfter, DEFAULT_WRITE_TRANSACTIONS);
+  }
 
   /** Settings with the default statement timeout and down-after. */
   public PoolSettings(String user, String password, int maxSize, int maxWaitQueue, Duration connectTimeout,
@@ -60,6 +75,7 @@ public record PoolSettings(
     requirePositive("maxWaitQueue", maxWaitQueue);
     requirePositive("statementCacheSize", statementCacheSize);
     requirePositive("pipeliningLimit", pipeliningLimit);
+    requirePositive("writeTransactions", writeTransactions);
     requirePositive("connectTimeout", connectTimeout);
     requirePositive("acquireTimeout", acquireTimeout);
     requirePositive("statementTimeout", statementTimeout);
@@ -78,7 +94,7 @@ public record PoolSettings(
    */
   public PoolSettings forBackground() {
     return new PoolSettings(user, password, Math.min(maxSize, BACKGROUND_MAX_SIZE), maxWaitQueue, connectTimeout,
-        acquireTimeout, statementCacheSize, pipeliningLimit, statementTimeout, downAfter);
+        acquireTimeout, statementCacheSize, pipeliningLimit, statementTimeout, downAfter, writeTransactions);
   }
 
   public static PoolSettings defaults(String user, String password) {

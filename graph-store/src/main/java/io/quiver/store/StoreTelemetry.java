@@ -45,6 +45,15 @@ public interface StoreTelemetry {
   ReplicaReadFigures replicaReads();
 
   /**
+   * Transactions that client edge writes ran in since start: writes to one host that wait while
+   * its transactions are busy commit together, so {@link #edgeWrites} over this is the mean group.
+   */
+  long edgeWriteTransactions();
+
+  /** Client edge writes (adds, removes, archives, restores) since start, refused ones included. */
+  long edgeWrites();
+
+  /**
    * Each probed host's state as health and status name it: {@code down} (its probe does not
    * answer), {@code degraded} (it answers, but something is wrong: {@link #hostProblems} says what)
    * or {@code up}.

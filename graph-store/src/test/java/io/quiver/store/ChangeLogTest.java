@@ -166,6 +166,47 @@ class ChangeLogTest {
     assertThat(updated.path("type").asText()).isEqualTo("follows");
   }
 
+  /**
+   * Writes sent at once to one list share transactions ({@code GroupCommit}): each still logs the
+   * version its own write gave the list — the count row's upsert and the log row's INSERT of one
+   * write stay next to each other on the shared connection — and the count moves once per add.
+   */
+  @Test
+  void writesToOneListThatShareATransaction_eachLogTheirOwnListVersion_andTheCountMovesOncePerAdd()
+      throws Exception {
+    ChangeCursor before = log.end(Set.of()).await();
+    Node a = store.createNode("user", json("{\"name\": \"a\"}"), null).await();
+    List<Node> targets = new ArrayList<>();
+    for (int i = 0; i < 24; i++) {
+      targets.add(store.createNode("user", json("{\"name\": \"t" + i + "\"}"), null).await());
+    }
+    long writes = fixture.backend.telemetry().edgeWrites();
+    long transactions = fixture.backend.telemetry().edgeWriteTransactions();
+    List<io.vertx.core.Future<EdgeResult>> adds = new ArrayList<>();
+    targets.forEach(target -> adds.add(store.addEdge(a.id(), "follows", target.id(), null, null, EdgeState.ACTIVE,
+        InverseWait.ASYNC)));
+    io.vertx.core.Future.all(adds).await();
+    assertThat(fixture.backend.telemetry().edgeWrites() - writes).isEqualTo(24);
+    assertThat(fixture.backend.telemetry().edgeWriteTransactions() - transactions)
+        .as("the adds sent at once shared transactions").isLessThan(24);
+
+    String aId = a.id().toString();
+    Await.until("the 24 forward adds logged", Duration.ofSeconds(10),
+        () -> forwardFrom(readToEnd(before, Set.of(), ChangeLog.MAX_LIMIT).events(), aId).size() >= 24);
+    assertThat(forwardFrom(readToEnd(before, Set.of(), ChangeLog.MAX_LIMIT).events(), aId).stream()
+            .map(event -> event.path("listVersion").asLong()))
+        .as("each add at a version of its own").containsExactlyInAnyOrder(
+            java.util.stream.LongStream.rangeClosed(1, 24).boxed().toArray(Long[]::new));
+    EdgeListHead head = store.getEdgeListHead(a.id(), "follows", 1).await();
+    assertThat(head.version()).isEqualTo(24);
+    assertThat(head.count()).isEqualTo(24);
+  }
+
+  private static List<JsonNode> forwardFrom(List<ChangeEvent> events, String from) {
+    return about(events, Set.of(from)).stream().filter(event -> event.path("kind").asText().equals("edge")
+        && event.path("copy").asText().equals("forward")).toList();
+  }
+
   @Test
   void aConsumerResumingFromEachEventsCursor_seesEveryChangeOnce_andATypeFilterOnlyItsTypes() throws Exception {
     ChangeCursor before = log.end(Set.of()).await();

@@ -184,7 +184,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
           "maxRequestLineBytes")),
       Map.entry("zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs")),
       Map.entry("mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
-          "statementCacheSize", "pipeliningLimit", "statementTimeoutMs", "downAfterMs")),
+          "statementCacheSize", "pipeliningLimit", "statementTimeoutMs", "downAfterMs", "writeTransactions")),
       Map.entry("outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
           "gcIntervalSeconds")),
       Map.entry("cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
@@ -273,7 +273,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             mysql.path("statementCacheSize").asInt(PoolSettings.DEFAULT_STATEMENT_CACHE_SIZE),
             mysql.path("pipeliningLimit").asInt(PoolSettings.DEFAULT_PIPELINING_LIMIT),
             Duration.ofMillis(mysql.path("statementTimeoutMs").asLong(PoolSettings.DEFAULT_STATEMENT_TIMEOUT.toMillis())),
-            Duration.ofMillis(mysql.path("downAfterMs").asLong(PoolSettings.DEFAULT_DOWN_AFTER.toMillis()))),
+            Duration.ofMillis(mysql.path("downAfterMs").asLong(PoolSettings.DEFAULT_DOWN_AFTER.toMillis())),
+            mysql.path("writeTransactions").asInt(PoolSettings.DEFAULT_WRITE_TRANSACTIONS)),
         new ApplierSettings(
             outbox.path("leasePath").asText(defaults.leasePath()),
             outbox.path("batchSize").asInt(defaults.batchSize()),

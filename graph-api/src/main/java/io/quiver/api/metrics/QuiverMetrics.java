@@ -71,6 +71,11 @@ public final class QuiverMetrics {
         .register(registry);
     FunctionCounter.builder("quiver.node.read.queries", telemetry, StoreTelemetry::nodeReadQueries)
         .description("node read statements sent to MySQL").register(registry);
+    FunctionCounter.builder("quiver.edge.writes", telemetry, StoreTelemetry::edgeWrites)
+        .description("client edge writes (adds, removes, archives, restores)").register(registry);
+    FunctionCounter.builder("quiver.edge.write.transactions", telemetry, StoreTelemetry::edgeWriteTransactions)
+        .description("transactions client edge writes ran in: a host's writes that wait while its transactions are"
+            + " busy commit together, so writes over transactions is the mean group").register(registry);
     if (cache != null) {
       registerCacheMeters(cache);
     }

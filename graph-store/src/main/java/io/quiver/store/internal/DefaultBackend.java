@@ -29,6 +29,7 @@ import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
 import io.quiver.store.internal.outbox.OutboxRetry;
 import io.quiver.store.internal.sql.CommitWatch;
+import io.quiver.store.internal.sql.GroupCommit;
 import io.quiver.store.internal.sql.HostHealth;
 import io.quiver.store.internal.sql.HostPools;
 import io.quiver.store.internal.sql.MapWrites;
@@ -83,6 +84,8 @@ public final class DefaultBackend implements GraphBackend {
   private final ServedVersions mapServed;
   private final MapWrites mapWrites;
   private final ShardClient client;
+  /** Client edge writes to one host, committed together while its transactions are busy. */
+  private final GroupCommit groups;
   private final ChangeLog changeLog;
   private final ChangeGroups changeGroups;
 
@@ -115,12 +118,16 @@ public final class DefaultBackend implements GraphBackend {
     NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, changeWriter, clock);
     InverseNow inverseNow = new InverseNow(router, client,
         new InverseWriter(router, client, schemas, changes, changeWriter));
-    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, schemas, changes, changeWriter, clock),
+    this.groups = new GroupCommit(client, settings.pools().writeTransactions(), GroupCommit.MAX_GROUP,
+        settings.pools().maxWaitQueue());
+    this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, groups, schemas, changes, changeWriter,
+        clock),
         inverseNow, new TokenSettler(vertx, inverseNow, settings.readTokens(), clock), this::outboxWritten, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes,
         changeWriter, clock);
-    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, schemas, changes, changeWriter, clock);
+    EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, groups, schemas, changes, changeWriter,
+        clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, null,
         this::outboxWritten, clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes, changeWriter);
@@ -292,6 +299,16 @@ public final class DefaultBackend implements GraphBackend {
     @Override
     public ReplicaReadFigures replicaReads() {
       return new ReplicaReadFigures(client.replicaAnswers(), client.hedgesSent());
+    }
+
+    @Override
+    public long edgeWriteTransactions() {
+      return groups.transactions();
+    }
+
+    @Override
+    public long edgeWrites() {
+      return groups.writes();
     }
   }
 }

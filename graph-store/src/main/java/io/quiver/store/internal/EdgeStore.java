@@ -23,6 +23,7 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.GroupCommit;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
@@ -43,6 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * Edges on the FROM node's shard, in their type's {@link EdgesTable}.
@@ -59,6 +61,13 @@ import java.util.concurrent.atomic.LongAdder;
  * inverse, the operation's {@link OutboxTable outbox} entry commits in the same transaction, so
  * the inverse is never lost.
  *
+ * <h2>Group commit</h2>
+ * A client's write runs in its host's next transaction ({@link GroupCommit}): alone when the host
+ * has a transaction slot free, else with the writes that waited with it. Each write is a
+ * {@link GroupCommit.Member}: its locking reads, then a {@link GroupCommit.Step} decided on what
+ * they found — its statements, an answer with nothing to write, or a refusal (node gone,
+ * condition unmet) that leaves the others of its group unaffected.
+ *
  * <h2>Write time</h2>
  * Every write stamps {@code updated_us}, and a client's write on the forward copy always lands:
  * its stamp is the later of now and the stored stamp plus one, so clock skew between servers
@@ -67,6 +76,8 @@ import java.util.concurrent.atomic.LongAdder;
 final class EdgeStore {
   private final ShardRouter router;
   private final ShardClient client;
+  /** Where a client's edge write runs: its host's next transaction, shared with the writes waiting for it. */
+  private final GroupCommit groups;
   private final SchemaSource schemas;
   private final Changes changes;
   private final Clock clock;
@@ -76,15 +87,16 @@ final class EdgeStore {
   private final Access reads;
 
   /** @param log logs every edge copy this store writes, in the write's transaction */
-  EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, ChangeWriter log,
-      Clock clock) {
-    this(router, client, schemas, changes, log, clock, new LongAdder(), Access.READ);
+  EdgeStore(ShardRouter router, ShardClient client, GroupCommit groups, SchemaSource schemas, Changes changes,
+      ChangeWriter log, Clock clock) {
+    this(router, client, groups, schemas, changes, log, clock, new LongAdder(), Access.READ);
   }
 
-  private EdgeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, ChangeWriter log,
-      Clock clock, LongAdder readQueries, Access reads) {
+  private EdgeStore(ShardRouter router, ShardClient client, GroupCommit groups, SchemaSource schemas,
+      Changes changes, ChangeWriter log, Clock clock, LongAdder readQueries, Access reads) {
     this.router = router;
     this.client = client;
+    this.groups = groups;
     this.schemas = schemas;
     this.changes = changes;
     this.log = log;
@@ -95,7 +107,7 @@ final class EdgeStore {
 
   /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
   EdgeStore staleTolerant() {
-    return new EdgeStore(router, client, schemas, changes, log, clock, readQueries, Access.STALE_READ);
+    return new EdgeStore(router, client, groups, schemas, changes, log, clock, readQueries, Access.STALE_READ);
   }
 
   /** List and count statements issued since start. */
@@ -127,38 +139,53 @@ final class EdgeStore {
       EdgeCondition condition) {
     int rowState = state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
-        .compose(target -> client.inTransaction(target.route(),
-            connection -> addLocked(connection, target, from, to, sequence, data, rowState, condition)))
-        .onSuccess(this::announce);
+        .compose(target -> grouped(target, from, to, connection -> lockFromExisting(connection, target, from, to)
+            .map(locked -> addStep(target, from, to, locked, sequence, data, rowState, condition))));
   }
 
-  private Future<EdgeWrite> addLocked(SqlConnection connection, Target target, NodeId from, NodeId to,
-      Long sequence, ObjectNode data, int state, EdgeCondition condition) {
-    return lockFromExisting(connection, target, from, to)
-        .compose(stored -> {
-          EdgeRow held = EdgeRow.orAbsent(stored);
-          if (!condition.metBy(held.live(), held.live() ? held.sequence() : 0)) {
-            return Future.failedFuture(unmet(target, from, to, held, condition));
-          }
-          EdgeRow added = added(held, sequence, data == null ? null : SqlValues.toJson(data), state);
-          return record(connection, target, from, to, stored, added)
-              .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(held, added), recorded.changed(),
-                  target.table().edge(from, to, added)));
-        });
+  /** What an add does to the row as locked: refused when its node is gone or its condition unmet, else written. */
+  private GroupCommit.Step<EdgeWrite> addStep(Target target, NodeId from, NodeId to, Locked locked, Long sequence,
+      ObjectNode data, int state, EdgeCondition condition) {
+    if (!locked.nodeExists()) {
+      return GroupCommit.Step.refuse(noNode(from));
+    }
+    EdgeRow held = EdgeRow.orAbsent(locked.row());
+    if (!condition.metBy(held.live(), held.live() ? held.sequence() : 0)) {
+      return GroupCommit.Step.refuse(unmet(target, from, to, held, condition));
+    }
+    EdgeRow added = added(held, sequence, data == null ? null : SqlValues.toJson(data), state);
+    return GroupCommit.Step.write(connection -> record(connection, target, from, to, locked.row(), added)
+        .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(held, added), recorded.changed(),
+            target.table().edge(from, to, added))));
   }
+
+  /**
+   * Runs a client's write of one edge in its host's next transaction ({@link GroupCommit}, shared
+   * with the other writes waiting for the host), and announces its change once committed.
+   */
+  private Future<EdgeWrite> grouped(Target target, NodeId from, NodeId to,
+      Function<SqlConnection, Future<GroupCommit.Step<EdgeWrite>>> lock) {
+    GroupCommit.Key key = new GroupCommit.Key(target.route().shard(), target.type().id(), from.value(), to.value());
+    return groups.submit(new GroupCommit.Member<>(target.route(), key, lock)).onSuccess(this::announce);
+  }
+
+  /** The edge's row as locked (null when there is none), and whether its FROM node exists. */
+  private record Locked(boolean nodeExists, EdgeRow row) {}
 
   /**
    * Locks the edge's row (null when there is none: {@link EdgesTable#readLocked}), and share-locks
    * its FROM node, which must exist: a write that would leave a live edge on a node that is gone
    * is NOT_FOUND (a deleted node's edges are only ever removed, by a client or by the delete
-   * rule's inverse). Sent together (pipelined): a missing node fails the transaction.
+   * rule's inverse). Sent together (pipelined).
    */
-  private static Future<EdgeRow> lockFromExisting(SqlConnection connection, Target target, NodeId from, NodeId to) {
+  private static Future<Locked> lockFromExisting(SqlConnection connection, Target target, NodeId from, NodeId to) {
     Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
     Future<EdgeRow> locked = target.table().readLocked(connection, target.route(), from.value(), to.value());
-    return Future.all(exists, locked)
-        .compose(both -> exists.result() ? Future.succeededFuture(locked.result())
-            : Future.failedFuture(GraphException.notFound("no node " + from)));
+    return Future.all(exists, locked).map(both -> new Locked(exists.result(), locked.result()));
+  }
+
+  private static GraphException noNode(NodeId from) {
+    return GraphException.notFound("no node " + from);
   }
 
   /** VERSION_CONFLICT: the edge as it is ({@code details.current}, null when absent) fails {@code condition}. */
@@ -193,20 +220,11 @@ final class EdgeStore {
    */
   Future<EdgeWrite> remove(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
-        .compose(target -> client.inTransaction(target.route(),
-            connection -> removeLocked(connection, target, from, to)))
-        .onSuccess(this::announce);
-  }
-
-  private Future<EdgeWrite> removeLocked(SqlConnection connection, Target target, NodeId from, NodeId to) {
-    if (target.inverse() == null) {
-      return target.table().readLocked(connection, target.route(), from.value(), to.value())
-          .compose(stored -> stored == null || !stored.live()
-              ? Future.succeededFuture(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
-              : tombstone(connection, target, from, to, stored));
-    }
-    return target.table().readLocked(connection, target.route(), from.value(), to.value())
-        .compose(stored -> tombstone(connection, target, from, to, stored));
+        .compose(target -> grouped(target, from, to, connection -> target.table()
+            .readLocked(connection, target.route(), from.value(), to.value())
+            .map(stored -> target.inverse() == null && (stored == null || !stored.live())
+                ? GroupCommit.Step.answer(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
+                : GroupCommit.Step.write(written -> tombstone(written, target, from, to, stored)))));
   }
 
   // ---- archive and restore ----
@@ -218,23 +236,32 @@ final class EdgeStore {
    * left unchanged; one that is not there, or whose FROM node is gone, is NOT_FOUND.
    */
   Future<EdgeWrite> setState(NodeId from, String typeName, NodeId to, boolean archived) {
-    int wanted = archived ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
-        .compose(target -> client.inTransaction(target.route(), connection ->
-            lockFromExisting(connection, target, from, to).compose(stored -> {
-              if (stored == null || !stored.live()) {
-                return Future.failedFuture(GraphException.notFound("no " + typeName + " edge from " + from + " to " + to));
-              }
-              if (stored.state() == wanted) {
-                return Future.succeededFuture(new EdgeWrite(null, EdgeResult.Change.UNCHANGED, null,
-                    target.table().edge(from, to, stored)));
-              }
-              EdgeRow written = stored.inState(wanted, nextWriteTime(stored));
-              return record(connection, target, from, to, stored, written).map(recorded -> new EdgeWrite(
-                  recorded.inverse(), archived ? EdgeResult.Change.ARCHIVED : EdgeResult.Change.RESTORED,
-                  recorded.changed(), target.table().edge(from, to, written)));
-            })))
-        .onSuccess(this::announce);
+        .compose(target -> grouped(target, from, to, connection -> lockFromExisting(connection, target, from, to)
+            .map(locked -> stateStep(target, from, to, locked, archived))));
+  }
+
+  /** What an archive or a restore does to the row as locked. */
+  private GroupCommit.Step<EdgeWrite> stateStep(Target target, NodeId from, NodeId to, Locked locked,
+      boolean archived) {
+    EdgeRow stored = locked.row();
+    if (!locked.nodeExists()) {
+      return GroupCommit.Step.refuse(noNode(from));
+    }
+    if (stored == null || !stored.live()) {
+      return GroupCommit.Step.refuse(GraphException.notFound("no " + target.type().name() + " edge from " + from
+          + " to " + to));
+    }
+    int wanted = archived ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
+    if (stored.state() == wanted) {
+      return GroupCommit.Step.answer(new EdgeWrite(null, EdgeResult.Change.UNCHANGED, null,
+          target.table().edge(from, to, stored)));
+    }
+    EdgeRow written = stored.inState(wanted, nextWriteTime(stored));
+    return GroupCommit.Step.write(connection -> record(connection, target, from, to, stored, written)
+        .map(recorded -> new EdgeWrite(recorded.inverse(),
+            archived ? EdgeResult.Change.ARCHIVED : EdgeResult.Change.RESTORED, recorded.changed(),
+            target.table().edge(from, to, written))));
   }
 
   /** Removes the edge whose row is {@code stored} (null when there is none: a tombstone is inserted). */

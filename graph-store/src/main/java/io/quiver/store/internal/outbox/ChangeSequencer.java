@@ -41,17 +41,23 @@ final class ChangeSequencer {
     }
     return client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes))
         .compose(waiting -> {
-          Future<Integer> numbered = Future.succeededFuture(0);
-          for (ShardRoute route : routes) {
-            if (waiting.contains(route.shard())) {
-              numbered = numbered.compose(sum -> client.inTransaction(route,
-                      connection -> ChangesTable.INSTANCE.sequence(connection, route, BATCH))
-                  .map(count -> sum + count));
-            }
-          }
-          return numbered;
+          List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
+          return numbering.isEmpty() ? Future.succeededFuture(0)
+              : client.inTransaction(numbering, connection -> numberAll(connection, numbering));
         })
         .compose(numbered -> trimIfDue(routes).map(numbered));
+  }
+
+  /**
+   * Numbers every shard of {@code routes} in the caller's transaction, all sent at once: a pass
+   * costs its host one transaction and one round trip, not one of each per shard (issue 37: at a
+   * few passes a second per busy host, the per-shard transactions were a statement or more per
+   * client write).
+   */
+  private static Future<Integer> numberAll(io.vertx.sqlclient.SqlConnection connection, List<ShardRoute> routes) {
+    List<Future<Integer>> numbered = new ArrayList<>(routes.size());
+    routes.forEach(route -> numbered.add(ChangesTable.INSTANCE.sequence(connection, route, BATCH)));
+    return Future.all(numbered).map(all -> numbered.stream().mapToInt(Future::result).sum());
   }
 
   /** Every {@link ChangeLogSettings#trimEvery()}: every shard's changes older than the retention window, or beyond its row bound, deleted. */

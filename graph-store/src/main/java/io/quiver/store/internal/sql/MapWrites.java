@@ -5,6 +5,7 @@ import io.quiver.core.zk.VersionFence;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardRange;
 import io.vertx.core.Future;
+import java.util.List;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -46,9 +47,22 @@ public final class MapWrites {
    * UNAVAILABLE without running when the map no longer lets the route write.
    */
   <T> Future<T> write(ShardRoute route, Supplier<Future<T>> work) {
+    return write(List.of(route), work);
+  }
+
+  /**
+   * {@link #write(ShardRoute, Supplier)} for one transaction that writes several shards of one host
+   * (a {@link GroupCommit group}): counted once, refused unless the map lets every route write.
+   */
+  <T> Future<T> write(List<ShardRoute> routes, Supplier<Future<T>> work) {
     return fence.write(map -> {
-      String refusal = refusal(map, route);
-      return refusal != null ? Future.failedFuture(GraphException.unavailable(refusal)) : work.get();
+      for (ShardRoute route : routes) {
+        String refusal = refusal(map, route);
+        if (refusal != null) {
+          return Future.failedFuture(GraphException.unavailable(refusal));
+        }
+      }
+      return work.get();
     });
   }
 

@@ -8,6 +8,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -144,14 +145,24 @@ public final class ShardClient {
    * by a lock conflict. The work must therefore have no effect outside the transaction.
    */
   public <T> Future<T> inTransaction(ShardRoute route, Function<SqlConnection, Future<T>> work) {
-    return attempt(route, work, 1);
+    return attempt(List.of(route), work, 1);
   }
 
-  private <T> Future<T> attempt(ShardRoute route, Function<SqlConnection, Future<T>> work, int attempt) {
+  /**
+   * {@link #inTransaction(ShardRoute, Function)} for work that writes several shards of one host
+   * in one transaction ({@link GroupCommit}, the change log's sequencer): on the first route's
+   * pool, counted by the map's fence once and refused unless the map lets every route write.
+   */
+  public <T> Future<T> inTransaction(List<ShardRoute> routes, Function<SqlConnection, Future<T>> work) {
+    return attempt(routes, work, 1);
+  }
+
+  private <T> Future<T> attempt(List<ShardRoute> routes, Function<SqlConnection, Future<T>> work, int attempt) {
+    ShardRoute route = routes.get(0);
     return route.pool().getConnection()
         .recover(failure -> Future.failedFuture(noConnection(route, failure)))
-        .compose(connection -> new Transaction(route, connection).run(work))
-        .recover(failure -> retryIfAborted(route, work, attempt, classified(route, failure)));
+        .compose(connection -> new Transaction(routes, connection).run(work))
+        .recover(failure -> retryIfAborted(routes, work, attempt, classified(route, failure)));
   }
 
   /**
@@ -164,12 +175,12 @@ public final class ShardClient {
   }
 
   private <T> Future<T> retryIfAborted(
-      ShardRoute route, Function<SqlConnection, Future<T>> work, int attempt, GraphException failure) {
+      List<ShardRoute> routes, Function<SqlConnection, Future<T>> work, int attempt, GraphException failure) {
     if (failure.code() != GraphException.Code.ABORTED || attempt >= MAX_ATTEMPTS) {
       return Future.failedFuture(failure);
     }
     long backoff = BASE_BACKOFF_MS * attempt + ThreadLocalRandom.current().nextLong(BASE_BACKOFF_MS);
-    return vertx.timer(backoff).compose(fired -> attempt(route, work, attempt + 1));
+    return vertx.timer(backoff).compose(fired -> attempt(routes, work, attempt + 1));
   }
 
   /** One hedged read: the primary asked, the replica asked too if the primary is slow or fails, the first answer kept. */
@@ -276,14 +287,17 @@ public final class ShardClient {
     private static final String ROLLED_BACK = "; the transaction is rolled back, nothing was written";
     private static final String MAY_HAVE_COMMITTED = "; the write may or may not have been applied";
 
+    /** The shards the work writes, all on one host: the first names the host and lent the connection. */
+    private final List<ShardRoute> routes;
     private final ShardRoute route;
     private final SqlConnection connection;
     /** What the work is lent: it refuses every statement once the transaction ends ({@link LentConnection}). */
     private final LentConnection lent;
     private final AtomicInteger state = new AtomicInteger(WORKING);
 
-    Transaction(ShardRoute route, SqlConnection connection) {
-      this.route = route;
+    Transaction(List<ShardRoute> routes, SqlConnection connection) {
+      this.routes = routes;
+      this.route = routes.get(0);
       this.connection = connection;
       this.lent = new LentConnection(connection);
     }
@@ -301,7 +315,7 @@ public final class ShardClient {
       };
       // Counted from BEGIN until the database answers COMMIT or ROLLBACK, not until the deadline.
       // The connection goes back to the pool only then, never while the work may still send.
-      Future<T> done = (route.write() ? fence.write(route, underway) : underway.get())
+      Future<T> done = (route.write() ? fence.write(routes, underway) : underway.get())
           .onComplete(finished -> connection.close());
       return withDeadline(done, bound, () -> state.compareAndSet(WORKING, ABANDONED)
           ? notAnswering(route, bound, ROLLED_BACK)

@@ -180,16 +180,21 @@ public final class ChangesTable implements ShardTable {
    * Gives the rows without a position theirs, at most {@code limit}, in id order after the highest
    * position given; in the caller's transaction, which holds the newest sequenced row's lock so a
    * second sequencer waits. Answers how many rows it numbered.
+   *
+   * <p>Two statements sent together, neither waiting for the other's answer: the locking read
+   * leaves the highest position in the session's {@code @quiver_pos}, which the UPDATE counts on
+   * from (statements on one connection run in the order sent). So several shards of one host are
+   * numbered in one transaction and one round trip ({@code ChangeSequencer}), each shard's pair
+   * after the one before.
    */
   public Future<Integer> sequence(SqlConnection connection, ShardRoute route, int limit) {
     String table = on(route.shard());
-    return connection.query("SELECT COALESCE(MAX(pos), 0) AS newest FROM " + table + " FOR UPDATE").execute()
-        .compose(newest -> connection.preparedQuery("SET @quiver_pos = ?")
-            .execute(Tuple.of(newest.iterator().next().getLong("newest"))))
-        .compose(set -> connection.preparedQuery("UPDATE " + table
-                + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE pos IS NULL ORDER BY id LIMIT ?")
-            .execute(Tuple.of(limit)))
-        .map(updated -> updated.rowCount());
+    Future<?> newest = connection.query("SELECT @quiver_pos := COALESCE(MAX(pos), 0) AS newest FROM " + table
+        + " FOR UPDATE").execute();
+    Future<Integer> numbered = connection.preparedQuery("UPDATE " + table
+            + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE pos IS NULL ORDER BY id LIMIT ?")
+        .execute(Tuple.of(limit)).map(updated -> updated.rowCount());
+    return Future.all(newest, numbered).map(both -> numbered.result());
   }
 
   /**
