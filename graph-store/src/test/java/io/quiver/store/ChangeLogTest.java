@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.core.GraphException;
 import io.quiver.core.testing.Await;
 import io.quiver.store.testing.StoreFixture;
+import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -182,10 +184,10 @@ class ChangeLogTest {
     }
     long writes = fixture.backend.telemetry().edgeWrites();
     long transactions = fixture.backend.telemetry().edgeWriteTransactions();
-    List<io.vertx.core.Future<EdgeResult>> adds = new ArrayList<>();
+    List<Future<EdgeResult>> adds = new ArrayList<>();
     targets.forEach(target -> adds.add(store.addEdge(a.id(), "follows", target.id(), null, null, EdgeState.ACTIVE,
         InverseWait.ASYNC)));
-    io.vertx.core.Future.all(adds).await();
+    Future.all(adds).await();
     assertThat(fixture.backend.telemetry().edgeWrites() - writes).isEqualTo(24);
     assertThat(fixture.backend.telemetry().edgeWriteTransactions() - transactions)
         .as("the adds sent at once shared transactions").isLessThan(24);
@@ -196,7 +198,7 @@ class ChangeLogTest {
     assertThat(forwardFrom(readToEnd(before, Set.of(), ChangeLog.MAX_LIMIT).events(), aId).stream()
             .map(event -> event.path("listVersion").asLong()))
         .as("each add at a version of its own").containsExactlyInAnyOrder(
-            java.util.stream.LongStream.rangeClosed(1, 24).boxed().toArray(Long[]::new));
+            LongStream.rangeClosed(1, 24).boxed().toArray(Long[]::new));
     EdgeListHead head = store.getEdgeListHead(a.id(), "follows", 1).await();
     assertThat(head.version()).isEqualTo(24);
     assertThat(head.count()).isEqualTo(24);

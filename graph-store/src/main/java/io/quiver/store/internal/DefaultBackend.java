@@ -118,8 +118,7 @@ public final class DefaultBackend implements GraphBackend {
     NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, changeWriter, clock);
     InverseNow inverseNow = new InverseNow(router, client,
         new InverseWriter(router, client, schemas, changes, changeWriter));
-    this.groups = new GroupCommit(client, settings.pools().writeTransactions(), GroupCommit.MAX_GROUP,
-        settings.pools().maxWaitQueue());
+    this.groups = new GroupCommit(client, settings.pools().writeTransactions(), settings.pools().maxWaitQueue());
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, groups, schemas, changes, changeWriter,
         clock),
         inverseNow, new TokenSettler(vertx, inverseNow, settings.readTokens(), clock), this::outboxWritten, clock);

@@ -6,6 +6,7 @@ import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
 import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +55,7 @@ final class ChangeSequencer {
    * few passes a second per busy host, the per-shard transactions were a statement or more per
    * client write).
    */
-  private static Future<Integer> numberAll(io.vertx.sqlclient.SqlConnection connection, List<ShardRoute> routes) {
+  private static Future<Integer> numberAll(SqlConnection connection, List<ShardRoute> routes) {
     List<Future<Integer>> numbered = new ArrayList<>(routes.size());
     routes.forEach(route -> numbered.add(ChangesTable.INSTANCE.sequence(connection, route, BATCH)));
     return Future.all(numbered).map(all -> numbered.stream().mapToInt(Future::result).sum());

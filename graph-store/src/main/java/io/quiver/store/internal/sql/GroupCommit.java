@@ -61,7 +61,7 @@ import java.util.function.Function;
  */
 public final class GroupCommit {
   /** The most writes in one transaction: bounds how long its locks are held, and its statements' pipeline. */
-  public static final int MAX_GROUP = 16;
+  static final int MAX_GROUP = 16;
 
   /** A row a member writes: members with equal keys never share a transaction, and a group locks in key order. */
   public record Key(int shard, int table, long from, long to) implements Comparable<Key> {
@@ -107,7 +107,6 @@ public final class GroupCommit {
 
   private final ShardClient client;
   private final int transactionsPerHost;
-  private final int maxGroup;
   private final int maxWaiting;
   /** Per host, by its pool: a host's pools are replaced only with its address, and its writes with them. */
   private final Map<Pool, Host> hosts = new ConcurrentHashMap<>();
@@ -118,14 +117,13 @@ public final class GroupCommit {
    * @param maxWaiting writes allowed to wait per host; beyond it a write fails at once with
    *     UNAVAILABLE, as a request does past its pool's wait queue
    */
-  public GroupCommit(ShardClient client, int transactionsPerHost, int maxGroup, int maxWaiting) {
-    if (transactionsPerHost <= 0 || maxGroup <= 0 || maxWaiting <= 0) {
-      throw GraphException.invalid("transactionsPerHost, maxGroup and maxWaiting must be positive, got "
-          + transactionsPerHost + ", " + maxGroup + " and " + maxWaiting);
+  public GroupCommit(ShardClient client, int transactionsPerHost, int maxWaiting) {
+    if (transactionsPerHost <= 0 || maxWaiting <= 0) {
+      throw GraphException.invalid("transactionsPerHost and maxWaiting must be positive, got " + transactionsPerHost
+          + " and " + maxWaiting);
     }
     this.client = client;
     this.transactionsPerHost = transactionsPerHost;
-    this.maxGroup = maxGroup;
     this.maxWaiting = maxWaiting;
   }
 
@@ -150,28 +148,48 @@ public final class GroupCommit {
   }
 
   private void run(Host host, List<Waiting<?>> group) {
+    writes.add(group.size());
+    List<Waiting<?>> ordered = inKeyOrder(group);
+    commit(ordered).onComplete(done -> {
+      if (done.succeeded()) {
+        settle(ordered, done.result());
+      } else {
+        failed(host, ordered, done.cause());
+      }
+      List<Waiting<?>> next = host.next();
+      if (next != null) {
+        run(host, next);
+      }
+    });
+  }
+
+  /** One transaction of {@code group}, counted; answers each member's outcome in order ({@link #work}). */
+  private Future<List<Object>> commit(List<Waiting<?>> group) {
+    transactions.increment();
+    return client.inTransaction(routes(group), connection -> work(connection, group));
+  }
+
+  private static void settle(List<Waiting<?>> group, List<Object> outcomes) {
+    for (int i = 0; i < group.size(); i++) {
+      group.get(i).settle(outcomes.get(i));
+    }
+  }
+
+  /** {@code group} sorted by key, the order its members lock in; a lone write as it is. */
+  private static List<Waiting<?>> inKeyOrder(List<Waiting<?>> group) {
+    if (group.size() == 1) {
+      return group;
+    }
     List<Waiting<?>> ordered = new ArrayList<>(group);
     ordered.sort(Comparator.comparing(waiting -> waiting.member.key()));
-    transactions.increment();
-    writes.add(ordered.size());
-    client.inTransaction(routes(ordered), connection -> work(connection, ordered))
-        .onComplete(done -> {
-          if (done.succeeded()) {
-            for (int i = 0; i < ordered.size(); i++) {
-              ordered.get(i).settle(done.result().get(i));
-            }
-          } else {
-            failed(host, ordered, done.cause());
-          }
-          List<Waiting<?>> next = host.next();
-          if (next != null) {
-            run(host, next);
-          }
-        });
+    return ordered;
   }
 
   /** The shards the group writes, each once. */
   private static List<ShardRoute> routes(List<Waiting<?>> group) {
+    if (group.size() == 1) {
+      return List.of(group.get(0).member.route());
+    }
     Map<Integer, ShardRoute> byShard = new LinkedHashMap<>();
     group.forEach(waiting -> byShard.putIfAbsent(waiting.member.route().shard(), waiting.member.route()));
     return List.copyOf(byShard.values());
@@ -225,16 +243,14 @@ public final class GroupCommit {
 
   /** Runs one member of a failed group in a transaction of its own, outside the host's slots (rare). */
   private void alone(Waiting<?> waiting) {
-    transactions.increment();
     List<Waiting<?>> single = List.of(waiting);
-    client.inTransaction(List.of(waiting.member.route()), connection -> work(connection, single))
-        .onComplete(done -> {
-          if (done.succeeded()) {
-            waiting.settle(done.result().get(0));
-          } else {
-            waiting.fail(done.cause());
-          }
-        });
+    commit(single).onComplete(done -> {
+      if (done.succeeded()) {
+        settle(single, done.result());
+      } else {
+        waiting.fail(done.cause());
+      }
+    });
   }
 
   /** A host's slots and the writes waiting for one. */
@@ -267,9 +283,9 @@ public final class GroupCommit {
         running--;
         return null;
       }
-      List<Waiting<?>> group = new ArrayList<>(Math.min(maxGroup, waiting.size()));
+      List<Waiting<?>> group = new ArrayList<>(Math.min(MAX_GROUP, waiting.size()));
       Set<Key> keys = new HashSet<>();
-      for (Iterator<Waiting<?>> it = waiting.iterator(); it.hasNext() && group.size() < maxGroup; ) {
+      for (Iterator<Waiting<?>> it = waiting.iterator(); it.hasNext() && group.size() < MAX_GROUP; ) {
         Waiting<?> candidate = it.next();
         if (keys.add(candidate.member.key())) {
           group.add(candidate);

@@ -138,7 +138,7 @@ class GroupCommitTest {
     final Future<String> first;
 
     Busy(int maxWaiting) {
-      groups = new GroupCommit(host.client, 1, 16, maxWaiting);
+      groups = new GroupCommit(host.client, 1, maxWaiting);
       first = groups.submit(member("first", 1, release.future()));
     }
 
