@@ -56,7 +56,8 @@ import org.slf4j.LoggerFactory;
  *       rows locked and read ({@link EdgesTable#readLockedMany}), rewritten with their lists' counts
  *       ({@link EdgesTable#writeMany}), and the inverses' outbox entries appended, due only after
  *       {@link #HANDOVER};
- *   <li><b>inverses</b>: per shard and inverse type, the same batch write, applying each
+ *   <li><b>inverses</b>: per host, one transaction of the same batch write per shard and inverse type
+ *       ({@link InverseWriter#applyAll}), applying each
  *       operation only where it outranks the copy (an inverse whose FROM node is gone goes
  *       through the {@link InverseWriter} one by one, which removes the forward copy); then the
  *       batch's outbox entries are deleted.

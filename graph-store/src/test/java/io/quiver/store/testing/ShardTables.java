@@ -266,6 +266,21 @@ public final class ShardTables {
     }
   }
 
+  /**
+   * Makes the held-back entries of {@code shards}, all on one host, due at once: one transaction,
+   * so a drainer's pass finds all of them or none.
+   */
+  public void releaseHeldBackTogether(List<Integer> shards) throws Exception {
+    try (Connection connection = connect(hostIndexOf(shards.get(0))); Statement statement = connection.createStatement()) {
+      connection.setAutoCommit(false);
+      for (int shard : shards) {
+        statement.executeUpdate("UPDATE " + OutboxTable.INSTANCE.on(shard) + " SET next_attempt_us = 0"
+            + " WHERE next_attempt_us = " + HELD_BACK_US);
+      }
+      connection.commit();
+    }
+  }
+
   /** Parks a shard's held-back entries, as repeated failures would have. */
   public void parkHeldBack(int shard) throws Exception {
     execute(shard, "UPDATE " + OutboxTable.INSTANCE.on(shard) + " SET parked = 1 WHERE next_attempt_us = "

@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The handler of {@link InverseOp}: applies one operation to one copy of an edge, idempotently.
@@ -108,21 +109,25 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
   }
 
   /**
-   * Applies many operations in few transactions: one per shard and edge type of the copies they
-   * write. Per copy only the operation that ranks highest counts, and it is written only where it
-   * outranks what the copy holds — exactly what applying them one by one, in any order, leaves.
-   * The copies' FROM nodes are share-locked in one statement; an operation whose node is gone is
-   * then applied alone ({@link #apply}), which removes its forward copy. Idempotent, as
-   * {@link #apply} is.
+   * Applies many operations in few transactions: one per host of the copies they write, each
+   * host's shards and edge types taken in one order, so that two drainers writing to one host lock
+   * in the same order. Per copy only the operation that ranks highest counts, and it is written
+   * only where it outranks what the copy holds — exactly what applying them one by one, in any
+   * order, leaves. Each shard and edge type's FROM nodes are share-locked in one statement and its
+   * copies read locked in another, every group's sent at once; then every group's rows, counts and
+   * log rows. An operation whose node is gone is then applied alone ({@link #apply}), which
+   * removes its forward copy. Idempotent, as {@link #apply} is.
+   *
+   * <p>One transaction per host, not per shard and type (issue 37): a drainer's pass over a busy
+   * host carries some tens of inverses to each of the fleet's shards, and a transaction per shard
+   * and type paid its BEGIN, COMMIT and log flush for two or three of them.
    */
   public Future<Void> applyAll(List<InverseOp> ops, Announce announce) {
-    Map<String, List<InverseOp>> groups = new LinkedHashMap<>();
-    for (InverseOp op : ops) {
-      groups.computeIfAbsent(op.from().shard() + "/" + op.edgeTypeId(), group -> new ArrayList<>()).add(op);
-    }
-    List<Future<Void>> applied = new ArrayList<>(groups.size());
-    groups.values().forEach(group -> applied.add(applyGroup(group, announce)));
-    return Future.all(applied).mapEmpty();
+    return Futures.attempt(() -> byHost(ops)).compose(hosts -> {
+      List<Future<Void>> applied = new ArrayList<>(hosts.size());
+      hosts.forEach(groups -> applied.add(applyOnHost(groups, announce)));
+      return Future.all(applied).mapEmpty();
+    });
   }
 
   /** The drainer's batch: every edge announced, so caches update their windows in place. */
@@ -131,57 +136,91 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     return applyAll(ops, Announce.EDGES);
   }
 
-  /** One shard's copies of one edge type, in one transaction. */
-  private Future<Void> applyGroup(List<InverseOp> ops, Announce announce) {
-    return Futures.attempt(() -> target(ops.get(0))).compose(target -> applyGroup(target, ops, announce));
+  /** One shard's copies of one edge type: per copy, the operation that ranks highest. */
+  private record Group(Target target, List<InverseOp> best) {
+    List<EdgesTable.Key> keys() {
+      return best.stream().map(InverseWriter::key).toList();
+    }
+
+    /** Live copies need their FROM node; every operation of a group is of one edge type, so of one node type. */
+    List<NodeId> liveFroms() {
+      return best.stream().filter(op -> op.row().live()).map(InverseOp::from).distinct().toList();
+    }
   }
 
-  private Future<Void> applyGroup(Target target, List<InverseOp> ops, Announce announce) {
-    Map<EdgesTable.Key, InverseOp> best = new LinkedHashMap<>();
+  /** {@code ops} as groups, host by host, each host's in order of shard and edge type. */
+  private List<List<Group>> byHost(List<InverseOp> ops) {
+    Map<Long, Map<EdgesTable.Key, InverseOp>> bestByGroup = new TreeMap<>();
     for (InverseOp op : ops) {
-      best.merge(key(op), op, (held, next) -> next.row().outranks(held.row()) ? next : held);
+      bestByGroup.computeIfAbsent(((long) op.from().shard() << 32) | op.edgeTypeId(), group -> new LinkedHashMap<>())
+          .merge(key(op), op, (held, next) -> next.row().outranks(held.row()) ? next : held);
     }
-    // Every operation of the group is of one edge type, so their FROM nodes are of one node type.
-    List<NodeId> liveFroms = best.values().stream().filter(op -> op.row().live()).map(InverseOp::from).distinct()
-        .toList();
-    return client.inTransaction(target.route(), connection -> (liveFroms.isEmpty()
-                ? Future.succeededFuture(Set.<NodeId>of())
-                : target.fromNodes().existingLocked(connection, target.route(), liveFroms))
-            .compose(present -> {
-              List<InverseOp> orphans = best.values().stream()
-                  .filter(op -> op.row().live() && !present.contains(op.from()))
-                  .toList();
-              List<InverseOp> writable = best.values().stream()
-                  .filter(op -> !op.row().live() || present.contains(op.from()))
-                  .toList();
-              if (writable.isEmpty()) {
-                return Future.succeededFuture(new GroupOutcome(orphans, List.of()));
-              }
-              return target.table().readLockedMany(connection, target.route(),
-                      writable.stream().map(InverseWriter::key).toList())
-                  .compose(stored -> {
-                    List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
-                    for (InverseOp op : writable) {
-                      EdgeRow before = stored.get(key(op));
-                      if (op.row().outranks(EdgeRow.orAbsent(before))) {
-                        rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
-                      }
-                    }
-                    return target.table().writeMany(connection, target.route(), rewrites)
-                        .compose(changed -> log.log(connection, target.route(),
-                                log.edges(changed, rewrites, ChangeWriter.Copy.INVERSE))
-                            .map(new GroupOutcome(orphans, changed)));
-                  });
-            }))
-        .compose(outcome -> {
-          announceAll(outcome.changed(), announce);
-          // Rare: an inverse whose node is gone. Applied alone, which removes the forward copy.
+    Map<String, List<Group>> hosts = new LinkedHashMap<>();
+    for (Map<EdgesTable.Key, InverseOp> best : bestByGroup.values()) {
+      Target target = target(best.values().iterator().next());
+      hosts.computeIfAbsent(target.route().host(), host -> new ArrayList<>())
+          .add(new Group(target, List.copyOf(best.values())));
+    }
+    return List.copyOf(hosts.values());
+  }
+
+  /** One host's groups in one transaction, then their changes announced and their orphans applied. */
+  private Future<Void> applyOnHost(List<Group> groups, Announce announce) {
+    List<ShardRoute> routes = groups.stream().map(group -> group.target().route()).distinct().toList();
+    return client.inTransaction(routes, connection -> {
+          List<Future<Locked>> locking = new ArrayList<>(groups.size());
+          groups.forEach(group -> locking.add(lock(connection, group)));
+          return Future.all(locking).compose(locked -> {
+            List<Future<GroupOutcome>> writing = new ArrayList<>(groups.size());
+            locking.forEach(group -> writing.add(write(connection, group.result())));
+            return Future.all(writing).map(written -> writing.stream().map(Future::result).toList());
+          });
+        })
+        .compose(outcomes -> {
           Future<Void> chain = Future.succeededFuture();
-          for (InverseOp orphan : outcome.orphans()) {
-            chain = chain.compose(done -> apply(orphan).mapEmpty());
+          for (GroupOutcome outcome : outcomes) {
+            announceAll(outcome.changed(), announce);
+            // Rare: an inverse whose node is gone. Applied alone, which removes the forward copy.
+            for (InverseOp orphan : outcome.orphans()) {
+              chain = chain.compose(done -> apply(orphan).mapEmpty());
+            }
           }
           return chain;
         });
+  }
+
+  /** A group with its live copies' FROM nodes that exist, share-locked, and what its copies hold, locked. */
+  private record Locked(Group group, Set<NodeId> present, Map<EdgesTable.Key, EdgeRow> stored) {}
+
+  /** Sends the group's two locking reads; no statement waits for the one before. */
+  private static Future<Locked> lock(SqlConnection connection, Group group) {
+    Target target = group.target();
+    List<NodeId> liveFroms = group.liveFroms();
+    Future<Set<NodeId>> present = liveFroms.isEmpty() ? Future.succeededFuture(Set.of())
+        : target.fromNodes().existingLocked(connection, target.route(), liveFroms);
+    Future<Map<EdgesTable.Key, EdgeRow>> stored = target.table().readLockedMany(connection, target.route(),
+        group.keys());
+    return Future.all(present, stored).map(both -> new Locked(group, present.result(), stored.result()));
+  }
+
+  /** Writes what outranks the locked copies, and logs it; a live copy whose node is gone is left an orphan. */
+  private Future<GroupOutcome> write(SqlConnection connection, Locked locked) {
+    Target target = locked.group().target();
+    List<InverseOp> orphans = new ArrayList<>();
+    List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
+    for (InverseOp op : locked.group().best()) {
+      if (op.row().live() && !locked.present().contains(op.from())) {
+        orphans.add(op);
+        continue;
+      }
+      EdgeRow before = locked.stored().get(key(op));
+      if (op.row().outranks(EdgeRow.orAbsent(before))) {
+        rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
+      }
+    }
+    return target.table().writeMany(connection, target.route(), rewrites)
+        .compose(changed -> log.log(connection, target.route(), log.edges(changed, rewrites, ChangeWriter.Copy.INVERSE))
+            .map(new GroupOutcome(orphans, changed)));
   }
 
   private record GroupOutcome(List<InverseOp> orphans, List<GraphChange.EdgeChanged> changed) {}

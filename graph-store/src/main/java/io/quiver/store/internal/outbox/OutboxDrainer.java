@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,9 +27,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Drains the outboxes of one host's shards while this server holds the host's lease: passes over
- * the shards, each reading the due entries, handing those of each kind to its kind's handler
- * as one batch ({@link OutboxHandlers}), one by one should the batch fail, and deleting each once done — or rescheduling it
- * by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
+ * the shards, each reading the due entries of every shard at once, handing those of each kind to
+ * its kind's handler as one batch ({@link OutboxHandlers}) — inverse edges in a transaction per
+ * host they are written to — one by one should the batch fail, and deleting each once done — or
+ * rescheduling it by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
  * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay,
  * unless a write commits an entry on the host ({@link #wake}) — a write of this server, or one of
  * another server whose change was announced here — then the next pass starts at once. So an
@@ -117,24 +119,17 @@ final class OutboxDrainer {
   /**
    * One pass over the host's writable shards; answers how many entries it handled and changes it
    * numbered. One statement finds the shards with entries due ({@link OutboxTable#shardsWithDue});
-   * only those are read. Then the shards' logged changes get their positions ({@link ChangeSequencer}).
+   * only those are read, all at once, and their entries handled as one batch ({@link #handleAll}).
+   * Then the shards' logged changes get their positions ({@link ChangeSequencer}).
    */
   private Future<Integer> pass() {
     List<ShardRoute> routes = writableShards();
     return (routes.isEmpty() ? Future.succeededFuture(Set.<Integer>of())
             : parts.client().read(routes.get(0), sql -> OutboxTable.INSTANCE.shardsWithDue(sql, routes, nowUs())))
-        .compose(due -> {
-          Future<Integer> handled = Future.succeededFuture(0);
-          for (ShardRoute route : routes) {
-            if (due.contains(route.shard())) {
-              handled = handled.compose(sum -> drainShard(route).map(count -> sum + count));
-            }
-          }
-          return handled;
-        })
-        .compose(sum -> tombstones.collectIfDue(routes).map(sum))
+        .compose(due -> drain(routes.stream().filter(route -> due.contains(route.shard())).toList()))
+        .compose(handled -> tombstones.collectIfDue(routes).map(handled))
         // After the entries: the inverse copies they wrote are logged too, and numbered in this pass.
-        .compose(sum -> sequencer.pass(routes).map(numbered -> sum + numbered));
+        .compose(handled -> sequencer.pass(routes).map(numbered -> handled + numbered));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard, one for its change logs' lag. */
@@ -163,57 +158,85 @@ final class OutboxDrainer {
     return routes;
   }
 
-  private Future<Integer> drainShard(ShardRoute route) {
-    return parts.client().read(route, sql -> OutboxTable.INSTANCE.due(sql, route, nowUs(), parts.batchSize()))
-        .map(stored -> stored.stream().map(entry -> OutboxEntry.of(route.shard(), entry)).toList())
-        .compose(entries -> handleAll(route, entries).map(entries.size()));
+  /**
+   * Reads the due entries of every shard of {@code routes} at once and handles them as one batch,
+   * so that the inverses a pass carries from all of its host's shards share one transaction per
+   * host they are written to ({@link InverseWriter#applyAll}), not one per shard read.
+   */
+  private Future<Integer> drain(List<ShardRoute> routes) {
+    if (routes.isEmpty()) {
+      return Future.succeededFuture(0);
+    }
+    Map<Integer, ShardRoute> byShard = new HashMap<>();
+    List<Future<List<OutboxEntry>>> reads = new ArrayList<>(routes.size());
+    for (ShardRoute route : routes) {
+      byShard.put(route.shard(), route);
+      reads.add(parts.client().read(route, sql -> OutboxTable.INSTANCE.due(sql, route, nowUs(), parts.batchSize()))
+          .map(stored -> stored.stream().map(entry -> OutboxEntry.of(route.shard(), entry)).toList()));
+    }
+    return Future.all(reads).compose(read -> {
+      List<OutboxEntry> entries = reads.stream().flatMap(shard -> shard.result().stream()).toList();
+      return handleAll(byShard, entries).map(entries.size());
+    });
   }
 
   /**
-   * Handles the entries, then deletes every handled one in one statement. Of a node's cascades
-   * only the newest is applied ({@link CascadeOrder}). The rest go kind by kind, in the kinds'
-   * order (inverse edges first), each kind as one batch through its handler
-   * ({@link OutboxHandlers#applyAll}: inverse edges in a transaction per shard and edge type they
-   * write, {@link InverseWriter#applyAll}; other kinds one after another); should a batch fail,
-   * its entries are handled one by one, {@code parallelism} at a time, so a failing entry is found
-   * and rescheduled, never fatal. Should the deletion not happen (a crash), the handled entries
-   * run again, which their handlers make harmless.
+   * Handles the entries, then deletes every handled one, a statement per shard. Of a node's
+   * cascades only the newest is applied ({@link CascadeOrder}; a node's cascades wait on its own
+   * shard). The rest go kind by kind, in the kinds' order (inverse edges first), each kind as one
+   * batch through its handler ({@link OutboxHandlers#applyAll}: inverse edges in a transaction per
+   * host they write, {@link InverseWriter#applyAll}; other kinds one after another); should a batch
+   * fail, its entries are handled one by one, {@code parallelism} at a time, so a failing entry is
+   * found and rescheduled, never fatal. Should the deletion not happen (a crash), the handled
+   * entries run again, which their handlers make harmless.
    */
-  private Future<Void> handleAll(ShardRoute route, List<OutboxEntry> entries) {
-    List<Long> handled = Collections.synchronizedList(new ArrayList<>());
+  private Future<Void> handleAll(Map<Integer, ShardRoute> routes, List<OutboxEntry> entries) {
+    List<OutboxEntry> handled = Collections.synchronizedList(new ArrayList<>());
     List<OutboxEntry> superseded = CascadeOrder.superseded(entries);
-    superseded.forEach(entry -> handled.add(entry.id()));
+    handled.addAll(superseded);
     Map<OutboxOp.Kind, List<OutboxEntry>> byKind = new EnumMap<>(OutboxOp.Kind.class);
     entries.stream().filter(entry -> !superseded.contains(entry))
         .forEach(entry -> byKind.computeIfAbsent(entry.op().kind(), kind -> new ArrayList<>()).add(entry));
     Future<Void> done = Future.succeededFuture();
     for (Map.Entry<OutboxOp.Kind, List<OutboxEntry>> kind : byKind.entrySet()) {
-      done = done.compose(previous -> handleKind(route, kind.getKey(), kind.getValue(), handled));
+      done = done.compose(previous -> handleKind(routes, kind.getKey(), kind.getValue(), handled));
     }
-    return done.compose(all -> parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled)));
+    return done.compose(all -> delete(routes, handled));
+  }
+
+  /** Deletes the handled entries, one statement per shard, all sent at once. */
+  private Future<Void> delete(Map<Integer, ShardRoute> routes, List<OutboxEntry> handled) {
+    Map<Integer, List<Long>> byShard = new HashMap<>();
+    handled.forEach(entry -> byShard.computeIfAbsent(entry.shard(), shard -> new ArrayList<>()).add(entry.id()));
+    List<Future<Void>> deleting = new ArrayList<>(byShard.size());
+    byShard.forEach((shard, ids) -> deleting.add(
+        parts.client().write(routes.get(shard), sql -> OutboxTable.INSTANCE.deleteAll(sql, routes.get(shard), ids))));
+    return Future.all(deleting).mapEmpty();
   }
 
   /** Entries of one kind as one batch ({@link OutboxHandlers#applyAll}); one by one should it fail. */
-  private Future<Void> handleKind(ShardRoute route, OutboxOp.Kind kind, List<OutboxEntry> entries,
-      List<Long> handled) {
-    return Future.join(entries.stream().map(entry -> CascadeOrder.retireOlder(parts.client(), route, entry)).toList())
+  private Future<Void> handleKind(Map<Integer, ShardRoute> routes, OutboxOp.Kind kind, List<OutboxEntry> entries,
+      List<OutboxEntry> handled) {
+    return Future.join(entries.stream()
+            .map(entry -> CascadeOrder.retireOlder(parts.client(), routes.get(entry.shard()), entry)).toList())
         .compose(retired -> parts.handlers().applyAll(kind, entries.stream().map(OutboxEntry::op).toList()))
         .<Void>map(done -> {
-          entries.forEach(entry -> handled.add(entry.id()));
+          handled.addAll(entries);
           return null;
         })
-        .recover(failure -> handleEach(route, entries, handled));
+        .recover(failure -> handleEach(routes, entries, handled));
   }
 
   /** Handles entries one by one, {@code parallelism} at a time, adding each that succeeds to {@code handled}. */
-  private Future<Void> handleEach(ShardRoute route, List<OutboxEntry> entries, List<Long> handled) {
+  private Future<Void> handleEach(Map<Integer, ShardRoute> routes, List<OutboxEntry> entries,
+      List<OutboxEntry> handled) {
     Future<Void> done = Future.succeededFuture();
     for (int start = 0; start < entries.size(); start += parts.parallelism()) {
       List<OutboxEntry> group = entries.subList(start, Math.min(entries.size(), start + parts.parallelism()));
       done = done.compose(previous -> {
         List<Future<Void>> handling = new ArrayList<>();
-        group.forEach(entry -> handling.add(handle(route, entry).map(ok -> {
-          handled.add(entry.id());
+        group.forEach(entry -> handling.add(handle(routes.get(entry.shard()), entry).map(ok -> {
+          handled.add(entry);
           return null;
         })));
         return Future.join(handling).<Void>mapEmpty().otherwiseEmpty();

@@ -12,16 +12,22 @@ import io.quiver.store.testing.TestBackend;
 import io.quiver.store.internal.table.OutboxTable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The drainer applies a pass's inverse entries in a transaction per shard and edge type, not one per entry. */
+/**
+ * The drainer applies a pass's inverse entries in a transaction per host they are written to: not
+ * one per entry, nor one per shard read and shard written.
+ */
 @ExtendWith(GraphInvariants.class)
 class DrainBatchingTest {
   private static final int ENTRIES = 120;
+  private static final int PINS_PER_SHARD = 5;
   private static StoreFixture fixture;
   private static ShardTables tables;
 
@@ -34,6 +40,49 @@ class DrainBatchingTest {
   @AfterAll
   static void stop() {
     fixture.close();
+  }
+
+  @Test
+  void entriesWaitingOnEveryShardOfAHost_areWrittenToAnotherHostInOneTransaction_notOnePerPairOfShards()
+      throws Exception {
+    Map<Integer, NodeId> boards = nodesOnEveryShard();
+    int inverseType = tables.schema().edgeType("pin_owned_by_board").orElseThrow().id();
+    List<Integer> sources = List.of(0, 1, 2, 3);
+    List<Integer> targets = List.of(4, 5, 6, 7);
+    Map<NodeId, List<Long>> expected = new HashMap<>();
+    for (int target : targets) {
+      for (int i = 0; i < PINS_PER_SHARD; i++) {
+        NodeId pin = fixture.store.createNode("pin", json("{\"link\": \"l\"}"), boards.get(target)).await().id();
+        for (int source : sources) {
+          tables.appendInverseEntry(source, inverseType, pin, boards.get(source), true);
+          expected.computeIfAbsent(pin, held -> new ArrayList<>()).add(boards.get(source).value());
+        }
+      }
+    }
+
+    long before = tables.commitsOnHostOf(targets.get(0));
+    tables.releaseHeldBackTogether(sources);
+    tables.awaitOutboxesDrained(Duration.ofSeconds(20));
+    long commits = tables.commitsOnHostOf(targets.get(0)) - before;
+
+    int pairs = sources.size() * targets.size();
+    assertThat(commits).as("a transaction per shard read and shard written would commit %d times", pairs)
+        .isLessThan(pairs);
+    for (Map.Entry<NodeId, List<Long>> pin : expected.entrySet()) {
+      assertThat(tables.activeTargets("pin_owned_by_board", pin.getKey()))
+          .containsExactlyInAnyOrderElementsOf(pin.getValue());
+    }
+  }
+
+  /** A board on each of the fleet's shards (placement is random: boards are created until every shard has one). */
+  private static Map<Integer, NodeId> nodesOnEveryShard() throws Exception {
+    Map<Integer, NodeId> boards = new HashMap<>();
+    for (int i = 0; i < 500 && boards.size() < TestBackend.SHARDS; i++) {
+      NodeId board = fixture.store.createNode("board", json("{\"title\": \"spread\"}"), null).await().id();
+      boards.putIfAbsent(board.shard(), board);
+    }
+    assertThat(boards).as("boards on every shard").hasSize(TestBackend.SHARDS);
+    return boards;
   }
 
   @Test
