@@ -14,6 +14,10 @@ import java.time.Duration;
  * @param tombstoneGrace how long a tombstone is kept; it must outlast the longest time an
  *     operation can wait in an outbox, or a late add could resurrect a removed edge
  * @param gcInterval how often tombstones past their grace are collected
+ * @param busyPause pause after a pass that found work, which a write's wake does not cut short:
+ *     on a busy host the entries of this long gather into one pass, whose batches share
+ *     transactions, instead of a pass starting at every wake. An inverse then follows its write
+ *     within this pause and a pass; zero starts the next pass at once
  */
 public record ApplierSettings(
     String leasePath,
@@ -22,7 +26,8 @@ public record ApplierSettings(
     int maxAttempts,
     Duration maxBackoff,
     Duration tombstoneGrace,
-    Duration gcInterval) {
+    Duration gcInterval,
+    Duration busyPause) {
 
   public static final String DEFAULT_LEASE_PATH = "/quiver/outbox-leases";
   public static final int DEFAULT_BATCH_SIZE = 200;
@@ -31,6 +36,7 @@ public record ApplierSettings(
   public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(30);
   public static final Duration DEFAULT_TOMBSTONE_GRACE = Duration.ofDays(7);
   public static final Duration DEFAULT_GC_INTERVAL = Duration.ofMinutes(5);
+  public static final Duration DEFAULT_BUSY_PAUSE = Duration.ofMillis(20);
 
   public ApplierSettings {
     if (leasePath == null || !leasePath.startsWith("/")) {
@@ -44,10 +50,24 @@ public record ApplierSettings(
         throw GraphException.invalid("applier durations must be positive, got " + d);
       }
     }
+    if (busyPause == null || busyPause.isNegative()) {
+      throw GraphException.invalid("busyPause must be zero or positive, got " + busyPause);
+    }
+  }
+
+  /** Settings with the default {@link #DEFAULT_BUSY_PAUSE}, or the idle delay if that is shorter (as tests' is). */
+  public ApplierSettings(String leasePath, int batchSize, Duration idleDelay, int maxAttempts, Duration maxBackoff,
+      Duration tombstoneGrace, Duration gcInterval) {
+    this(leasePath, batchSize, idleDelay, maxAttempts, maxBackoff, tombstoneGrace, gcInterval,
+        idleDelay == null ? DEFAULT_BUSY_PAUSE : min(DEFAULT_BUSY_PAUSE, idleDelay));
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   public static ApplierSettings defaults() {
     return new ApplierSettings(DEFAULT_LEASE_PATH, DEFAULT_BATCH_SIZE, DEFAULT_IDLE_DELAY, DEFAULT_MAX_ATTEMPTS,
-        DEFAULT_MAX_BACKOFF, DEFAULT_TOMBSTONE_GRACE, DEFAULT_GC_INTERVAL);
+        DEFAULT_MAX_BACKOFF, DEFAULT_TOMBSTONE_GRACE, DEFAULT_GC_INTERVAL, DEFAULT_BUSY_PAUSE);
   }
 }

@@ -185,7 +185,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       Map.entry("zooKeeper", Set.of("connect", "shardMapPath", "schemaPath", "sessionTimeoutMs", "connectTimeoutMs")),
       Map.entry("mysql", Set.of("user", "password", "poolSize", "waitQueue", "connectTimeoutMs", "acquireTimeoutMs",
           "statementCacheSize", "pipeliningLimit", "statementTimeoutMs", "downAfterMs", "writeTransactions")),
-      Map.entry("outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
+      Map.entry("outbox", Set.of("leasePath", "batchSize", "idleDelayMs", "busyPauseMs", "maxAttempts", "maxBackoffMs", "tombstoneGraceSeconds",
           "gcIntervalSeconds")),
       Map.entry("cache", Set.of("enabled", "nodeMaxBytes", "edgeWindow", "edgeMaxBytes", "valueTtlSeconds", "peersPath",
           "advertiseHost", "staleBoundMs")),
@@ -282,7 +282,8 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             outbox.path("maxAttempts").asInt(defaults.maxAttempts()),
             Duration.ofMillis(outbox.path("maxBackoffMs").asLong(defaults.maxBackoff().toMillis())),
             Duration.ofSeconds(outbox.path("tombstoneGraceSeconds").asLong(defaults.tombstoneGrace().toSeconds())),
-            Duration.ofSeconds(outbox.path("gcIntervalSeconds").asLong(defaults.gcInterval().toSeconds()))),
+            Duration.ofSeconds(outbox.path("gcIntervalSeconds").asLong(defaults.gcInterval().toSeconds())),
+            Duration.ofMillis(outbox.path("busyPauseMs").asLong(defaults.busyPause().toMillis()))),
         new CacheSettings(
             cache.path("enabled").asBoolean(true),
             cache.path("nodeMaxBytes").asLong(cacheDefaults.nodeMaxBytes()),

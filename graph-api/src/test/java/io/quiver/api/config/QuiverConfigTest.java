@@ -34,7 +34,7 @@ class QuiverConfigTest {
                        "connectTimeoutMs": 4000},
          "mysql": {"user": "q", "password": "p", "poolSize": 160, "waitQueue": 10, "connectTimeoutMs": 100,
                    "acquireTimeoutMs": 100, "statementCacheSize": 10, "pipeliningLimit": 2},
-         "outbox": {"leasePath": "/l", "batchSize": 5, "idleDelayMs": 5, "maxAttempts": 3, "maxBackoffMs": 100,
+         "outbox": {"leasePath": "/l", "batchSize": 5, "idleDelayMs": 5, "busyPauseMs": 7, "maxAttempts": 3, "maxBackoffMs": 100,
                     "tombstoneGraceSeconds": 100, "gcIntervalSeconds": 10},
          "cache": {"enabled": false, "nodeMaxBytes": 100, "edgeWindow": 10, "edgeMaxBytes": 100, "valueTtlSeconds": 9,
                    "peersPath": "/p", "advertiseHost": "10.0.0.5"},
@@ -45,6 +45,7 @@ class QuiverConfigTest {
          "consistency": {"tokenWaitMs": 2500},
          "schemaFile": "/etc/quiver/schema.json"}""");
     assertThat(config.mysql().maxSize()).isEqualTo(160);
+    assertThat(config.outbox().busyPause()).isEqualTo(Duration.ofMillis(7));
     assertThat(config.replication()).isEqualTo(new ReplicaAcks(ReplicaAcks.Mode.ASYNC, Duration.ofMillis(250)));
     assertThat(config.failover()).isEqualTo(new FailoverSettings(false, Duration.ofMillis(2000), Duration.ofMillis(200),
         Duration.ofMillis(1000)));

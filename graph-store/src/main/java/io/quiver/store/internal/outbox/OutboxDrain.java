@@ -49,7 +49,7 @@ public final class OutboxDrain {
     this.changeLog = changeLog;
     this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, client, handlers,
         new RetryPolicy(settings), settings.batchSize(), settings.idleDelay().toMillis(),
-        parallelism, clock);
+        settings.busyPause().toMillis(), parallelism, clock);
     this.schemas = schemas;
     this.settings = settings;
     this.leases = new HostLeases(curator, settings.leasePath(), serverId, new HostLeases.Holder() {

@@ -33,9 +33,13 @@ import org.slf4j.LoggerFactory;
  * rescheduling it by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
  * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay,
  * unless a write commits an entry on the host ({@link #wake}) — a write of this server, or one of
- * another server whose change was announced here — then the next pass starts at once. So an
- * inverse follows its write within a pass, and an idle drainer asks one statement of its host per
- * idle delay; the delay bounds only how long an entry waits whose announcement was lost.
+ * another server whose change was announced here — then the next pass starts at once. After a
+ * pass that found work it waits the busy pause, which wakes do not cut short, so a busy host's
+ * entries gather into fewer, larger passes (each of whose batches shares a transaction per host
+ * written); a pass that read a full batch from a shard is followed at once, so a backlog drains
+ * at full speed. So an inverse follows its write within the busy pause and a pass, and an idle
+ * drainer asks one statement of its host per idle delay; the delay bounds only how long an entry
+ * waits whose announcement was lost.
  *
  * <p>Every statement goes through {@link ShardClient}, under its deadline, so every pass ends: a
  * host that stops answering fails the pass after one deadline, and the next pass tries again.
@@ -45,7 +49,7 @@ final class OutboxDrainer {
 
   /** What every host's drainer shares. */
   record Parts(Vertx vertx, Context context, ShardRouter router, ShardClient client, OutboxHandlers handlers,
-      RetryPolicy retries, int batchSize, long idleDelayMs, int parallelism, Clock clock) {}
+      RetryPolicy retries, int batchSize, long idleDelayMs, long busyPauseMs, int parallelism, Clock clock) {}
 
   private final String host;
   private final Parts parts;
@@ -56,6 +60,10 @@ final class OutboxDrainer {
   private volatile Future<Integer> inFlight = Future.succeededFuture(0);
   /** The timer of the pause between passes; -1 during a pass. Touched on the drainer's context only. */
   private long pause = -1;
+  /** Whether the pause under way follows a pass that found work: a wake waits for its end. */
+  private boolean pausedBusy;
+  /** Whether the pass under way read a full batch from a shard: more waits, so the next pass starts at once. */
+  private volatile boolean backlogged;
   /** Whether an entry was committed during the pass under way (so the next starts at once). */
   private boolean woken;
   /** Whether the last pass failed: a run of failures is reported once. */
@@ -79,10 +87,10 @@ final class OutboxDrainer {
     return inFlight.<Void>mapEmpty().otherwiseEmpty();
   }
 
-  /** An entry was committed on one of the host's shards: start a pass now, or right after the one under way. */
+  /** An entry was committed on one of the host's shards: start a pass now, or right after the one under way or the busy pause. */
   void wake() {
     parts.context().runOnContext(now -> {
-      if (pause != -1 && parts.vertx().cancelTimer(pause)) {
+      if (pause != -1 && !pausedBusy && parts.vertx().cancelTimer(pause)) {
         pause = -1;
         loop();
       } else {
@@ -97,6 +105,7 @@ final class OutboxDrainer {
       return;
     }
     woken = false;
+    backlogged = false;
     // A pass that throws instead of failing its future must not end the loop: nothing would drain this host again.
     inFlight = Futures.started(this::pass);
     inFlight.onComplete(done -> {
@@ -109,7 +118,8 @@ final class OutboxDrainer {
         log.info("outbox passes on host {} succeed again", host);
       }
       failing = done.failed() && running;
-      long delay = woken || done.succeeded() && done.result() > 0 ? 1 : parts.idleDelayMs();
+      pausedBusy = done.succeeded() && done.result() > 0 && !backlogged;
+      long delay = backlogged ? 1 : pausedBusy ? Math.max(1, parts.busyPauseMs()) : woken ? 1 : parts.idleDelayMs();
       if (running) {
         pause = parts.vertx().setTimer(delay, timer -> loop());
       }
@@ -175,6 +185,7 @@ final class OutboxDrainer {
           .map(stored -> stored.stream().map(entry -> OutboxEntry.of(route.shard(), entry)).toList()));
     }
     return Future.all(reads).compose(read -> {
+      backlogged = reads.stream().anyMatch(shard -> shard.result().size() >= parts.batchSize());
       List<OutboxEntry> entries = reads.stream().flatMap(shard -> shard.result().stream()).toList();
       return handleAll(byShard, entries).map(entries.size());
     });
