@@ -26,18 +26,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Drains the outboxes of one host's shards while this server holds the host's lease: passes over
- * the shards, each reading the due entries of every shard at once, handing those of each kind to
- * its kind's handler as one batch ({@link OutboxHandlers}) — inverse edges in a transaction per
- * host they are written to — one by one should the batch fail, and deleting each once done — or
- * rescheduling it by the {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside
- * and a parked one holds up nothing. Between passes that found nothing it waits the idle delay,
- * unless a write commits an entry on the host ({@link #wake}) — a write of this server, or one of
- * another server whose change was announced here — then the next pass starts at once. After a
- * pass that found work it waits the busy pause, which wakes do not cut short, so a busy host's
- * entries gather into fewer, larger passes (each of whose batches shares a transaction per host
- * written); a pass that read a full batch from a shard is followed at once, so a backlog drains
- * at full speed. So an inverse follows its write within the busy pause and a pass, and an idle
+ * Drains the outboxes of one host's shards while this server holds the host's lease. Each pass
+ * reads the due entries of every shard at once and hands those of each kind to its kind's handler
+ * as one batch ({@link OutboxHandlers}; inverse edges in a transaction per host they are written
+ * to), one by one should the batch fail; each entry is deleted once done, or rescheduled by the
+ * {@link RetryPolicy}. Entries are read in due-time order, so rescheduled ones step aside and a
+ * parked one holds up nothing.
+ *
+ * <p>Between passes that found nothing it waits the idle delay, unless a write commits an entry on
+ * the host ({@link #wake}) — a write of this server, or one of another server whose change was
+ * announced here — then the next pass starts at once. After a pass that found work it waits the
+ * busy pause, which wakes do not cut short, so a busy host's entries gather into fewer, larger
+ * passes; a pass that read a full batch from a shard is followed at once, so a backlog drains at
+ * full speed. So an inverse follows its write within the busy pause and a pass, and an idle
  * drainer asks one statement of its host per idle delay; the delay bounds only how long an entry
  * waits whose announcement was lost.
  *
@@ -87,7 +88,10 @@ final class OutboxDrainer {
     return inFlight.<Void>mapEmpty().otherwiseEmpty();
   }
 
-  /** An entry was committed on one of the host's shards: start a pass now, or right after the one under way or the busy pause. */
+  /**
+   * An entry was committed on one of the host's shards: start a pass now, or right after the one
+   * under way or the busy pause.
+   */
   void wake() {
     parts.context().runOnContext(now -> {
       if (pause != -1 && !pausedBusy && parts.vertx().cancelTimer(pause)) {
