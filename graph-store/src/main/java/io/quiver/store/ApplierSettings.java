@@ -55,15 +55,10 @@ public record ApplierSettings(
     }
   }
 
-  /** Settings with the default {@link #DEFAULT_BUSY_PAUSE}, or the idle delay if that is shorter (as tests' is). */
-  public ApplierSettings(String leasePath, int batchSize, Duration idleDelay, int maxAttempts, Duration maxBackoff,
-      Duration tombstoneGrace, Duration gcInterval) {
-    this(leasePath, batchSize, idleDelay, maxAttempts, maxBackoff, tombstoneGrace, gcInterval,
-        idleDelay == null ? DEFAULT_BUSY_PAUSE : min(DEFAULT_BUSY_PAUSE, idleDelay));
-  }
-
-  private static Duration min(Duration a, Duration b) {
-    return a.compareTo(b) <= 0 ? a : b;
+  /** These settings with leases held under {@code path} instead (a second fleet beside the first). */
+  public ApplierSettings withLeasePath(String path) {
+    return new ApplierSettings(path, batchSize, idleDelay, maxAttempts, maxBackoff, tombstoneGrace, gcInterval,
+        busyPause);
   }
 
   public static ApplierSettings defaults() {

@@ -74,8 +74,7 @@ public final class ReplicatedFleet implements AutoCloseable {
     ApplierSettings drain = TestBackend.applierSettings();
     this.backend = backend.apply(GraphStore.builder(vertx).pools(hosts.poolSettings()).shardMaps(watcher)
             .schemas(schemas)
-            .drainOutboxes(hosts.curator(), new ApplierSettings(mapPath + "-leases", drain.batchSize(),
-                drain.idleDelay(), drain.maxAttempts(), drain.maxBackoff(), drain.tombstoneGrace(), drain.gcInterval()))
+            .drainOutboxes(hosts.curator(), drain.withLeasePath(mapPath + "-leases"))
             .registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
         .build();
     this.admin = admin.apply(AdminService.builder(vertx).repairs(this.backend.repairs()).schemas(schemas)

@@ -31,7 +31,7 @@ class DrainerWakeTest {
   void anEdgeWrittenThroughAServerThatDrainsNothing_getsItsInverseAtOnce_fromTheServerThatDrains() throws Exception {
     ApplierSettings shared = TestBackend.applierSettings();
     ApplierSettings idle = new ApplierSettings("/quiver-test/drainer-wake/leases", shared.batchSize(), IDLE,
-        shared.maxAttempts(), shared.maxBackoff(), shared.tombstoneGrace(), shared.gcInterval());
+        shared.maxAttempts(), shared.maxBackoff(), shared.tombstoneGrace(), shared.gcInterval(), shared.busyPause());
     ShardTables tables = new ShardTables(TestBackend.get());
     tables.awaitOutboxesDrained(Duration.ofSeconds(20));
     // Started first, the drainer takes every host's lease; the writer, after it, drains nothing.

@@ -82,8 +82,7 @@ class QuiverServerTest {
           new QuiverConfig.ZooKeeper(zooKeeper.address(), TestBackend.SHARD_MAP_PATH, TestBackend.SCHEMA_PATH,
               Duration.ofSeconds(15)),
           direct.mysql(),
-          new ApplierSettings("/quiver-test/silent-stop/leases", outbox.batchSize(), outbox.idleDelay(),
-              outbox.maxAttempts(), outbox.maxBackoff(), outbox.tombstoneGrace(), outbox.gcInterval()),
+          outbox.withLeasePath("/quiver-test/silent-stop/leases"),
           CacheSettings.defaults().withPeersPath("/quiver-test/silent-stop/peers"), null, direct.adminToken()), null);
       zooKeeper.blackHole();
 
@@ -126,8 +125,7 @@ class QuiverServerTest {
         new QuiverConfig.ZooKeeper(backend.zooKeeperConnectString(), TestBackend.SHARD_MAP_PATH,
             TestBackend.SCHEMA_PATH, Duration.ofSeconds(15)),
         backend.poolSettings(),
-        new ApplierSettings(LEASES, outbox.batchSize(), outbox.idleDelay(), outbox.maxAttempts(), outbox.maxBackoff(),
-            outbox.tombstoneGrace(), outbox.gcInterval()),
+        outbox.withLeasePath(LEASES),
         CacheSettings.defaults().withPeersPath(PEERS),
         null,
         TestBackend.ADMIN_TOKEN);

@@ -66,10 +66,7 @@ public final class ApiFixture implements AutoCloseable {
    * test's — for tests that move shards.
    */
   public static ApiFixture overFleet(String shardMapPath) throws Exception {
-    io.quiver.store.ApplierSettings shared = TestBackend.applierSettings();
-    io.quiver.store.ApplierSettings own = new io.quiver.store.ApplierSettings(shardMapPath + "-leases",
-        shared.batchSize(), shared.idleDelay(), shared.maxAttempts(), shared.maxBackoff(), shared.tombstoneGrace(),
-        shared.gcInterval());
+    io.quiver.store.ApplierSettings own = TestBackend.applierSettings().withLeasePath(shardMapPath + "-leases");
     return new ApiFixture(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(),
         io.quiver.cache.CacheSettings.defaults().withPeersPath(shardMapPath + "-cache-peers"),
         TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15), shardMapPath, own);

@@ -114,10 +114,10 @@ public final class TestBackend {
         Duration.ofMillis(800), 256, 16);
   }
 
-  /** Applier settings for the tests: the test lease path, quick passes. */
+  /** Applier settings for the tests: the test lease path, quick passes, a busy pause no longer than the idle delay. */
   public static ApplierSettings applierSettings() {
     return new ApplierSettings(LEASE_PATH, 200, Duration.ofMillis(10), 5, Duration.ofSeconds(2),
-        ApplierSettings.DEFAULT_TOMBSTONE_GRACE, ApplierSettings.DEFAULT_GC_INTERVAL);
+        ApplierSettings.DEFAULT_TOMBSTONE_GRACE, ApplierSettings.DEFAULT_GC_INTERVAL, Duration.ofMillis(10));
   }
 
   /**

@@ -57,14 +57,17 @@ final class OutboxDrainer {
   private final TombstoneCollector tombstones;
   private final ChangeSequencer sequencer;
   private volatile boolean running;
+  /** What a pass did: entries handled and changes numbered, and whether a shard had more due than one batch. */
+  private record Pass(int worked, boolean backlogged) {
+    static final Pass NOTHING = new Pass(0, false);
+  }
+
   /** The pass under way, which stopping waits for. */
-  private volatile Future<Integer> inFlight = Future.succeededFuture(0);
+  private volatile Future<Pass> inFlight = Future.succeededFuture(Pass.NOTHING);
   /** The timer of the pause between passes; -1 during a pass. Touched on the drainer's context only. */
   private long pause = -1;
   /** Whether the pause under way follows a pass that found work: a wake waits for its end. */
   private boolean pausedBusy;
-  /** Whether the pass under way read a full batch from a shard: more waits, so the next pass starts at once. */
-  private volatile boolean backlogged;
   /** Whether an entry was committed during the pass under way (so the next starts at once). */
   private boolean woken;
   /** Whether the last pass failed: a run of failures is reported once. */
@@ -109,7 +112,6 @@ final class OutboxDrainer {
       return;
     }
     woken = false;
-    backlogged = false;
     // A pass that throws instead of failing its future must not end the loop: nothing would drain this host again.
     inFlight = Futures.started(this::pass);
     inFlight.onComplete(done -> {
@@ -122,8 +124,12 @@ final class OutboxDrainer {
         log.info("outbox passes on host {} succeed again", host);
       }
       failing = done.failed() && running;
-      pausedBusy = done.succeeded() && done.result() > 0 && !backlogged;
-      long delay = backlogged ? 1 : pausedBusy ? Math.max(1, parts.busyPauseMs()) : woken ? 1 : parts.idleDelayMs();
+      Pass ran = done.succeeded() ? done.result() : Pass.NOTHING;
+      // A backlog goes on at once; other work pauses, wakes or not; nothing waits for a wake.
+      pausedBusy = ran.worked() > 0 && !ran.backlogged();
+      long delay = ran.backlogged() ? 1
+          : pausedBusy ? Math.max(1, parts.busyPauseMs())
+          : woken ? 1 : parts.idleDelayMs();
       if (running) {
         pause = parts.vertx().setTimer(delay, timer -> loop());
       }
@@ -132,18 +138,19 @@ final class OutboxDrainer {
 
   /**
    * One pass over the host's writable shards; answers how many entries it handled and changes it
-   * numbered. One statement finds the shards with entries due ({@link OutboxTable#shardsWithDue});
+   * numbered, and whether a shard had more due than one batch. One statement finds the shards with entries due ({@link OutboxTable#shardsWithDue});
    * only those are read, all at once, and their entries handled as one batch ({@link #handleAll}).
    * Then the shards' logged changes get their positions ({@link ChangeSequencer}).
    */
-  private Future<Integer> pass() {
+  private Future<Pass> pass() {
     List<ShardRoute> routes = writableShards();
     return (routes.isEmpty() ? Future.succeededFuture(Set.<Integer>of())
             : parts.client().read(routes.get(0), sql -> OutboxTable.INSTANCE.shardsWithDue(sql, routes, nowUs())))
         .compose(due -> drain(routes.stream().filter(route -> due.contains(route.shard())).toList()))
-        .compose(handled -> tombstones.collectIfDue(routes).map(handled))
+        .compose(drained -> tombstones.collectIfDue(routes).map(drained))
         // After the entries: the inverse copies they wrote are logged too, and numbered in this pass.
-        .compose(handled -> sequencer.pass(routes).map(numbered -> handled + numbered));
+        .compose(drained -> sequencer.pass(routes)
+            .map(numbered -> new Pass(drained.worked() + numbered, drained.backlogged())));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard, one for its change logs' lag. */
@@ -177,9 +184,9 @@ final class OutboxDrainer {
    * so that the inverses a pass carries from all of its host's shards share one transaction per
    * host they are written to ({@link InverseWriter#applyAll}), not one per shard read.
    */
-  private Future<Integer> drain(List<ShardRoute> routes) {
+  private Future<Pass> drain(List<ShardRoute> routes) {
     if (routes.isEmpty()) {
-      return Future.succeededFuture(0);
+      return Future.succeededFuture(Pass.NOTHING);
     }
     Map<Integer, ShardRoute> byShard = new HashMap<>();
     List<Future<List<OutboxEntry>>> reads = new ArrayList<>(routes.size());
@@ -189,9 +196,9 @@ final class OutboxDrainer {
           .map(stored -> stored.stream().map(entry -> OutboxEntry.of(route.shard(), entry)).toList()));
     }
     return Future.all(reads).compose(read -> {
-      backlogged = reads.stream().anyMatch(shard -> shard.result().size() >= parts.batchSize());
+      boolean backlogged = reads.stream().anyMatch(shard -> shard.result().size() >= parts.batchSize());
       List<OutboxEntry> entries = reads.stream().flatMap(shard -> shard.result().stream()).toList();
-      return handleAll(byShard, entries).map(entries.size());
+      return handleAll(byShard, entries).map(new Pass(entries.size(), backlogged));
     });
   }
 
@@ -224,8 +231,10 @@ final class OutboxDrainer {
     Map<Integer, List<Long>> byShard = new HashMap<>();
     handled.forEach(entry -> byShard.computeIfAbsent(entry.shard(), shard -> new ArrayList<>()).add(entry.id()));
     List<Future<Void>> deleting = new ArrayList<>(byShard.size());
-    byShard.forEach((shard, ids) -> deleting.add(
-        parts.client().write(routes.get(shard), sql -> OutboxTable.INSTANCE.deleteAll(sql, routes.get(shard), ids))));
+    byShard.forEach((shard, ids) -> {
+      ShardRoute route = routes.get(shard);
+      deleting.add(parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, ids)));
+    });
     return Future.all(deleting).mapEmpty();
   }
 

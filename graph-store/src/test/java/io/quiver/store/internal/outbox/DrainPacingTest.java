@@ -7,7 +7,6 @@ import io.quiver.core.testing.Await;
 import io.quiver.store.ApplierSettings;
 import io.quiver.store.InverseWait;
 import io.quiver.store.NodeId;
-import io.quiver.store.internal.table.OutboxTable;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.ShardTables;
 import io.quiver.store.testing.StoreFixture;
@@ -75,8 +74,7 @@ class DrainPacingTest {
       pins.add(pin);
       tables.appendInverseEntry(board.shard(), inverseType, pin, board, true);
     }
-    tables.execute(board.shard(), "UPDATE " + OutboxTable.INSTANCE.on(board.shard()) + " SET next_attempt_us = 0"
-        + " WHERE next_attempt_us = " + ShardTables.HELD_BACK_US);
+    tables.releaseHeldBackTogether(List.of(board.shard()));
     // Appended behind Quiver's back, the backlog wakes nothing; this write does.
     NodeId last = fixture.store.createNode("pin", json("{\"link\": \"l\"}"), board).await().id();
     fixture.store.addEdge(board, "board_has_pins", last, 1L, null, InverseWait.ASYNC).await();

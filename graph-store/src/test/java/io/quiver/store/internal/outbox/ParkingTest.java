@@ -34,7 +34,7 @@ class ParkingTest {
     // seconds before it parks, far longer than the work queued behind it takes.
     ApplierSettings base = TestBackend.applierSettings();
     fixture = new StoreFixture(new ApplierSettings(base.leasePath(), base.batchSize(), base.idleDelay(), 8,
-        base.maxBackoff(), base.tombstoneGrace(), base.gcInterval()));
+        base.maxBackoff(), base.tombstoneGrace(), base.gcInterval(), base.busyPause()));
   }
 
   @AfterAll

@@ -104,9 +104,7 @@ class FullDiskTest {
         .pools(pools)
         .shardMaps(ShardMapSource.fixed(map))
         .schemas(SchemaSource.fixed(test.schema()))
-        .drainOutboxes(test.curator(), new ApplierSettings("/quiver-test-full-disk/leases", applier.batchSize(),
-            applier.idleDelay(), applier.maxAttempts(), applier.maxBackoff(), applier.tombstoneGrace(),
-            applier.gcInterval()))
+        .drainOutboxes(test.curator(), applier.withLeasePath("/quiver-test-full-disk/leases"))
         .build();
   }
 
