@@ -24,10 +24,10 @@ import java.util.Objects;
  * @param downAfter a host whose probe (one {@code SELECT 1} every quarter of this) has not been
  *     answered for this long is down: its shards answer 503 at once, naming it, until a probe
  *     is answered again
- * @param writeTransactions transactions of client edge writes in flight per host; the writes
- *     that arrive while all are busy share the next one (group commit: one COMMIT and one log
- *     flush for all of them). Fewer make larger groups; more let writes wait less behind one
- *     held up by a lock
+ * @param writeTransactions transactions of client writes (edges, node updates) in flight per
+ *     host; the writes that arrive while all are busy share the next one (group commit: one
+ *     COMMIT and one log flush for all of them). Fewer make larger groups; more let writes wait
+ *     less behind one held up by a lock
  */
 public record PoolSettings(
     String user,

@@ -45,13 +45,16 @@ public interface StoreTelemetry {
   ReplicaReadFigures replicaReads();
 
   /**
-   * Transactions that client edge writes ran in since start: writes to one host that wait while
-   * its transactions are busy commit together, so {@link #edgeWrites} over this is the mean group.
+   * Transactions that client writes ran in since start: writes to one host that wait while its
+   * transactions are busy commit together, so {@link #clientWrites} over this is the mean group.
    */
-  long edgeWriteTransactions();
+  long clientWriteTransactions();
 
-  /** Client edge writes (adds, removes, archives, restores) since start, refused ones included. */
-  long edgeWrites();
+  /**
+   * Client writes committed in groups since start, refused ones included: edge writes (adds,
+   * removes, archives, restores) and updates of nodes whose type has no unique field.
+   */
+  long clientWrites();
 
   /**
    * Each probed host's state as health and status name it: {@code down} (its probe does not

@@ -182,14 +182,14 @@ class ChangeLogTest {
     for (int i = 0; i < 24; i++) {
       targets.add(store.createNode("user", json("{\"name\": \"t" + i + "\"}"), null).await());
     }
-    long writes = fixture.backend.telemetry().edgeWrites();
-    long transactions = fixture.backend.telemetry().edgeWriteTransactions();
+    long writes = fixture.backend.telemetry().clientWrites();
+    long transactions = fixture.backend.telemetry().clientWriteTransactions();
     List<Future<EdgeResult>> adds = new ArrayList<>();
     targets.forEach(target -> adds.add(store.addEdge(a.id(), "follows", target.id(), null, null, EdgeState.ACTIVE,
         InverseWait.ASYNC)));
     Future.all(adds).await();
-    assertThat(fixture.backend.telemetry().edgeWrites() - writes).isEqualTo(24);
-    assertThat(fixture.backend.telemetry().edgeWriteTransactions() - transactions)
+    assertThat(fixture.backend.telemetry().clientWrites() - writes).isEqualTo(24);
+    assertThat(fixture.backend.telemetry().clientWriteTransactions() - transactions)
         .as("the adds sent at once shared transactions").isLessThan(24);
 
     String aId = a.id().toString();

@@ -71,10 +71,11 @@ public final class QuiverMetrics {
         .register(registry);
     FunctionCounter.builder("quiver.node.read.queries", telemetry, StoreTelemetry::nodeReadQueries)
         .description("node read statements sent to MySQL").register(registry);
-    FunctionCounter.builder("quiver.edge.writes", telemetry, StoreTelemetry::edgeWrites)
-        .description("client edge writes (adds, removes, archives, restores)").register(registry);
-    FunctionCounter.builder("quiver.edge.write.transactions", telemetry, StoreTelemetry::edgeWriteTransactions)
-        .description("transactions client edge writes ran in: a host's writes that wait while its transactions are"
+    FunctionCounter.builder("quiver.client.writes", telemetry, StoreTelemetry::clientWrites)
+        .description("client writes committed in groups: edge writes, and updates of nodes without unique fields")
+        .register(registry);
+    FunctionCounter.builder("quiver.client.write.transactions", telemetry, StoreTelemetry::clientWriteTransactions)
+        .description("transactions client writes ran in: a host's writes that wait while its transactions are"
             + " busy commit together, so writes over transactions is the mean group").register(registry);
     if (cache != null) {
       registerCacheMeters(cache);

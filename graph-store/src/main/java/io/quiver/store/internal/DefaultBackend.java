@@ -84,7 +84,7 @@ public final class DefaultBackend implements GraphBackend {
   private final ServedVersions mapServed;
   private final MapWrites mapWrites;
   private final ShardClient client;
-  /** Client edge writes to one host, committed together while its transactions are busy. */
+  /** Client writes to one host (edges, node updates), committed together while its transactions are busy. */
   private final GroupCommit groups;
   private final ChangeLog changeLog;
   private final ChangeGroups changeGroups;
@@ -115,15 +115,15 @@ public final class DefaultBackend implements GraphBackend {
     schemas.onChange(changed -> writes.evaluate());
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
     ChangeWriter changeWriter = new ChangeWriter(settings.changeLog().enabled(), schemas, clock);
-    NodeStore nodes = new NodeStore(router, client, schemas, changes, unique, writes, changeWriter, clock);
+    this.groups = new GroupCommit(client, settings.pools().writeTransactions(), settings.pools().maxWaitQueue());
+    NodeStore nodes = new NodeStore(router, client, groups, schemas, changes, unique, writes, changeWriter, clock);
     InverseNow inverseNow = new InverseNow(router, client,
         new InverseWriter(router, client, schemas, changes, changeWriter));
-    this.groups = new GroupCommit(client, settings.pools().writeTransactions(), settings.pools().maxWaitQueue());
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, groups, schemas, changes, changeWriter,
         clock),
         inverseNow, new TokenSettler(vertx, inverseNow, settings.readTokens(), clock), this::outboxWritten, clock);
 
-    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, schemas, changes, unique, writes,
+    NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, groups, schemas, changes, unique, writes,
         changeWriter, clock);
     EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, groups, schemas, changes, changeWriter,
         clock);
@@ -301,12 +301,12 @@ public final class DefaultBackend implements GraphBackend {
     }
 
     @Override
-    public long edgeWriteTransactions() {
+    public long clientWriteTransactions() {
       return groups.transactions();
     }
 
     @Override
-    public long edgeWrites() {
+    public long clientWrites() {
       return groups.writes();
     }
   }

@@ -165,7 +165,7 @@ final class EdgeStore {
    */
   private Future<EdgeWrite> grouped(Target target, NodeId from, NodeId to,
       Function<SqlConnection, Future<GroupCommit.Step<EdgeWrite>>> lock) {
-    GroupCommit.Key key = new GroupCommit.Key(target.route().shard(), target.type().id(), from.value(), to.value());
+    GroupCommit.Key key = GroupCommit.Key.edge(target.route().shard(), target.type().id(), from.value(), to.value());
     return groups.submit(new GroupCommit.Member<>(target.route(), key, lock)).onSuccess(this::announce);
   }
 

@@ -14,6 +14,7 @@ import io.quiver.store.NodeBatch;
 import io.quiver.store.NodeCondition;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.GroupCommit;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
@@ -52,6 +53,8 @@ import java.util.function.BiFunction;
 final class NodeStore {
   private final ShardRouter router;
   private final ShardClient client;
+  /** Where a rewrite of a type without unique fields runs: its host's next transaction of client writes. */
+  private final GroupCommit groups;
   private final SchemaSource schemas;
   private final Changes changes;
   private final UniqueClaims unique;
@@ -64,16 +67,17 @@ final class NodeStore {
   private final Access reads;
 
   /** @param log logs every node this store writes, in the write's transaction */
-  NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes, UniqueClaims unique,
-      VersionFence<Schema> writes, ChangeWriter log, Clock clock) {
-    this(router, client, schemas, changes, unique, writes, log, clock, new LongAdder(), Access.READ);
+  NodeStore(ShardRouter router, ShardClient client, GroupCommit groups, SchemaSource schemas, Changes changes,
+      UniqueClaims unique, VersionFence<Schema> writes, ChangeWriter log, Clock clock) {
+    this(router, client, groups, schemas, changes, unique, writes, log, clock, new LongAdder(), Access.READ);
   }
 
-  private NodeStore(ShardRouter router, ShardClient client, SchemaSource schemas, Changes changes,
-      UniqueClaims unique, VersionFence<Schema> writes, ChangeWriter log, Clock clock, LongAdder readQueries,
-      Access reads) {
+  private NodeStore(ShardRouter router, ShardClient client, GroupCommit groups, SchemaSource schemas,
+      Changes changes, UniqueClaims unique, VersionFence<Schema> writes, ChangeWriter log, Clock clock,
+      LongAdder readQueries, Access reads) {
     this.router = router;
     this.client = client;
+    this.groups = groups;
     this.schemas = schemas;
     this.changes = changes;
     this.unique = unique;
@@ -86,7 +90,8 @@ final class NodeStore {
 
   /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
   NodeStore staleTolerant() {
-    return new NodeStore(router, client, schemas, changes, unique, writes, log, clock, readQueries, Access.STALE_READ);
+    return new NodeStore(router, client, groups, schemas, changes, unique, writes, log, clock, readQueries,
+        Access.STALE_READ);
   }
 
   // ---- create ----
@@ -247,11 +252,48 @@ final class NodeStore {
 
   private Future<Node> rewrite(NodeId id, NodeCondition condition, Rewrite rewrite) {
     return underSchema(schema -> Futures.attempt(() -> new Rewriting(schema, lookup(schema, id, Access.WRITE)))
-            .compose(rewriting -> client.inTransaction(rewriting.lookup().route(),
-                    connection -> rewriteLocked(connection, rewriting, id, condition, rewrite))
-                .compose(rewritten -> releaseNow(rewriting.lookup().route(), rewritten.released())
-                    .map(rewritten.node()))))
+            .compose(rewriting -> rewriting.lookup().table().type().uniqueFields().isEmpty()
+                ? grouped(rewriting, id, condition, rewrite)
+                : claiming(rewriting, id, condition, rewrite)))
         .onSuccess(this::announce);
+  }
+
+  /**
+   * A rewrite of a type without unique fields, which has nothing to claim outside its
+   * transaction: it runs in its host's next transaction of client writes ({@link GroupCommit}),
+   * shared with the edge writes and rewrites waiting for the host — its locking read with theirs,
+   * then its row and change-log entry with their statements, one COMMIT for all.
+   */
+  private Future<Node> grouped(Rewriting rewriting, NodeId id, NodeCondition condition, Rewrite rewrite) {
+    Lookup lookup = rewriting.lookup();
+    return groups.submit(new GroupCommit.Member<>(lookup.route(), GroupCommit.Key.node(id),
+        connection -> lookup.table().select(connection, lookup.route(), id, NodesTable.Lock.FOR_UPDATE)
+            .map(row -> rewriteStep(rewriting, id, row, condition, rewrite))));
+  }
+
+  /** What a grouped rewrite does with the row as locked: refused when it is gone or fails the condition, else written. */
+  private GroupCommit.Step<Node> rewriteStep(Rewriting rewriting, NodeId id, Row row, NodeCondition condition,
+      Rewrite rewrite) {
+    Node next;
+    try {
+      next = nextVersion(rewriting, id, found(row, id), condition, rewrite);
+    } catch (GraphException refused) {
+      return GroupCommit.Step.refuse(refused);
+    }
+    Step step = new Step(next, UniqueClaims.Change.NONE);
+    return GroupCommit.Step.write(connection -> written(connection, rewriting.lookup(), step).map(Rewritten::node));
+  }
+
+  /**
+   * A rewrite of a type with unique fields, in a transaction of its own: its new values are
+   * claimed (in ZooKeeper-guarded tables of other shards) between its locking read and its write,
+   * which a shared transaction's phases have no room for; the values it dropped are released
+   * once it commits.
+   */
+  private Future<Node> claiming(Rewriting rewriting, NodeId id, NodeCondition condition, Rewrite rewrite) {
+    return client.inTransaction(rewriting.lookup().route(),
+            connection -> rewriteLocked(connection, rewriting, id, condition, rewrite))
+        .compose(rewritten -> releaseNow(rewriting.lookup().route(), rewritten.released()).map(rewritten.node()));
   }
 
   private Future<Rewritten> rewriteLocked(
