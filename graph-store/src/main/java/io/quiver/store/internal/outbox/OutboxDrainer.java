@@ -138,9 +138,10 @@ final class OutboxDrainer {
 
   /**
    * One pass over the host's writable shards; answers how many entries it handled and changes it
-   * numbered, and whether a shard had more due than one batch. One statement finds the shards with entries due ({@link OutboxTable#shardsWithDue});
-   * only those are read, all at once, and their entries handled as one batch ({@link #handleAll}).
-   * Then the shards' logged changes get their positions ({@link ChangeSequencer}).
+   * numbered, and whether a shard had more due than one batch. One statement finds the shards
+   * with entries due ({@link OutboxTable#shardsWithDue}); only those are read, all at once, and
+   * their entries handled as one batch ({@link #handleAll}). Then the shards' logged changes get
+   * their positions ({@link ChangeSequencer}).
    */
   private Future<Pass> pass() {
     List<ShardRoute> routes = writableShards();
