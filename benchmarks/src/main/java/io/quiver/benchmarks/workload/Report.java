@@ -133,6 +133,12 @@ final class Report {
     return List.copyOf(notes);
   }
 
+  /** Calls answered 5xx or not at all, over every measured phase so far. */
+  long failures() {
+    return results.stream().mapToLong(measured -> List.of(Operation.values()).stream()
+        .mapToLong(measured.recording()::failures).sum()).sum();
+  }
+
   List<Measured> results() {
     return List.copyOf(results);
   }

@@ -123,6 +123,7 @@ public final class Workload {
     }
     List<AutoCloseable> running = new ArrayList<>();
     WebClient metrics = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1"));
+    boolean finished = false;
     try {
       Primed primed = prime(metrics, data.resolve("primed"), hostOptions, options);
       Graph graph = primed.graph();
@@ -214,15 +215,40 @@ public final class Workload {
           redis == null ? "" : ", Redis", sets.size() * DevStack.MIN_HOSTS, options.bufferPoolMb() == null ? ""
               : "; each host's InnoDB buffer pool " + options.bufferPoolMb() + " MiB"));
       report.write(options.output(), options);
+      finished = true;
     } finally {
       for (int i = running.size() - 1; i >= 0; i--) {
         running.get(i).close();
       }
       vertx.close().await();
+      if (!finished || report.failures() > 0) {
+        keepLogs(data);
+      }
       // Four stacks' databases take gigabytes at --full sizes: a run leaves its report, not its data.
       FileUtils.deleteDirectory(data.toFile());
     }
     return report;
+  }
+
+  /**
+   * Copies every log under {@code data} — each server's, each MariaDB host's ({@code mariadb.log})
+   * — beside it, to {@code workload-logs-…}, for a run that failed or answered calls 5xx: what
+   * went wrong is in them, and the data directory is about to go.
+   */
+  private static void keepLogs(Path data) throws java.io.IOException {
+    Path kept = data.resolveSibling(data.getFileName().toString().replace("workload-data-", "workload-logs-"));
+    if (!Files.isDirectory(data)) {
+      return;
+    }
+    try (var files = Files.walk(data)) {
+      for (Path log : files.filter(file -> Files.isRegularFile(file) && file.getFileName().toString()
+          .endsWith(".log")).toList()) {
+        Path copy = kept.resolve(data.relativize(log));
+        Files.createDirectories(copy.getParent());
+        Files.copy(log, copy);
+      }
+    }
+    System.out.println("calls failed: every server's and MariaDB host's log is kept in " + kept);
   }
 
 

@@ -47,9 +47,11 @@ import java.util.regex.Pattern;
  * positions jumped.
  *
  * <h2>Retention</h2>
- * {@link #trim} deletes sequenced rows older than the retention window or beyond its row bound (in rows),
- * but never a shard's newest sequenced row: it carries the highest position, so the sequencer
- * continues from it, and the oldest row kept tells a reader how far back the log reaches.
+ * {@link #trim} deletes the oldest sequenced rows while they are older than the retention window or
+ * beyond its row bound (in rows) — always a prefix in position order, read and deleted by position,
+ * so a trim costs what it deletes, not the log's size — but never a shard's newest sequenced row: it
+ * carries the highest position, so the sequencer continues from it, and the oldest row kept tells a
+ * reader how far back the log reaches.
  */
 public final class ChangesTable implements ShardTable {
   public static final ChangesTable INSTANCE = new ChangesTable();
@@ -268,19 +270,60 @@ public final class ChangesTable implements ShardTable {
   }
 
   /**
-   * Deletes sequenced rows written before {@code beforeUs}, or beyond the newest {@code keep} rows,
-   * at most {@code limit} of them; never the newest. Answers how many went. The row bound counts
-   * rows, not positions (a failover's jump is not a billion rows): rows are inserted in id order,
-   * so the first numbered row among the newest {@code keep} ids marks where the kept rows begin,
-   * and everything before its position goes — in position order, so what is kept has no hole.
+   * Deletes the oldest sequenced rows while they were written before {@code beforeUs} or lie beyond
+   * the newest {@code keep} rows, at most {@code limit} of them; never the newest. Answers how many
+   * went. What goes is always a prefix in position order, so what is kept has no hole: a row past
+   * the retention behind a younger one waits for it (positions follow commits, so that is rare and
+   * short). The row bound counts rows, not positions (a failover's jump is not a billion rows): rows
+   * are inserted in id order, so the first numbered row among the newest {@code keep} ids marks
+   * where the kept rows begin.
+   *
+   * <p>Its cost is bounded by what it deletes, not by the log's size: one row is read to see whether
+   * anything is due (nearly always nothing: a trim runs every minute against a retention of days),
+   * then at most {@code limit}, and the DELETE is a range of positions. A DELETE that named the age
+   * in its WHERE, as this did before (issue 37), read every row of the log at each trim to find
+   * none due: a scan of days of changes per shard every minute, which pushed a busy host's working
+   * set out of its buffer pool.
    */
   public Future<Integer> trim(SqlClient client, ShardRoute route, long beforeUs, long keep, int limit) {
     String table = on(route.shard());
     return bounds(client, route).compose(bounds -> bounds.newest() == 0 ? Future.succeededFuture(0)
-        : keptFrom(client, table, keep).compose(keptFrom -> client.preparedQuery("DELETE FROM " + table
-                + " WHERE pos IS NOT NULL AND pos < ? AND (written_us < ? OR pos < ?) ORDER BY pos LIMIT ?")
-            .execute(Tuple.of(bounds.newest(), beforeUs, keptFrom, limit))
-            .map(deleted -> deleted.rowCount())));
+        : keptFrom(client, table, keep).compose(keptFrom -> {
+          Due due = new Due(bounds.newest(), beforeUs, keptFrom);
+          return oldest(client, table, 1).compose(first -> due.through(first) == 0 ? Future.succeededFuture(0)
+              : oldest(client, table, limit).compose(rows -> client.preparedQuery("DELETE FROM " + table
+                      + " WHERE pos <= ?").execute(Tuple.of(due.through(rows)))
+                  .map(deleted -> deleted.rowCount())));
+        }));
+  }
+
+  /** A sequenced row's position and write time. */
+  private record Sequenced(long pos, long writtenUs) {}
+
+  /** Which of a log's oldest rows a trim deletes: those before {@code newest}, old or beyond the row bound. */
+  private record Due(long newest, long beforeUs, long keptFrom) {
+    /** The last position of the leading run of {@code oldest} (in position order) that is due; 0 when none is. */
+    long through(List<Sequenced> oldest) {
+      long through = 0;
+      for (Sequenced row : oldest) {
+        if (row.pos() >= newest || (row.writtenUs() >= beforeUs && row.pos() >= keptFrom)) {
+          break;
+        }
+        through = row.pos();
+      }
+      return through;
+    }
+  }
+
+  /** The {@code limit} oldest sequenced rows, in position order. */
+  private static Future<List<Sequenced>> oldest(SqlClient client, String table, int limit) {
+    return client.preparedQuery("SELECT pos, written_us FROM " + table + " WHERE pos IS NOT NULL ORDER BY pos LIMIT ?")
+        .execute(Tuple.of(limit))
+        .map(rows -> {
+          List<Sequenced> oldest = new ArrayList<>(rows.size());
+          rows.forEach(row -> oldest.add(new Sequenced(row.getLong("pos"), row.getLong("written_us"))));
+          return oldest;
+        });
   }
 
   /** The position the newest {@code keep} rows begin at; 0 when the table holds no more than those. */

@@ -18,16 +18,16 @@ import java.util.List;
  * database of the test's own there: for tests of what a transaction's statements do on a real
  * session. Closed by {@link #close}, which drops the database.
  */
-final class OneHost implements AutoCloseable {
-  final Vertx vertx = Vertx.vertx();
-  final Pool pool;
-  final ShardClient client;
-  final ShardRoute route;
+public final class OneHost implements AutoCloseable {
+  public final Vertx vertx = Vertx.vertx();
+  public final Pool pool;
+  public final ShardClient client;
+  public final ShardRoute route;
   private final String address;
   private final String database;
 
   /** Opens {@code sessions} sessions, after creating {@code database} and running {@code setup} there. */
-  OneHost(String database, int sessions, String... setup) throws Exception {
+  public OneHost(String database, int sessions, String... setup) throws Exception {
     TestBackend backend = TestBackend.get();
     this.address = backend.hosts().addresses().get(1);
     this.database = database;
@@ -47,19 +47,19 @@ final class OneHost implements AutoCloseable {
   }
 
   /** A JDBC session of the test's own to the host. */
-  Connection admin() throws Exception {
+  public Connection admin() throws Exception {
     return TestBackend.get().connect(address);
   }
 
   /** Runs {@code statement} on a session of the test's own. */
-  void execute(String statement) throws Exception {
+  public void execute(String statement) throws Exception {
     try (Connection admin = admin(); Statement sql = admin.createStatement()) {
       sql.execute(statement);
     }
   }
 
   /** The first column of {@code query}'s rows, as strings. */
-  List<String> column(String query) throws Exception {
+  public List<String> column(String query) throws Exception {
     try (Connection admin = admin(); Statement sql = admin.createStatement(); ResultSet rows = sql.executeQuery(query)) {
       List<String> values = new ArrayList<>();
       while (rows.next()) {

@@ -1,0 +1,111 @@
+package io.quiver.store.internal.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.quiver.store.internal.sql.OneHost;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.vertx.sqlclient.SqlConnection;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link ChangesTable#trim} against a real host, on a shard database of the test's own: what a trim
+ * deletes (the oldest rows while due, a prefix in position order, never the newest) and what it
+ * costs when nothing is due — which is what a trim finds nearly every minute of a log's life.
+ */
+class ChangeLogTrimTest {
+  /** A shard no test backend's map holds, so its database is this test's alone. */
+  private static final int SHARD = 60_001;
+  private static final long OLD_US = 1_000;
+  private static final long YOUNG_US = 4_000_000_000_000_000L;
+  private static final long NO_ROW_BOUND = 10_000_000;
+  private static OneHost host;
+  private static ShardRoute route;
+
+  @BeforeAll
+  static void start() throws Exception {
+    host = new OneHost("db60001", 1, ChangesTable.INSTANCE.ddl(SHARD));
+    route = new ShardRoute(SHARD, "h2", host.pool, true);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    host.close();
+  }
+
+  @BeforeEach
+  void empty() throws Exception {
+    host.execute("DELETE FROM " + ChangesTable.INSTANCE.on(SHARD));
+  }
+
+  @Test
+  void aTrimWithNothingDue_readsOneRowOfTheLog_notEveryRow() throws Exception {
+    append(3_000, YOUNG_US);
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      long before = rowsRead(session);
+      int deleted = ChangesTable.INSTANCE.trim(session, route, OLD_US, NO_ROW_BOUND, 10_000).await();
+      long read = rowsRead(session) - before;
+
+      assertThat(deleted).isZero();
+      // A DELETE naming the age in its WHERE read all 3,000 rows to find none due.
+      assertThat(read).as("rows read by a trim with nothing due, of a 3,000-row log").isLessThan(50);
+    } finally {
+      session.close().await();
+    }
+  }
+
+  @Test
+  void aTrim_deletesTheOldestRowsWhileTheyAreOld_stoppingAtTheFirstYoungOne_soWhatIsKeptHasNoHole() throws Exception {
+    append(3, OLD_US);
+    append(1, YOUNG_US);
+    append(2, OLD_US);
+
+    assertThat(trim(OLD_US + 1, NO_ROW_BOUND, 10_000)).isEqualTo(3);
+    assertThat(positions()).containsExactly(4L, 5L, 6L);
+    // Everything old now: all but the newest, which carries the position the sequencer goes on from.
+    assertThat(trim(Long.MAX_VALUE, NO_ROW_BOUND, 10_000)).isEqualTo(2);
+    assertThat(positions()).containsExactly(6L);
+  }
+
+  @Test
+  void aTrim_deletesAtMostItsLimit_andRowsBeyondTheRowBoundWhateverTheirAge() throws Exception {
+    append(6, YOUNG_US);
+
+    assertThat(trim(OLD_US, 2, 3)).as("four beyond the bound of two, three at most at a time").isEqualTo(3);
+    assertThat(positions()).containsExactly(4L, 5L, 6L);
+    assertThat(trim(OLD_US, 2, 3)).isEqualTo(1);
+    assertThat(positions()).containsExactly(5L, 6L);
+    assertThat(trim(OLD_US, 2, 3)).as("nothing beyond the bound, nothing old").isZero();
+  }
+
+  /** Appends {@code rows} changes written at {@code writtenUs}, one transaction each, and numbers them. */
+  private static void append(int rows, long writtenUs) {
+    List<ChangesTable.Entry> entries = new ArrayList<>(Collections.nCopies(rows,
+        new ChangesTable.Entry("follows", "{\"kind\": \"edge\"}")));
+    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.append(connection, route, entries, writtenUs))
+        .await();
+    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, route, 10_000)).await();
+  }
+
+  private static int trim(long beforeUs, long keep, int limit) {
+    return host.pool.withConnection(connection -> ChangesTable.INSTANCE.trim(connection, route, beforeUs, keep, limit))
+        .await();
+  }
+
+  private static List<Long> positions() throws Exception {
+    return host.column("SELECT pos FROM " + ChangesTable.INSTANCE.on(SHARD) + " ORDER BY pos").stream()
+        .map(Long::valueOf).toList();
+  }
+
+  /** Rows this session has read from tables so far, temporary ones aside (MariaDB's {@code Rows_read}). */
+  private static long rowsRead(SqlConnection session) {
+    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Rows_read'").execute().await().iterator().next()
+        .getString(1));
+  }
+}
