@@ -62,6 +62,19 @@ public final class ChangesTable implements ShardTable {
   private static final Pattern FAILOVER_AFTER = Pattern.compile("\"kind\": \"failover\".*\"after\": (\\d+)");
   private static final List<String> COLUMNS = List.of("id", "pos", "type_name", "event", "written_us");
 
+  /**
+   * Why the statements that look for rows without a position name the position index: MariaDB's
+   * statistics count a unique index's NULLs as one value spread over the whole table, so it
+   * judged {@code pos IS NULL} to match every row and chose to walk the primary key in id order —
+   * for the sequencer's UPDATE, through every numbered row to reach the few new ones at the end;
+   * for the lag figure, a scan of the whole log. Both took time and reads growing with the log:
+   * the sequencer at every drain pass, the lag at every {@code /metrics} scrape (issue 37; late in
+   * a LinkBench run a host's drainer was killed at the 3 s deadline in an UPDATE, and 16 client
+   * writes were answered 503 at that moment). The unnumbered rows are the index's NULL entries, in id order, so through
+   * the index each reads only them. {@code ChangesTableTest} reads MariaDB's {@code Rows_read}.
+   */
+  private static final String UNNUMBERED = "FORCE INDEX (pos)";
+
   private ChangesTable() {}
 
   @Override
@@ -166,13 +179,13 @@ public final class ChangesTable implements ShardTable {
 
   /**
    * When the oldest row without a position on {@code routes}' shards was written, in one statement;
-   * null when every row has one.
+   * null when every row has one. Read through the position index ({@link #UNNUMBERED}).
    */
   public Future<Long> oldestUnnumbered(SqlClient client, List<ShardRoute> routes) {
     StringBuilder sql = new StringBuilder("SELECT MIN(oldest) AS oldest FROM (");
     for (int i = 0; i < routes.size(); i++) {
       sql.append(i == 0 ? "" : " UNION ALL ").append("(SELECT MIN(written_us) AS oldest FROM ")
-          .append(on(routes.get(i).shard())).append(" WHERE pos IS NULL)");
+          .append(on(routes.get(i).shard())).append(" ").append(UNNUMBERED).append(" WHERE pos IS NULL)");
     }
     return client.query(sql.append(") unnumbered").toString()).execute()
         .map(rows -> rows.iterator().next().getLong("oldest"));
@@ -181,7 +194,8 @@ public final class ChangesTable implements ShardTable {
   /**
    * Gives the rows without a position theirs, at most {@code limit}, in id order after the highest
    * position given; in the caller's transaction, which holds the newest sequenced row's lock so a
-   * second sequencer waits. Answers how many rows it numbered.
+   * second sequencer waits. Answers how many rows it numbered. Read through the position index
+   * ({@link #UNNUMBERED}).
    *
    * <p>Two statements sent together, neither waiting for the other's answer: the locking read
    * leaves the highest position in the session's {@code @quiver_pos}, which the UPDATE counts on
@@ -193,7 +207,7 @@ public final class ChangesTable implements ShardTable {
     String table = on(route.shard());
     Future<?> newest = connection.query("SELECT @quiver_pos := COALESCE(MAX(pos), 0) AS newest FROM " + table
         + " FOR UPDATE").execute();
-    Future<Integer> numbered = connection.preparedQuery("UPDATE " + table
+    Future<Integer> numbered = connection.preparedQuery("UPDATE " + table + " " + UNNUMBERED
             + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE pos IS NULL ORDER BY id LIMIT ?")
         .execute(Tuple.of(limit)).map(updated -> updated.rowCount());
     return Future.all(newest, numbered).map(both -> numbered.result());

@@ -4,21 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.internal.sql.OneHost;
 import io.quiver.store.internal.sql.ShardRoute;
+import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ChangesTable#trim} against a real host, on a shard database of the test's own: what a trim
- * deletes (the oldest rows while due, a prefix in position order, never the newest) and what it
- * costs when nothing is due — which is what a trim finds nearly every minute of a log's life.
+ * The change log's upkeep against a real host, on a shard database of the test's own: what a trim
+ * deletes (the oldest rows while due, a prefix in position order, never the newest), and what the
+ * background statements read — a trim with nothing due (what it finds nearly every minute of a
+ * log's life), the sequencer's numbering and the lag figure — which must not grow with the log.
+ * Reads are MariaDB's {@code Rows_read} of one session around the statement.
  */
-class ChangeLogTrimTest {
+class ChangesTableTest {
   /** A shard no test backend's map holds, so its database is this test's alone. */
   private static final int SHARD = 60_001;
   private static final long OLD_US = 1_000;
@@ -46,18 +50,12 @@ class ChangeLogTrimTest {
   @Test
   void aTrimWithNothingDue_readsOneRowOfTheLog_notEveryRow() throws Exception {
     append(3_000, YOUNG_US);
-    SqlConnection session = host.pool.getConnection().await();
-    try {
-      long before = rowsRead(session);
-      int deleted = ChangesTable.INSTANCE.trim(session, route, OLD_US, NO_ROW_BOUND, 10_000).await();
-      long read = rowsRead(session) - before;
 
-      assertThat(deleted).isZero();
-      // A DELETE naming the age in its WHERE read all 3,000 rows to find none due.
-      assertThat(read).as("rows read by a trim with nothing due, of a 3,000-row log").isLessThan(50);
-    } finally {
-      session.close().await();
-    }
+    Read<Integer> deleted = read(session -> ChangesTable.INSTANCE.trim(session, route, OLD_US, NO_ROW_BOUND, 10_000));
+
+    assertThat(deleted.answer()).isZero();
+    // A DELETE naming the age in its WHERE read all 3,000 rows to find none due.
+    assertThat(deleted.rows()).as("rows read by a trim with nothing due, of a 3,000-row log").isLessThan(50);
   }
 
   @Test
@@ -84,12 +82,43 @@ class ChangeLogTrimTest {
     assertThat(trim(OLD_US, 2, 3)).as("nothing beyond the bound, nothing old").isZero();
   }
 
-  /** Appends {@code rows} changes written at {@code writtenUs}, one transaction each, and numbers them. */
-  private static void append(int rows, long writtenUs) {
+  @Test
+  void numbering_readsTheRowsItNumbers_notTheLogBeforeThem() throws Exception {
+    append(8_000, YOUNG_US);
+    appendUnnumbered(10, OLD_US);
+
+    Read<Integer> numbered = read(session -> session.begin().compose(transaction -> ChangesTable.INSTANCE
+        .sequence(session, route, 10_000).compose(count -> transaction.commit().map(count))));
+
+    assertThat(numbered.answer()).isEqualTo(10);
+    // In id order through the primary key, MariaDB's choice, it read the 8,000 numbered rows first.
+    assertThat(numbered.rows()).as("rows read numbering 10 rows behind 8,000 numbered").isLessThan(100);
+    assertThat(positions()).hasSize(8_010).last().isEqualTo(8_010L);
+  }
+
+  @Test
+  void theLagFigure_readsTheUnnumberedRows_notTheLog() throws Exception {
+    append(8_000, YOUNG_US);
+    appendUnnumbered(10, OLD_US);
+
+    Read<Long> oldest = read(session -> ChangesTable.INSTANCE.oldestUnnumbered(session, List.of(route)));
+
+    assertThat(oldest.answer()).isEqualTo(OLD_US);
+    // A scan of the whole table, MariaDB's choice, at every /metrics scrape.
+    assertThat(oldest.rows()).as("rows read for the lag of a log of 8,000 numbered rows and 10 not").isLessThan(100);
+  }
+
+  /** Appends {@code rows} changes written at {@code writtenUs}, in one transaction, and leaves them without a position. */
+  private static void appendUnnumbered(int rows, long writtenUs) {
     List<ChangesTable.Entry> entries = new ArrayList<>(Collections.nCopies(rows,
         new ChangesTable.Entry("follows", "{\"kind\": \"edge\"}")));
     host.pool.withTransaction(connection -> ChangesTable.INSTANCE.append(connection, route, entries, writtenUs))
         .await();
+  }
+
+  /** Appends {@code rows} changes written at {@code writtenUs}, in one transaction, and numbers them. */
+  private static void append(int rows, long writtenUs) {
+    appendUnnumbered(rows, writtenUs);
     host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, route, 10_000)).await();
   }
 
@@ -103,7 +132,21 @@ class ChangeLogTrimTest {
         .map(Long::valueOf).toList();
   }
 
-  /** Rows this session has read from tables so far, temporary ones aside (MariaDB's {@code Rows_read}). */
+  /** What statements answered, and the rows MariaDB read for them. */
+  private record Read<T>(T answer, long rows) {}
+
+  /** Runs {@code statements} on one session, reading its {@code Rows_read} (tables read, temporary ones aside) around them. */
+  private static <T> Read<T> read(Function<SqlConnection, Future<T>> statements) {
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      long before = rowsRead(session);
+      T answer = statements.apply(session).await();
+      return new Read<>(answer, rowsRead(session) - before);
+    } finally {
+      session.close().await();
+    }
+  }
+
   private static long rowsRead(SqlConnection session) {
     return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Rows_read'").execute().await().iterator().next()
         .getString(1));
