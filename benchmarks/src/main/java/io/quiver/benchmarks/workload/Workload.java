@@ -235,7 +235,7 @@ public final class Workload {
    * — beside it, to {@code workload-logs-…}, for a run that failed or answered calls 5xx: what
    * went wrong is in them, and the data directory is about to go.
    */
-  private static void keepLogs(Path data) throws java.io.IOException {
+  private static void keepLogs(Path data) {
     Path kept = data.resolveSibling(data.getFileName().toString().replace("workload-data-", "workload-logs-"));
     if (!Files.isDirectory(data)) {
       return;
@@ -247,8 +247,11 @@ public final class Workload {
         Files.createDirectories(copy.getParent());
         Files.copy(log, copy);
       }
+      System.out.println("calls failed: every server's and MariaDB host's log is kept in " + kept);
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      // Never in place of the run's own failure, nor keeping the data from being deleted.
+      System.out.println("calls failed, and their logs could not all be kept in " + kept + ": " + e);
     }
-    System.out.println("calls failed: every server's and MariaDB host's log is kept in " + kept);
   }
 
 
