@@ -48,11 +48,12 @@ final class Report {
 
     /** Successful operations a second: an answer of 5xx or none at all is a failure, counted beside, not here. */
     double opsPerSecond() {
-      long failures = 0;
-      for (Operation operation : Operation.values()) {
-        failures += recording.failures(operation);
-      }
-      return (recording.all().getTotalCount() - failures) / seconds;
+      return (recording.all().getTotalCount() - failures()) / seconds;
+    }
+
+    /** Calls answered 5xx or not at all, every operation's. */
+    long failures() {
+      return List.of(Operation.values()).stream().mapToLong(recording::failures).sum();
     }
   }
 
@@ -135,8 +136,7 @@ final class Report {
 
   /** Calls answered 5xx or not at all, over every measured phase so far. */
   long failures() {
-    return results.stream().mapToLong(measured -> List.of(Operation.values()).stream()
-        .mapToLong(measured.recording()::failures).sum()).sum();
+    return results.stream().mapToLong(Measured::failures).sum();
   }
 
   List<Measured> results() {
@@ -195,8 +195,7 @@ final class Report {
         hostRow(out, "InnoDB row lock ms waited /op", level, "%.3f", HostWork::lockWaitMs);
         hostRow(out, "InnoDB deadlocks /op", level, "%.4f", HostWork::deadlocks);
       }
-      row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream()
-          .mapToLong(m -> List.of(Operation.values()).stream().mapToLong(m.recording()::failures).sum()).sum()));
+      row(out, "failures (5xx)", level, c -> Long.toString(c.runs().stream().mapToLong(Measured::failures).sum()));
       for (Column column : level) {
         if (column.target().equals("bare-vertx")) {
           continue;

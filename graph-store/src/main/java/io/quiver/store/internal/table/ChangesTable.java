@@ -301,43 +301,41 @@ public final class ChangesTable implements ShardTable {
    */
   public Future<Integer> trim(SqlClient client, ShardRoute route, long beforeUs, long keep, int limit) {
     String table = on(route.shard());
-    return bounds(client, route).compose(bounds -> bounds.newest() == 0 ? Future.succeededFuture(0)
-        : keptFrom(client, table, keep).compose(keptFrom -> {
-          Due due = new Due(bounds.newest(), beforeUs, keptFrom);
-          return oldest(client, table, 1).compose(first -> due.through(first) == 0 ? Future.succeededFuture(0)
-              : oldest(client, table, limit).compose(rows -> client.preparedQuery("DELETE FROM " + table
-                      + " WHERE pos <= ?").execute(Tuple.of(due.through(rows)))
-                  .map(deleted -> deleted.rowCount())));
-        }));
+    return bounds(client, route)
+        .compose(bounds -> keptFrom(client, table, keep).map(keptFrom -> new Due(bounds.newest(), beforeUs, keptFrom)))
+        .compose(due -> dueThrough(client, route, due, limit))
+        .compose(through -> through == 0 ? Future.succeededFuture(0)
+            : client.preparedQuery("DELETE FROM " + table + " WHERE pos <= ?").execute(Tuple.of(through))
+                .map(deleted -> deleted.rowCount()));
   }
 
-  /** A sequenced row's position and write time. */
-  private record Sequenced(long pos, long writtenUs) {}
-
-  /** Which of a log's oldest rows a trim deletes: those before {@code newest}, old or beyond the row bound. */
+  /** Which rows a trim deletes: those before {@code newest}, written before {@code beforeUs} or before {@code keptFrom}. */
   private record Due(long newest, long beforeUs, long keptFrom) {
-    /** The last position of the leading run of {@code oldest} (in position order) that is due; 0 when none is. */
-    long through(List<Sequenced> oldest) {
-      long through = 0;
-      for (Sequenced row : oldest) {
-        if (row.pos() >= newest || (row.writtenUs() >= beforeUs && row.pos() >= keptFrom)) {
-          break;
-        }
-        through = row.pos();
-      }
-      return through;
+    boolean covers(long pos, long writtenUs) {
+      return pos < newest && (writtenUs < beforeUs || pos < keptFrom);
     }
   }
 
-  /** The {@code limit} oldest sequenced rows, in position order. */
-  private static Future<List<Sequenced>> oldest(SqlClient client, String table, int limit) {
-    return client.preparedQuery("SELECT pos, written_us FROM " + table + " WHERE pos IS NOT NULL ORDER BY pos LIMIT ?")
-        .execute(Tuple.of(limit))
-        .map(rows -> {
-          List<Sequenced> oldest = new ArrayList<>(rows.size());
-          rows.forEach(row -> oldest.add(new Sequenced(row.getLong("pos"), row.getLong("written_us"))));
-          return oldest;
-        });
+  /**
+   * The last position of the leading run of the shard's oldest rows that is {@code due}, at most
+   * {@code limit} of them; 0 when the oldest is not. The oldest is looked at first ({@link
+   * #oldest(SqlClient, ShardRoute)}), so a trim with nothing due reads one row.
+   */
+  private Future<Long> dueThrough(SqlClient client, ShardRoute route, Due due, int limit) {
+    return oldest(client, route).compose(first -> first == null || !due.covers(first.position(), first.writtenUs())
+        ? Future.succeededFuture(0L)
+        : client.preparedQuery("SELECT pos, written_us FROM " + on(route.shard())
+                + " WHERE pos IS NOT NULL ORDER BY pos LIMIT ?").execute(Tuple.of(limit))
+            .map(rows -> {
+              long through = 0;
+              for (Row row : rows) {
+                if (!due.covers(row.getLong("pos"), row.getLong("written_us"))) {
+                  break;
+                }
+                through = row.getLong("pos");
+              }
+              return through;
+            }));
   }
 
   /** The position the newest {@code keep} rows begin at; 0 when the table holds no more than those. */
