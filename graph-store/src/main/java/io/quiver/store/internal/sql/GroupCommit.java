@@ -60,7 +60,9 @@ import java.util.function.Function;
  * which case every write of it, and every write waiting for the host, is answered that failure.
  * A transaction spans several shards of its host, so it is fenced for all of them
  * ({@link MapWrites#write(List, java.util.function.Supplier)}): a shard move's cut-over waits for
- * it as for any write of the shard.
+ * it as for any write of the shard. The map refusing one of those shards refuses the group before
+ * anything is sent, which is no trouble of the host: its writes run again alone, and a write to a
+ * shard of the host that is not moving is never refused for sharing a group with one that is.
  */
 public final class GroupCommit {
   /** The most writes in one transaction: bounds how long its locks are held, and its statements' pipeline. */
@@ -244,10 +246,13 @@ public final class GroupCommit {
   /**
    * A transaction failed: alone, its write is answered the failure; with others, each runs again
    * alone unless the host is in trouble, when they and every write waiting for the host are
-   * answered the failure (none of those began).
+   * answered the failure (none of those began). The shard map's refusal of one of the group's
+   * shards (read-only for a move's cut-over, or moved) is no trouble of the host: nothing was
+   * sent, so each write runs again alone, and only those of the refused shard are refused.
    */
   private void failed(Host host, List<Waiting<?>> group, Throwable failure) {
-    boolean hostTrouble = failure instanceof GraphException graph && graph.code() == GraphException.Code.UNAVAILABLE;
+    boolean hostTrouble = failure instanceof GraphException graph && graph.code() == GraphException.Code.UNAVAILABLE
+        && !MapWrites.refused(failure);
     if (group.size() == 1 || hostTrouble) {
       group.forEach(waiting -> waiting.fail(failure));
     } else {

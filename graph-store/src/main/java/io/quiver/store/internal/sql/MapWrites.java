@@ -6,6 +6,7 @@ import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardRange;
 import io.vertx.core.Future;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
@@ -32,6 +33,13 @@ import java.util.function.Supplier;
  * its routes for writing and skips read-only shards).
  */
 public final class MapWrites {
+  /**
+   * The detail a refusal names its shard by ({@code {"shard": 21}} in the 503's details): a refusal
+   * is sent before anything of the write is, which is how a caller tells it from a host's trouble
+   * ({@link #refused}).
+   */
+  private static final String REFUSED_SHARD = "shard";
+
   private final VersionFence<ShardMap> fence;
 
   /**
@@ -59,11 +67,21 @@ public final class MapWrites {
       for (ShardRoute route : routes) {
         String refusal = refusal(map, route);
         if (refusal != null) {
-          return Future.failedFuture(GraphException.unavailable(refusal));
+          return Future.failedFuture(GraphException.of(GraphException.Code.UNAVAILABLE, refusal,
+              Map.of(REFUSED_SHARD, route.shard())));
         }
       }
       return work.get();
     });
+  }
+
+  /**
+   * Whether {@code failure} is this fence's refusal: the map no longer let one of the write's
+   * shards write, and nothing of the write was sent.
+   */
+  static boolean refused(Throwable failure) {
+    return failure instanceof GraphException graph && graph.code() == GraphException.Code.UNAVAILABLE
+        && graph.details().containsKey(REFUSED_SHARD);
   }
 
   /** Why the map no longer lets {@code route} write, or null when it does. */

@@ -3,12 +3,18 @@ package io.quiver.store.internal.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.core.GraphException;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.quiver.store.shard.ShardRange;
+import io.quiver.store.shard.ShardSpan;
+import io.quiver.store.shard.ShardState;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -126,6 +132,36 @@ class GroupCommitTest {
 
     Future.all(busy.first, waits).await();
     assertThat(tags()).containsExactlyInAnyOrder("first", "waits");
+  }
+
+  @Test
+  void aGroupWithAWriteToAShardTheMapHasMadeReadOnly_refusesOnlyThatWrite_andCommitsTheOthersOfTheHost() throws Exception {
+    // Shards 4 and 5 on this host, 5 read-only (a move's cut-over): one group holds a write to each.
+    ShardMap map = new ShardMap(1, Map.of("h2", new Host("h2", "127.0.0.1:3306", List.of())),
+        List.of(new ShardRange(4, 5, "h2")), List.of(new ShardSpan(4, 5)), Map.of(5, ShardState.READ_ONLY));
+    GroupCommit groups = new GroupCommit(host.client(new MapWrites(() -> map, version -> {})), 1, 256);
+    ShardRoute writable = new ShardRoute(4, "h2", host.pool, true);
+    ShardRoute readOnly = new ShardRoute(5, "h2", host.pool, true);
+    Promise<Void> release = Promise.promise();
+    Future<String> first = groups.submit(new GroupCommit.Member<>(writable, new GroupCommit.Key(4, 1, 1, 0),
+        connection -> release.future().map(go -> GroupCommit.Step.write(written -> insert(written, "first")))));
+    Future<String> moving = groups.submit(new GroupCommit.Member<>(readOnly, new GroupCommit.Key(5, 1, 2, 0),
+        connection -> Future.succeededFuture(GroupCommit.Step.write(written -> insert(written, "moving")))));
+    Future<String> staying = groups.submit(new GroupCommit.Member<>(writable, new GroupCommit.Key(4, 1, 3, 0),
+        connection -> Future.succeededFuture(GroupCommit.Step.write(written -> insert(written, "staying")))));
+    Future<String> after = groups.submit(new GroupCommit.Member<>(writable, new GroupCommit.Key(4, 1, 4, 0),
+        connection -> Future.succeededFuture(GroupCommit.Step.write(written -> insert(written, "after")))));
+    release.complete();
+
+    assertThat(first.await()).isEqualTo("first");
+    // Before, the map's refusal of shard 5 was taken for the host's trouble: the whole group, and
+    // every write waiting for the host, were answered 503 "shard 5 is read-only".
+    assertThat(staying.await()).isEqualTo("staying");
+    assertThat(after.await()).isEqualTo("after");
+    assertThat(moving.otherwiseEmpty().await()).isNull();
+    assertThat(((GraphException) moving.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    assertThat(moving.cause()).hasMessageContaining("shard 5 is read-only");
+    assertThat(tags()).containsExactlyInAnyOrder("first", "staying", "after");
   }
 
   /**

@@ -25,6 +25,7 @@ public final class OneHost implements AutoCloseable {
   public final ShardRoute route;
   private final String address;
   private final String database;
+  private final PoolSettings settings;
 
   /** Opens {@code sessions} sessions, after creating {@code database} and running {@code setup} there. */
   public OneHost(String database, int sessions, String... setup) throws Exception {
@@ -37,13 +38,18 @@ public final class OneHost implements AutoCloseable {
         sql.execute(statement);
       }
     }
-    PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), sessions, 256,
+    settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), sessions, 256,
         Duration.ofMillis(500), Duration.ofSeconds(2), 16, 16, Duration.ofSeconds(10),
         PoolSettings.DEFAULT_DOWN_AFTER);
     pool = HostPools.pool(vertx, new Host("h2", address, List.of()), settings,
         new PoolOptions().setMaxSize(sessions), null);
-    client = new ShardClient(vertx, settings, new MapWrites(backend::shardMap, version -> {}));
+    client = client(new MapWrites(backend::shardMap, version -> {}));
     route = new ShardRoute(4, "h2", pool, false);
+  }
+
+  /** A client over this host's pool whose writes are fenced by {@code fence} (a shard map of the test's own). */
+  public ShardClient client(MapWrites fence) {
+    return new ShardClient(vertx, settings, fence);
   }
 
   /** A JDBC session of the test's own to the host. */
