@@ -177,8 +177,8 @@ public final class Workload {
       }
       report.note(String.format(Locale.ROOT, "caches: %s — Quiver %d bytes of nodes and %d of edges%s", budget.said(),
           budget.nodeBytes(), budget.edgeBytes(), redis == null ? "" : String.format(Locale.ROOT,
-              "; Redis maxmemory %d bytes (the same %d above its empty size)", redis.maxMemoryBytes(),
-              budget.totalBytes())));
+              "; Redis maxmemory %d bytes above its empty size and its clients' buffers (it follows them)",
+              redis.budgetBytes())));
       options.builds().forEach((label, jar) -> {
         if (options.measures("quiver-" + label)) {
           report.note("quiver-" + label + ": " + jar + ", with quiver's settings on a data set of its own");
