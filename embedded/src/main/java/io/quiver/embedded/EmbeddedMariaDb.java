@@ -320,27 +320,35 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     if (errors.isEmpty()) {
       return "";
     }
-    String remedy = console.contains(IN_DOUBT)
+    String remedy = inDoubt(failure)
         ? " (transactions in doubt after a crash: start mariadbd once with " + HEURISTIC_COMMIT + ")"
         : "";
     return ": " + String.join("; ", errors) + remedy;
   }
 
+  /** Whether MariaDB refused to start over transactions a crash left in doubt. */
+  private static boolean inDoubt(ManagedProcessException failure) {
+    return String.valueOf(failure.getMessage()).contains(IN_DOUBT);
+  }
+
   /** Starts the server; one that refuses over transactions in doubt has them committed first. */
   private synchronized void startProcess() throws ManagedProcessException {
-    db.stopped = false;
     try {
-      db.start();
+      startOnce();
     } catch (ManagedProcessException refused) {
-      if (!String.valueOf(refused.getMessage()).contains(IN_DOUBT)) {
+      if (!inDoubt(refused)) {
         throw refused;
       }
       LOG.warn("MariaDB on port {} refused to start over transactions a crash left in doubt{};"
           + " committing them ({}) and starting it again", port, saying(refused), HEURISTIC_COMMIT);
       db.commitInDoubt();
-      db.stopped = false;
-      db.start();
+      startOnce();
     }
+  }
+
+  private synchronized void startOnce() throws ManagedProcessException {
+    db.stopped = false;
+    db.start();
     running = true;
   }
 

@@ -31,13 +31,17 @@ import redis.embedded.RedisServer;
  */
 final class RedisCacheServer implements AutoCloseable {
   /** Redis's own counters at one moment. */
-  record Stats(long hits, long misses, long evicted, long usedBytes, long clientBytes) {
-    /** The hit ratio between {@code earlier} and this reading, with its lookups and evictions. */
+  record Stats(long hits, long misses, long evicted, long usedBytes, long clientBytes, long refused) {
+    /**
+     * The hit ratio between {@code earlier} and this reading, with its lookups, evictions and the
+     * commands Redis refused — the lookaside service fills without waiting for the answer, so a fill
+     * refused ({@code OOM}, say) shows nowhere else.
+     */
     String since(Stats earlier) {
       long lookups = hits - earlier.hits + misses - earlier.misses;
-      return String.format(java.util.Locale.ROOT,
-          "Redis hit ratio %.3f (%d lookups), %d keys evicted, %d bytes used (%d of them its clients' buffers)",
-          hitRatioSince(earlier), lookups, evicted - earlier.evicted, usedBytes, clientBytes);
+      return String.format(java.util.Locale.ROOT, "Redis hit ratio %.3f (%d lookups), %d keys evicted, %d commands"
+          + " refused, %d bytes used (%d of them its clients' buffers)", hitRatioSince(earlier), lookups,
+          evicted - earlier.evicted, refused - earlier.refused, usedBytes, clientBytes);
     }
 
     /** The hit ratio between {@code earlier} and this reading; 0 without lookups. */
@@ -109,7 +113,7 @@ final class RedisCacheServer implements AutoCloseable {
   Stats stats() {
     Map<String, String> info = fields(client.send(Request.cmd(Command.INFO)).await().toString());
     return new Stats(number(info, "keyspace_hits"), number(info, "keyspace_misses"), number(info, "evicted_keys"),
-        number(info, "used_memory"), number(info, "mem_clients_normal"));
+        number(info, "used_memory"), number(info, "mem_clients_normal"), number(info, "total_error_replies"));
   }
 
   /** {@code INFO}'s answer, field by field. */

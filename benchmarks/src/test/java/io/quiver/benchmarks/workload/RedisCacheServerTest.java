@@ -50,6 +50,7 @@ class RedisCacheServerTest {
       }
       assertThat(held).as("values held of " + keys).isEqualTo(keys);
       assertThat(redis.stats().evicted()).isZero();
+      assertThat(redis.stats().refused()).as("commands Redis refused").isZero();
       writer.close();
     } finally {
       vertx.close().await();
