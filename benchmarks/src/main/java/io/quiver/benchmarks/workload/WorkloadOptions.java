@@ -101,7 +101,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
                        of 8, 32, 128 callers, 3 runs, the caches at a tenth of the data
         --nodes        users in the graph; a list runs the whole benchmark once per size, a report each
         --warmup       each warm-up's least length; it goes on in 5 s steps until the server's JIT compiler
-                       has been quiet two steps in a row (fewer than 20 methods and under 0.25 s of
+                       has been quiet four steps in a row (fewer than 20 methods and under 0.25 s of
                        compiling a step, read with jstat), up to --warmup-max (default 120 s; 30 s with --quick)
         --runs         run every target this many times, each run in a new shuffled order; the tables give
                        each figure's median and spread (default 3)

@@ -69,6 +69,7 @@ class BulkImportTest {
     }
     JsonNode last = lines.get(lines.size() - 1);
     assertThat(last.has("report")).as(last.toString()).isTrue();
+    assertThat(last.has("error")).as("the import ended early: %s", last).isFalse();
     return new Imported(lines, nodes, last.get("report"));
   }
 
