@@ -66,6 +66,14 @@ import org.slf4j.LoggerFactory;
  * drainer applies them once they fall due: never lost, only later — Meta's bulk loaders into TAO
  * lean on the same asynchronous inverse path.
  *
+ * <p>The lookups and the node and edge transactions are run again while they fail having written
+ * nothing ({@link ShardClient.Retry#UNWRITTEN}: no connection lent within the pool's wait, a
+ * deadline passed before COMMIT), so a moment's overload of a busy host does not end an import
+ * that no caller waits on with a deadline; the figures stay exact, as nothing was written. A
+ * failure that may have written (COMMIT sent) ends the import: its rerun under the same name
+ * finishes it. A node holding unique values is not retried so: its claims live outside its
+ * transaction.
+ *
  * <p>Batches of one run must be written one after another; the HTTP route does.
  */
 final class BulkWriter implements BulkImport {
@@ -192,7 +200,8 @@ final class BulkWriter implements BulkImport {
       ShardRoute route = router.route(shard, Access.READ);
       for (int start = 0; start < unknown.size(); start += LOOKUP_CHUNK) {
         List<String> chunk = unknown.subList(start, Math.min(unknown.size(), start + LOOKUP_CHUNK));
-        lookups.add(client.read(route, sql -> ImportRefsTable.INSTANCE.find(sql, route, name, chunk)));
+        lookups.add(client.read(route, ShardClient.Retry.UNWRITTEN,
+            sql -> ImportRefsTable.INSTANCE.find(sql, route, name, chunk)));
       }
     }
     return Future.all(lookups).map(all -> {
@@ -283,7 +292,9 @@ final class BulkWriter implements BulkImport {
         batch.refuse(line, refused);
       }
     }
-    List<Future<Map<String, NodeId>>> shards = byShard.values().stream().map(this::insertNodes).toList();
+    List<Future<Map<String, NodeId>>> shards = byShard.values().stream()
+        .map(shard -> insertNodes(shard, ShardClient.Retry.UNWRITTEN))
+        .toList();
     return Future.all(shards)
         .compose(written -> claimingOneByOne(batch, claiming))
         .compose(claimed -> {
@@ -308,7 +319,7 @@ final class BulkWriter implements BulkImport {
     Map<String, NodeId> created = new LinkedHashMap<>();
     Future<Void> chain = Future.succeededFuture();
     for (Planned plan : planned) {
-      chain = chain.compose(previous -> insertNodes(List.of(plan))
+      chain = chain.compose(previous -> insertNodes(List.of(plan), ShardClient.Retry.ABORTED)
           .recover(failure -> {
             if (failure instanceof GraphException held && held.code() == GraphException.Code.UNIQUE_VIOLATION) {
               definedAt.remove(plan.line().ref());
@@ -325,10 +336,13 @@ final class BulkWriter implements BulkImport {
     return chain.map(created);
   }
 
-  /** One shard's nodes and their references, in one transaction; answers the nodes created, by reference. */
-  private Future<Map<String, NodeId>> insertNodes(List<Planned> planned) {
+  /**
+   * One shard's nodes and their references, in one transaction retried as {@code retry} says;
+   * answers the nodes created, by reference.
+   */
+  private Future<Map<String, NodeId>> insertNodes(List<Planned> planned, ShardClient.Retry retry) {
     ShardRoute route = planned.get(0).creation().route();
-    return client.inTransaction(route, connection -> {
+    return client.inTransaction(route, retry, connection -> {
           List<Future<Long>> inserted = planned.stream()
               .map(plan -> plan.creation().table().insert(connection, route, plan.creation().data(), plan.creation().now())
                   .compose(NodeStore::requireLocalIdInRange)
@@ -418,7 +432,7 @@ final class BulkWriter implements BulkImport {
     record Outcome(List<EdgePlan> missingFrom, List<EdgesTable.Rewrite> rewrites, List<InverseOp> inverses,
         List<Long> entryIds, List<GraphChange.EdgeChanged> changed) {}
     long nowUs = SqlValues.nowMicros(clock);
-    return client.inTransaction(route, connection -> new NodesTable(target.fromType())
+    return client.inTransaction(route, ShardClient.Retry.UNWRITTEN, connection -> new NodesTable(target.fromType())
             .existingLocked(connection, route, plans.stream().map(EdgePlan::from).distinct().toList())
             .compose(existing -> {
               List<EdgePlan> missing = plans.stream().filter(plan -> !existing.contains(plan.from())).toList();

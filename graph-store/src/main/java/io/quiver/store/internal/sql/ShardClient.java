@@ -9,10 +9,14 @@ import io.vertx.core.Vertx;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs statements on a shard. The one place that owns transactions: begin, commit, rollback
@@ -41,6 +45,16 @@ import java.util.function.Supplier;
  * transaction. A COMMIT or a BEGIN that fails leaves the outcome unknown, and the
  * answer says so (503, "may or may not have been applied").
  *
+ * <h2>Retries</h2>
+ * A transaction aborted by a lock conflict (MySQL 1213, 1205) is run again whole, up to
+ * {@link #MAX_ATTEMPTS}. Work that no caller waits on with a deadline of its own — a bulk
+ * import's batch — may also ask ({@link Retry#UNWRITTEN}) that a failure which wrote nothing be
+ * run again: no connection lent (the pool's wait timed out), the work refused or failed before
+ * COMMIT was sent, the transaction abandoned at its deadline and rolled back. A failure after
+ * COMMIT was sent (or BEGIN failed) is never retried: the write may have committed, and only
+ * the caller can judge whether to send it again. So an import is not ended by a moment's
+ * overload of a busy host, and a retried transaction cannot write twice.
+ *
  * <h2>Writes and the shard map</h2>
  * Every statement and transaction on a route taken for writing is counted in flight under the
  * shard-map version it began under ({@link MapWrites}), from BEGIN until the database answers —
@@ -56,9 +70,26 @@ import java.util.function.Supplier;
  * the primary's first.
  */
 public final class ShardClient {
+  private static final Logger log = LoggerFactory.getLogger(ShardClient.class);
   /** Attempts of one transaction before an ABORTED failure is handed to the caller. */
   public static final int MAX_ATTEMPTS = 3;
   private static final long BASE_BACKOFF_MS = 5;
+  /** Attempts of one transaction retried while it fails having written nothing ({@link Retry#UNWRITTEN}). */
+  public static final int UNWRITTEN_ATTEMPTS = 5;
+  /** The first wait before such a retry; each next one waits twice as long (200, 400, 800, 1,600 ms). */
+  static final long UNWRITTEN_BACKOFF_MS = 200;
+
+  /** Which failures of a transaction are run again. */
+  public enum Retry {
+    /** Only an abort by a lock conflict: a request's transactions, whose caller has its own deadline. */
+    ABORTED,
+    /**
+     * Also an UNAVAILABLE failure that wrote nothing, up to {@link #UNWRITTEN_ATTEMPTS} with a
+     * doubling backoff: work no caller waits on with a deadline (a bulk import's batch). The work
+     * must have no effect outside its transaction.
+     */
+    UNWRITTEN
+  }
 
   private final Vertx vertx;
   private final PoolSettings settings;
@@ -145,7 +176,15 @@ public final class ShardClient {
    * by a lock conflict. The work must therefore have no effect outside the transaction.
    */
   public <T> Future<T> inTransaction(ShardRoute route, Function<SqlConnection, Future<T>> work) {
-    return attempt(List.of(route), work, 1);
+    return attempt(List.of(route), Retry.ABORTED, work, 1);
+  }
+
+  /**
+   * {@link #inTransaction(ShardRoute, Function)}, retried as {@code retry} says: with {@link
+   * Retry#UNWRITTEN}, also while it fails having written nothing.
+   */
+  public <T> Future<T> inTransaction(ShardRoute route, Retry retry, Function<SqlConnection, Future<T>> work) {
+    return attempt(List.of(route), retry, work, 1);
   }
 
   /**
@@ -154,15 +193,26 @@ public final class ShardClient {
    * pool, counted by the map's fence once and refused unless the map lets every route write.
    */
   public <T> Future<T> inTransaction(List<ShardRoute> routes, Function<SqlConnection, Future<T>> work) {
-    return attempt(routes, work, 1);
+    return attempt(routes, Retry.ABORTED, work, 1);
   }
 
-  private <T> Future<T> attempt(List<ShardRoute> routes, Function<SqlConnection, Future<T>> work, int attempt) {
+  private <T> Future<T> attempt(
+      List<ShardRoute> routes, Retry retry, Function<SqlConnection, Future<T>> work, int attempt) {
     ShardRoute route = routes.get(0);
+    // The attempt's transaction, once a connection was lent: whether it may have written is its to say.
+    AtomicReference<Transaction> lentTo = new AtomicReference<>();
     return route.pool().getConnection()
         .recover(failure -> Future.failedFuture(noConnection(route, failure)))
-        .compose(connection -> new Transaction(routes, connection).run(work))
-        .recover(failure -> retryIfAborted(routes, work, attempt, classified(route, failure)));
+        .compose(connection -> {
+          Transaction transaction = new Transaction(routes, connection);
+          lentTo.set(transaction);
+          return transaction.run(work);
+        })
+        .recover(failure -> {
+          GraphException why = classified(route, failure);
+          boolean wroteNothing = lentTo.get() == null || !lentTo.get().mayHaveWritten();
+          return retryIf(routes, retry, work, attempt, why, wroteNothing);
+        });
   }
 
   /**
@@ -174,13 +224,53 @@ public final class ShardClient {
     return GraphException.of(why.code(), why.getMessage() + "; no transaction began, nothing was written", failure);
   }
 
-  private <T> Future<T> retryIfAborted(
-      List<ShardRoute> routes, Function<SqlConnection, Future<T>> work, int attempt, GraphException failure) {
-    if (failure.code() != GraphException.Code.ABORTED || attempt >= MAX_ATTEMPTS) {
-      return Future.failedFuture(failure);
+  /**
+   * Runs the transaction again if {@code retry} retries its failure and attempts are left
+   * ({@link #retryDelay}).
+   */
+  private <T> Future<T> retryIf(List<ShardRoute> routes, Retry retry, Function<SqlConnection, Future<T>> work,
+      int attempt, GraphException failure, boolean wroteNothing) {
+    OptionalLong delay = retryDelay(retry, failure, wroteNothing, attempt, routes.get(0));
+    return delay.isEmpty() ? Future.failedFuture(failure)
+        : vertx.timer(delay.getAsLong()).compose(fired -> attempt(routes, retry, work, attempt + 1));
+  }
+
+  /**
+   * How long to wait before attempt {@code attempt + 1} of work that failed with {@code failure},
+   * or empty when it is not run again: an abort by a lock conflict after a short backoff; with
+   * {@link Retry#UNWRITTEN}, an UNAVAILABLE failure that wrote nothing after a doubling one, long
+   * enough for a pool's connections to come back or an abandoned statement to be killed.
+   */
+  private static OptionalLong retryDelay(Retry retry, GraphException failure, boolean wroteNothing, int attempt,
+      ShardRoute route) {
+    if (failure.code() == GraphException.Code.ABORTED && attempt < MAX_ATTEMPTS) {
+      return OptionalLong.of(BASE_BACKOFF_MS * attempt + ThreadLocalRandom.current().nextLong(BASE_BACKOFF_MS));
     }
-    long backoff = BASE_BACKOFF_MS * attempt + ThreadLocalRandom.current().nextLong(BASE_BACKOFF_MS);
-    return vertx.timer(backoff).compose(fired -> attempt(routes, work, attempt + 1));
+    if (retry == Retry.UNWRITTEN && wroteNothing && failure.code() == GraphException.Code.UNAVAILABLE
+        && attempt < UNWRITTEN_ATTEMPTS) {
+      long backoff = UNWRITTEN_BACKOFF_MS << (attempt - 1);
+      log.info("{}: retrying in {} ms what wrote nothing (attempt {} of {}): {}", route.target(), backoff,
+          attempt + 1, UNWRITTEN_ATTEMPTS, failure.getMessage());
+      return OptionalLong.of(backoff);
+    }
+    return OptionalLong.empty();
+  }
+
+  /**
+   * {@link #read(ShardRoute, Function)}, retried as {@code retry} says: with {@link
+   * Retry#UNWRITTEN}, while it fails UNAVAILABLE (a read writes nothing).
+   */
+  public <T> Future<T> read(ShardRoute route, Retry retry, Function<SqlClient, Future<T>> work) {
+    return readAttempt(route, retry, work, 1);
+  }
+
+  private <T> Future<T> readAttempt(ShardRoute route, Retry retry, Function<SqlClient, Future<T>> work, int attempt) {
+    return read(route, work).recover(failure -> {
+      OptionalLong delay = failure instanceof GraphException why
+          ? retryDelay(retry, why, true, attempt, route) : OptionalLong.empty();
+      return delay.isEmpty() ? Future.failedFuture(failure)
+          : vertx.timer(delay.getAsLong()).compose(fired -> readAttempt(route, retry, work, attempt + 1));
+    });
   }
 
   /** One hedged read: the primary asked, the replica asked too if the primary is slow or fails, the first answer kept. */
@@ -294,12 +384,19 @@ public final class ShardClient {
     /** What the work is lent: it refuses every statement once the transaction ends ({@link LentConnection}). */
     private final LentConnection lent;
     private final AtomicInteger state = new AtomicInteger(WORKING);
+    /** Set when BEGIN failed with the work's statements behind it, each of which may have committed on its own. */
+    private volatile boolean failedToBegin;
 
     Transaction(List<ShardRoute> routes, SqlConnection connection) {
       this.routes = routes;
       this.route = routes.get(0);
       this.connection = connection;
       this.lent = new LentConnection(connection);
+    }
+
+    /** Whether this transaction may have written: COMMIT was sent, or BEGIN failed with statements behind it. */
+    boolean mayHaveWritten() {
+      return failedToBegin || state.get() == COMMITTING;
     }
 
     <T> Future<T> run(Function<SqlConnection, Future<T>> work) {
@@ -329,6 +426,7 @@ public final class ShardClient {
      * the outcome is unknown.
      */
     private <T> Future<T> beginFailed(Throwable failure, Future<T> worked) {
+      failedToBegin = true;
       lent.end();
       return worked.transform(settled -> Future.failedFuture(outcomeUnknown("BEGIN", failure)));
     }

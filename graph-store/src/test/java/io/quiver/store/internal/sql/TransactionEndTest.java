@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * What a transaction's end means for the statements of its work ({@link ShardClient},
  * {@link LentConnection}): nothing the work sends after the transaction ended runs — neither on its
  * own after the ROLLBACK nor inside the next borrower's transaction — and a COMMIT that fails says
- * the write may or may not have been applied. On one session (a pool of one), against a real host.
+ * the write may or may not have been applied, and is never run again; a failure that wrote nothing
+ * is, when the work asks ({@link ShardClient.Retry#UNWRITTEN}). On one session (a pool of one),
+ * against a real host.
  */
 class TransactionEndTest {
   private static final String TABLE = "quiver_transaction_end.t";
@@ -95,6 +98,58 @@ class TransactionEndTest {
       assertThat(written.cause()).isInstanceOf(GraphException.class)
           .hasMessageEndingWith("failed COMMIT (MySQL error 1317); the write may or may not have been applied");
       assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    }
+  }
+
+  @Test
+  void aFailureThatWroteNothing_isRunAgainUnderRetryUnwritten_andAnsweredAtOnceOtherwise() throws Exception {
+    AtomicInteger patient = new AtomicInteger();
+    Object written = client.inTransaction(route, ShardClient.Retry.UNWRITTEN, connection -> patient.incrementAndGet() == 1
+        ? Future.failedFuture(GraphException.unavailable("host h2 did not answer in time; nothing was written"))
+        : connection.query("INSERT INTO " + TABLE + " VALUES (3)").execute().map(inserted -> (Object) "written"))
+        .await();
+    assertThat(written).isEqualTo("written");
+    assertThat(patient.get()).as("attempts under Retry.UNWRITTEN").isEqualTo(2);
+    assertThat(rows()).as("written once").isEqualTo(1);
+
+    AtomicInteger impatient = new AtomicInteger();
+    Future<Object> refused = client.inTransaction(route, connection -> {
+      impatient.incrementAndGet();
+      return Future.failedFuture(GraphException.unavailable("host h2 did not answer in time; nothing was written"));
+    });
+    refused.otherwiseEmpty().await();
+    assertThat(refused.failed()).isTrue();
+    assertThat(impatient.get()).as("attempts of a request's transaction").isEqualTo(1);
+  }
+
+  @Test
+  void aCommitThatFails_isNeverRunAgain_evenUnderRetryUnwritten() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    try (Connection locker = host.admin(); Statement lock = locker.createStatement(); Connection admin = host.admin();
+        Statement sql = admin.createStatement()) {
+      AtomicReference<Long> session = new AtomicReference<>();
+      Promise<Void> locked = Promise.promise();
+      Future<Object> written = client.inTransaction(route, ShardClient.Retry.UNWRITTEN, connection -> {
+        attempts.incrementAndGet();
+        return connection.query("SELECT CONNECTION_ID()").execute()
+            .compose(rows -> {
+              long id = rows.iterator().next().getLong(0);
+              return connection.query("INSERT INTO " + TABLE + " VALUES (4)").execute()
+                  .onSuccess(inserted -> session.set(id));
+            })
+            .compose(inserted -> locked.future().map(inserted));
+      });
+      Await.until("the INSERT", Duration.ofSeconds(10), () -> session.get() != null);
+      lock.execute("FLUSH TABLES WITH READ LOCK");
+      locked.complete();
+      Await.until("the COMMIT waiting for the lock", Duration.ofSeconds(10), () -> committing(sql, session.get()));
+      sql.execute("KILL QUERY " + session.get());
+      written.otherwiseEmpty().await();
+      lock.execute("UNLOCK TABLES");
+
+      assertThat(written.cause()).hasMessageEndingWith("the write may or may not have been applied");
+      assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+      assertThat(attempts.get()).as("a transaction that may have committed is not sent again").isEqualTo(1);
     }
   }
 
