@@ -16,7 +16,6 @@ import io.quiver.store.testing.StoreFixture;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -68,11 +67,11 @@ class BulkRetryTest {
           new BulkLine.EdgeLine(2, BulkLine.Endpoint.of(board), "board_has_pins", BulkLine.Endpoint.of(free), 3L,
               null, EdgeState.ACTIVE)));
 
-      Await.until("the batch's transaction waits on the lock", Duration.ofSeconds(10), () -> lockWaits(host) > 0);
+      Await.until("the batch's transaction waits on the lock", Duration.ofSeconds(10), () -> TestBackend.get().lockWaits(host) > 0);
       Await.until("its deadline passes and its statement is killed", Duration.ofSeconds(10),
-          () -> lockWaits(host) == 0);
+          () -> TestBackend.get().lockWaits(host) == 0);
       Await.until("the transaction, run again, waits on the lock anew", Duration.ofSeconds(10),
-          () -> written.failed() || lockWaits(host) > 0);
+          () -> written.failed() || TestBackend.get().lockWaits(host) > 0);
       assertThat(written.failed()).as("the import failed at the first deadline: %s", written.cause()).isFalse();
       holder.rollback();
     }
@@ -86,19 +85,5 @@ class BulkRetryTest {
     assertThat(store.getEdge(board, "board_has_pins", held).await().sequence()).isEqualTo(2L);
     assertThat(store.getEdge(board, "board_has_pins", free).await().sequence()).isEqualTo(3L);
     assertThat(store.countEdges(board, "board_has_pins").await()).isEqualTo(2L);
-  }
-
-  /**
-   * Lock waits on {@code host}, read after a pause: InnoDB refreshes what INNODB_LOCK_WAITS shows
-   * only after 100 ms without a read of it, so polled faster it would show a killed wait forever.
-   */
-  private static long lockWaits(String host) throws Exception {
-    Thread.sleep(150);
-    try (Connection connection = TestBackend.get().connect(host);
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")) {
-      rows.next();
-      return rows.getLong(1);
-    }
   }
 }

@@ -108,6 +108,21 @@ public final class TestBackend {
     return java.sql.DriverManager.getConnection("jdbc:mysql://" + address + "/", hosts.user(), hosts.password());
   }
 
+  /**
+   * The lock waits on the MySQL server at {@code address}, read after a pause: InnoDB refreshes
+   * what INNODB_LOCK_WAITS shows only after 100 ms without a read of it, so polled faster it would
+   * show a killed wait forever.
+   */
+  public long lockWaits(String address) throws Exception {
+    Thread.sleep(150);
+    try (java.sql.Connection connection = connect(address);
+        java.sql.Statement statement = connection.createStatement();
+        java.sql.ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")) {
+      rows.next();
+      return rows.getLong(1);
+    }
+  }
+
   /** Pool settings for the tests: small pools, and a short acquire timeout so a down host shows fast. */
   public PoolSettings poolSettings() {
     return new PoolSettings(hosts.user(), hosts.password(), 8, 256, Duration.ofMillis(500),

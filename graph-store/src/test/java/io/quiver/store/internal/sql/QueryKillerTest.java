@@ -73,11 +73,8 @@ class QueryKillerTest {
       assertThat(((GraphException) waiting.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
 
       long deadline = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-      while (lockWaits(host) > 0) {
+      while (TestBackend.get().lockWaits(host) > 0) {
         assertThat(System.nanoTime()).as("the waiting statement is killed soon after its deadline").isLessThan(deadline);
-        // InnoDB refreshes what INNODB_LOCK_WAITS shows only after 100 ms without a read of it:
-        // polled faster, it would show the killed wait forever.
-        Thread.sleep(150);
       }
       holder.rollback();
     }
@@ -138,15 +135,6 @@ class QueryKillerTest {
             + " AND INFO LIKE '" + statement + "%'")) {
       rows.next();
       return rows.getLong(1) == 1;
-    }
-  }
-
-  private static long lockWaits(String host) throws Exception {
-    try (Connection connection = TestBackend.get().connect(host);
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_LOCK_WAITS")) {
-      rows.next();
-      return rows.getLong(1);
     }
   }
 }
