@@ -10,13 +10,11 @@ import io.quiver.store.BulkReport;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
-import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.StoreFixture;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
 import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -50,24 +48,18 @@ class BulkRetryTest {
     NodeId held = store.createNode("pin", json("{\"link\": \"held\"}"), null).await().id();
     NodeId free = store.createNode("pin", json("{\"link\": \"free\"}"), null).await().id();
     store.addEdge(board, "board_has_pins", held, 1L, null).await();
-    EdgesTable table = new EdgesTable(TestBackend.get().schema().edgeType("board_has_pins").orElseThrow());
-    String host = TestBackend.get().hosts().addresses().get(board.shard() < 4 ? 0 : 1);
+    String host = TestBackend.get().addressOf(board.shard());
     BulkImport run = fixture.backend.bulkImport("retry-" + UUID.randomUUID().toString().substring(0, 8)).await();
     Future<BulkReport> written;
-    try (Connection holder = TestBackend.get().connect(host)) {
-      holder.setAutoCommit(false);
-      try (Statement lock = holder.createStatement()) {
-        lock.executeQuery("SELECT * FROM " + table.on(board.shard()) + " WHERE from_id = " + board.value()
-            + " AND to_id = " + held.value() + " FOR UPDATE").close();
-      }
-
+    try (Connection holder = TestBackend.get().holdingEdgeRow(board, "board_has_pins", held)) {
       written = run.write(List.of(
           new BulkLine.EdgeLine(1, BulkLine.Endpoint.of(board), "board_has_pins", BulkLine.Endpoint.of(held), 2L,
               null, EdgeState.ACTIVE),
           new BulkLine.EdgeLine(2, BulkLine.Endpoint.of(board), "board_has_pins", BulkLine.Endpoint.of(free), 3L,
               null, EdgeState.ACTIVE)));
 
-      Await.until("the batch's transaction waits on the lock", Duration.ofSeconds(10), () -> TestBackend.get().lockWaits(host) > 0);
+      Await.until("the batch's transaction waits on the lock", Duration.ofSeconds(10),
+          () -> TestBackend.get().lockWaits(host) > 0);
       Await.until("its deadline passes and its statement is killed", Duration.ofSeconds(10),
           () -> TestBackend.get().lockWaits(host) == 0);
       Await.until("the transaction, run again, waits on the lock anew", Duration.ofSeconds(10),

@@ -5,8 +5,10 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaStore;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.NodeId;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.ShardLayout;
+import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapStore;
@@ -106,6 +108,28 @@ public final class TestBackend {
   /** A JDBC session to the MySQL server at {@code address} ({@code host:port}), as the tests' administrator. */
   public java.sql.Connection connect(String address) throws java.sql.SQLException {
     return java.sql.DriverManager.getConnection("jdbc:mysql://" + address + "/", hosts.user(), hosts.password());
+  }
+
+  /** The address ({@code host:port}) of the primary that holds {@code shard} in the tests' shard map. */
+  public String addressOf(int shard) {
+    ShardMap map = shardMap();
+    return map.hosts().get(map.rangeOf(shard).orElseThrow().host()).primary();
+  }
+
+  /**
+   * A JDBC session of the test's own holding the lock on the forward row of edge ({@code from},
+   * {@code type}, {@code to}) — {@code SELECT … FOR UPDATE} in a transaction left open — as another
+   * writer would; rolling it back (or closing it) lets go.
+   */
+  public java.sql.Connection holdingEdgeRow(NodeId from, String type, NodeId to) throws java.sql.SQLException {
+    EdgesTable table = new EdgesTable(schema().edgeType(type).orElseThrow());
+    java.sql.Connection holder = connect(addressOf(from.shard()));
+    holder.setAutoCommit(false);
+    try (java.sql.Statement lock = holder.createStatement()) {
+      lock.executeQuery("SELECT * FROM " + table.on(from.shard()) + " WHERE from_id = " + from.value()
+          + " AND to_id = " + to.value() + " FOR UPDATE").close();
+    }
+    return holder;
   }
 
   /**

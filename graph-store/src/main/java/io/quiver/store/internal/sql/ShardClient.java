@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -199,20 +198,15 @@ public final class ShardClient {
   private <T> Future<T> attempt(
       List<ShardRoute> routes, Retry retry, Function<SqlConnection, Future<T>> work, int attempt) {
     ShardRoute route = routes.get(0);
-    // The attempt's transaction, once a connection was lent: whether it may have written is its to say.
-    AtomicReference<Transaction> lentTo = new AtomicReference<>();
-    return route.pool().getConnection()
-        .recover(failure -> Future.failedFuture(noConnection(route, failure)))
-        .compose(connection -> {
-          Transaction transaction = new Transaction(routes, connection);
-          lentTo.set(transaction);
-          return transaction.run(work);
-        })
-        .recover(failure -> {
-          GraphException why = classified(route, failure);
-          boolean wroteNothing = lentTo.get() == null || !lentTo.get().mayHaveWritten();
-          return retryIf(routes, retry, work, attempt, why, wroteNothing);
-        });
+    return route.pool().getConnection().transform(lent -> {
+      if (lent.failed()) {
+        return again(retry, classified(route, noConnection(route, lent.cause())), true, attempt, route,
+            () -> attempt(routes, retry, work, attempt + 1));
+      }
+      Transaction transaction = new Transaction(routes, lent.result());
+      return transaction.run(work).recover(failure -> again(retry, classified(route, failure),
+          !transaction.mayHaveWritten(), attempt, route, () -> attempt(routes, retry, work, attempt + 1)));
+    });
   }
 
   /**
@@ -225,14 +219,21 @@ public final class ShardClient {
   }
 
   /**
-   * Runs the transaction again if {@code retry} retries its failure and attempts are left
-   * ({@link #retryDelay}).
+   * Sends {@code next} (attempt {@code attempt + 1}) after a backoff if {@code retry} retries
+   * {@code failure} and attempts are left ({@link #retryDelay}); else answers the failure. Shared by
+   * transactions and reads.
    */
-  private <T> Future<T> retryIf(List<ShardRoute> routes, Retry retry, Function<SqlConnection, Future<T>> work,
-      int attempt, GraphException failure, boolean wroteNothing) {
-    OptionalLong delay = retryDelay(retry, failure, wroteNothing, attempt, routes.get(0));
-    return delay.isEmpty() ? Future.failedFuture(failure)
-        : vertx.timer(delay.getAsLong()).compose(fired -> attempt(routes, retry, work, attempt + 1));
+  private <T> Future<T> again(Retry retry, GraphException failure, boolean wroteNothing, int attempt,
+      ShardRoute route, Supplier<Future<T>> next) {
+    OptionalLong delay = retryDelay(retry, failure, wroteNothing, attempt);
+    if (delay.isEmpty()) {
+      return Future.failedFuture(failure);
+    }
+    if (failure.code() == GraphException.Code.UNAVAILABLE) {
+      log.info("{}: retrying in {} ms what wrote nothing (attempt {} of {}): {}", route.target(),
+          delay.getAsLong(), attempt + 1, UNWRITTEN_ATTEMPTS, failure.getMessage());
+    }
+    return vertx.timer(delay.getAsLong()).compose(fired -> next.get());
   }
 
   /**
@@ -241,17 +242,13 @@ public final class ShardClient {
    * {@link Retry#UNWRITTEN}, an UNAVAILABLE failure that wrote nothing after a doubling one, long
    * enough for a pool's connections to come back or an abandoned statement to be killed.
    */
-  private static OptionalLong retryDelay(Retry retry, GraphException failure, boolean wroteNothing, int attempt,
-      ShardRoute route) {
+  private static OptionalLong retryDelay(Retry retry, GraphException failure, boolean wroteNothing, int attempt) {
     if (failure.code() == GraphException.Code.ABORTED && attempt < MAX_ATTEMPTS) {
       return OptionalLong.of(BASE_BACKOFF_MS * attempt + ThreadLocalRandom.current().nextLong(BASE_BACKOFF_MS));
     }
     if (retry == Retry.UNWRITTEN && wroteNothing && failure.code() == GraphException.Code.UNAVAILABLE
         && attempt < UNWRITTEN_ATTEMPTS) {
-      long backoff = UNWRITTEN_BACKOFF_MS << (attempt - 1);
-      log.info("{}: retrying in {} ms what wrote nothing (attempt {} of {}): {}", route.target(), backoff,
-          attempt + 1, UNWRITTEN_ATTEMPTS, failure.getMessage());
-      return OptionalLong.of(backoff);
+      return OptionalLong.of(UNWRITTEN_BACKOFF_MS << (attempt - 1));
     }
     return OptionalLong.empty();
   }
@@ -265,12 +262,8 @@ public final class ShardClient {
   }
 
   private <T> Future<T> readAttempt(ShardRoute route, Retry retry, Function<SqlClient, Future<T>> work, int attempt) {
-    return read(route, work).recover(failure -> {
-      OptionalLong delay = failure instanceof GraphException why
-          ? retryDelay(retry, why, true, attempt, route) : OptionalLong.empty();
-      return delay.isEmpty() ? Future.failedFuture(failure)
-          : vertx.timer(delay.getAsLong()).compose(fired -> readAttempt(route, retry, work, attempt + 1));
-    });
+    return read(route, work).recover(failure -> again(retry, SqlErrors.classify(failure, route.host()), true,
+        attempt, route, () -> readAttempt(route, retry, work, attempt + 1)));
   }
 
   /** One hedged read: the primary asked, the replica asked too if the primary is slow or fails, the first answer kept. */

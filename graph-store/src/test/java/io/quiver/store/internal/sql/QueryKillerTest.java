@@ -8,7 +8,6 @@ import io.quiver.core.testing.Await;
 import io.quiver.store.GraphStore;
 import io.quiver.store.NodeId;
 import io.quiver.store.PoolSettings;
-import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.shard.Host;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.StoreFixture;
@@ -58,15 +57,8 @@ class QueryKillerTest {
     NodeId board = store.createNode("board", json("{\"title\": \"locked\"}"), null).await().id();
     NodeId pin = store.createNode("pin", json("{\"link\": \"l\"}"), null).await().id();
     store.addEdge(board, "board_has_pins", pin, 1L, null).await();
-    EdgesTable table = new EdgesTable(TestBackend.get().schema().edgeType("board_has_pins").orElseThrow());
-    String host = TestBackend.get().hosts().addresses().get(board.shard() < 4 ? 0 : 1);
-    try (Connection holder = TestBackend.get().connect(host)) {
-      holder.setAutoCommit(false);
-      try (Statement lock = holder.createStatement()) {
-        lock.executeQuery("SELECT * FROM " + table.on(board.shard()) + " WHERE from_id = " + board.value()
-            + " AND to_id = " + pin.value() + " FOR UPDATE").close();
-      }
-
+    String host = TestBackend.get().addressOf(board.shard());
+    try (Connection holder = TestBackend.get().holdingEdgeRow(board, "board_has_pins", pin)) {
       Future<?> waiting = store.addEdge(board, "board_has_pins", pin, 2L, null);
       waiting.otherwiseEmpty().await();
       assertThat(waiting.cause()).isInstanceOf(GraphException.class);

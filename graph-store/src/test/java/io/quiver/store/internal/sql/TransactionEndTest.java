@@ -74,31 +74,11 @@ class TransactionEndTest {
 
   @Test
   void aCommitThatFails_isAnswered503_sayingTheWriteMayOrMayNotHaveBeenApplied() throws Exception {
-    try (Connection locker = host.admin(); Statement lock = locker.createStatement(); Connection admin = host.admin();
-        Statement sql = admin.createStatement()) {
-      // A global read lock holds every COMMIT that wrote ("Waiting for backup lock"), as a full disk does.
-      AtomicReference<Long> session = new AtomicReference<>();
-      Promise<Void> locked = Promise.promise();
-      Future<Object> written = client.inTransaction(route, connection -> connection.query("SELECT CONNECTION_ID()")
-          .execute()
-          .compose(rows -> {
-            long id = rows.iterator().next().getLong(0);
-            return connection.query("INSERT INTO " + TABLE + " VALUES (2)").execute()
-                .onSuccess(inserted -> session.set(id));
-          })
-          .compose(inserted -> locked.future().map(inserted)));
-      Await.until("the INSERT", Duration.ofSeconds(10), () -> session.get() != null);
-      lock.execute("FLUSH TABLES WITH READ LOCK");
-      locked.complete();
-      Await.until("the COMMIT waiting for the lock", Duration.ofSeconds(10), () -> committing(sql, session.get()));
-      sql.execute("KILL QUERY " + session.get());
-      written.otherwiseEmpty().await();
-      lock.execute("UNLOCK TABLES");
+    Future<Object> written = commitKilled(ShardClient.Retry.ABORTED, 2, new AtomicInteger());
 
-      assertThat(written.cause()).isInstanceOf(GraphException.class)
-          .hasMessageEndingWith("failed COMMIT (MySQL error 1317); the write may or may not have been applied");
-      assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
-    }
+    assertThat(written.cause()).isInstanceOf(GraphException.class)
+        .hasMessageEndingWith("failed COMMIT (MySQL error 1317); the write may or may not have been applied");
+    assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
   }
 
   @Test
@@ -125,16 +105,30 @@ class TransactionEndTest {
   @Test
   void aCommitThatFails_isNeverRunAgain_evenUnderRetryUnwritten() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
+    Future<Object> written = commitKilled(ShardClient.Retry.UNWRITTEN, 4, attempts);
+
+    assertThat(written.cause()).hasMessageEndingWith("the write may or may not have been applied");
+    assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    assertThat(attempts.get()).as("a transaction that may have committed is not sent again").isEqualTo(1);
+  }
+
+  /**
+   * A transaction, retried as {@code retry} says, that inserts {@code value} and whose COMMIT is
+   * killed while it waits: a global read lock holds every COMMIT that wrote ("Waiting for backup
+   * lock"), as a full disk does. Counts its attempts in {@code attempts}; answers its outcome.
+   */
+  private static Future<Object> commitKilled(ShardClient.Retry retry, int value, AtomicInteger attempts)
+      throws Exception {
     try (Connection locker = host.admin(); Statement lock = locker.createStatement(); Connection admin = host.admin();
         Statement sql = admin.createStatement()) {
       AtomicReference<Long> session = new AtomicReference<>();
       Promise<Void> locked = Promise.promise();
-      Future<Object> written = client.inTransaction(route, ShardClient.Retry.UNWRITTEN, connection -> {
+      Future<Object> written = client.inTransaction(route, retry, connection -> {
         attempts.incrementAndGet();
         return connection.query("SELECT CONNECTION_ID()").execute()
             .compose(rows -> {
               long id = rows.iterator().next().getLong(0);
-              return connection.query("INSERT INTO " + TABLE + " VALUES (4)").execute()
+              return connection.query("INSERT INTO " + TABLE + " VALUES (" + value + ")").execute()
                   .onSuccess(inserted -> session.set(id));
             })
             .compose(inserted -> locked.future().map(inserted));
@@ -146,10 +140,7 @@ class TransactionEndTest {
       sql.execute("KILL QUERY " + session.get());
       written.otherwiseEmpty().await();
       lock.execute("UNLOCK TABLES");
-
-      assertThat(written.cause()).hasMessageEndingWith("the write may or may not have been applied");
-      assertThat(((GraphException) written.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
-      assertThat(attempts.get()).as("a transaction that may have committed is not sent again").isEqualTo(1);
+      return written;
     }
   }
 
