@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *   <li><b>nodes</b>: per shard, one transaction inserting the nodes and recording their
  *       references;
  *   <li><b>edges</b>: per shard and edge type, one transaction: the FROM nodes share-locked, the
- *       rows locked and read ({@link EdgesTable#readLockedMany}), rewritten with their lists' counts
+ *       rows locked and read ({@link EdgesTable#readLockedManyFrom}), rewritten with their lists' counts
  *       ({@link EdgesTable#writeMany}), and the inverses' outbox entries appended, due only after
  *       {@link #HANDOVER};
  *   <li><b>inverses</b>: per host, one transaction of the same batch write per shard and inverse type
@@ -432,39 +432,40 @@ final class BulkWriter implements BulkImport {
     record Outcome(List<EdgePlan> missingFrom, List<EdgesTable.Rewrite> rewrites, List<InverseOp> inverses,
         List<Long> entryIds, List<GraphChange.EdgeChanged> changed) {}
     long nowUs = SqlValues.nowMicros(clock);
-    return client.inTransaction(route, ShardClient.Retry.UNWRITTEN, connection -> new NodesTable(target.fromType())
-            .existingLocked(connection, route, plans.stream().map(EdgePlan::from).distinct().toList())
-            .compose(existing -> {
+    // The FROM nodes and every plan's row in one statement: a plan whose node is gone locks its row for nothing.
+    return client.inTransaction(route, ShardClient.Retry.UNWRITTEN, connection -> target.table()
+            .readLockedManyFrom(connection, route, new NodesTable(target.fromType()),
+                plans.stream().map(EdgePlan::from).distinct().toList(), plans.stream().map(EdgePlan::key).toList())
+            .compose(locked -> {
+              Set<NodeId> existing = locked.fromsPresent();
               List<EdgePlan> missing = plans.stream().filter(plan -> !existing.contains(plan.from())).toList();
               List<EdgePlan> writable = plans.stream().filter(plan -> existing.contains(plan.from())).toList();
               if (writable.isEmpty()) {
                 return Future.succeededFuture(new Outcome(missing, List.of(), List.of(), List.of(), List.of()));
               }
-              return target.table().readLockedMany(connection, route, writable.stream().map(EdgePlan::key).toList())
-                  .compose(stored -> {
-                    List<EdgesTable.Rewrite> rewrites = new ArrayList<>(writable.size());
-                    List<InverseOp> inverses = new ArrayList<>();
-                    for (EdgePlan plan : writable) {
-                      EdgeRow before = stored.get(plan.key());
-                      int state = plan.line().state() == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
-                      EdgeRow after = edges.added(EdgeRow.orAbsent(before), plan.line().sequence(),
-                          plan.data(), state);
-                      rewrites.add(new EdgesTable.Rewrite(plan.key(), before, after));
-                      InverseOp inverse = target.inverseOf(plan.from(), plan.to(), after);
-                      if (inverse != null) {
-                        inverses.add(inverse);
-                      }
-                    }
-                    Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites)
-                        .compose(written -> changeLog.log(connection, route,
-                            changeLog.edges(written, rewrites, ChangeWriter.Copy.FORWARD)).map(written));
-                    Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
-                        : OutboxTable.INSTANCE.appendMany(connection, route,
-                            inverses.stream().map(InverseOp::columns).toList(), nowUs,
-                            nowUs + HANDOVER.toNanos() / 1000);
-                    return Future.all(changed, entries).map(both ->
-                        new Outcome(missing, rewrites, inverses, entries.result(), changed.result()));
-                  });
+              Map<EdgesTable.Key, EdgeRow> stored = locked.rows();
+              List<EdgesTable.Rewrite> rewrites = new ArrayList<>(writable.size());
+              List<InverseOp> inverses = new ArrayList<>();
+              for (EdgePlan plan : writable) {
+                EdgeRow before = stored.get(plan.key());
+                int state = plan.line().state() == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
+                EdgeRow after = edges.added(EdgeRow.orAbsent(before), plan.line().sequence(),
+                    plan.data(), state);
+                rewrites.add(new EdgesTable.Rewrite(plan.key(), before, after));
+                InverseOp inverse = target.inverseOf(plan.from(), plan.to(), after);
+                if (inverse != null) {
+                  inverses.add(inverse);
+                }
+              }
+              Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites)
+                  .compose(written -> changeLog.log(connection, route,
+                      changeLog.edges(written, rewrites, ChangeWriter.Copy.FORWARD)).map(written));
+              Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
+                  : OutboxTable.INSTANCE.appendMany(connection, route,
+                      inverses.stream().map(InverseOp::columns).toList(), nowUs,
+                      nowUs + HANDOVER.toNanos() / 1000);
+              return Future.all(changed, entries).map(both ->
+                  new Outcome(missing, rewrites, inverses, entries.result(), changed.result()));
             }))
         .map(outcome -> {
           inverseWriter.announceAll(outcome.changed(), InverseWriter.Announce.LISTS);

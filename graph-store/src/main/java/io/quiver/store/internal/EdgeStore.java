@@ -144,9 +144,9 @@ final class EdgeStore {
   }
 
   /** What an add does to the row as locked: refused when its node is gone or its condition unmet, else written. */
-  private GroupCommit.Step<EdgeWrite> addStep(Target target, NodeId from, NodeId to, Locked locked, Long sequence,
-      ObjectNode data, int state, EdgeCondition condition) {
-    if (!locked.nodeExists()) {
+  private GroupCommit.Step<EdgeWrite> addStep(Target target, NodeId from, NodeId to, EdgesTable.LockedFrom locked,
+      Long sequence, ObjectNode data, int state, EdgeCondition condition) {
+    if (!locked.fromExists()) {
       return GroupCommit.Step.refuse(noNode(from));
     }
     EdgeRow held = EdgeRow.orAbsent(locked.row());
@@ -169,19 +169,16 @@ final class EdgeStore {
     return groups.submit(new GroupCommit.Member<>(target.route(), key, lock)).onSuccess(this::announce);
   }
 
-  /** The edge's row as locked (null when there is none), and whether its FROM node exists. */
-  private record Locked(boolean nodeExists, EdgeRow row) {}
-
   /**
    * Locks the edge's row (null when there is none: {@link EdgesTable#readLocked}), and share-locks
    * its FROM node, which must exist: a write that would leave a live edge on a node that is gone
    * is NOT_FOUND (a deleted node's edges are only ever removed, by a client or by the delete
-   * rule's inverse). Sent together (pipelined).
+   * rule's inverse). One statement ({@link EdgesTable#readLockedFrom}).
    */
-  private static Future<Locked> lockFromExisting(SqlConnection connection, Target target, NodeId from, NodeId to) {
-    Future<Boolean> exists = new NodesTable(target.fromType()).existsLocked(connection, target.route(), from);
-    Future<EdgeRow> locked = target.table().readLocked(connection, target.route(), from.value(), to.value());
-    return Future.all(exists, locked).map(both -> new Locked(exists.result(), locked.result()));
+  private static Future<EdgesTable.LockedFrom> lockFromExisting(SqlConnection connection, Target target, NodeId from,
+      NodeId to) {
+    return target.table().readLockedFrom(connection, target.route(), new NodesTable(target.fromType()), from,
+        to.value());
   }
 
   private static GraphException noNode(NodeId from) {
@@ -242,10 +239,10 @@ final class EdgeStore {
   }
 
   /** What an archive or a restore does to the row as locked. */
-  private GroupCommit.Step<EdgeWrite> stateStep(Target target, NodeId from, NodeId to, Locked locked,
+  private GroupCommit.Step<EdgeWrite> stateStep(Target target, NodeId from, NodeId to, EdgesTable.LockedFrom locked,
       boolean archived) {
     EdgeRow stored = locked.row();
-    if (!locked.nodeExists()) {
+    if (!locked.fromExists()) {
       return GroupCommit.Step.refuse(noNode(from));
     }
     if (stored == null || !stored.live()) {

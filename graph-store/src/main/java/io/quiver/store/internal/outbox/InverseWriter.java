@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -113,9 +112,9 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
    * host's shards and edge types taken in one order, so that two drainers writing to one host lock
    * in the same order. Per copy only the operation that ranks highest counts, and it is written
    * only where it outranks what the copy holds — exactly what applying them one by one, in any
-   * order, leaves. Each shard and edge type's FROM nodes are share-locked in one statement and its
-   * copies read locked in another, every group's sent at once; then every group's rows, counts and
-   * log rows. An operation whose node is gone is then applied alone ({@link #apply}), which
+   * order, leaves. Each shard and edge type's FROM nodes are share-locked and its copies read
+   * locked in one statement ({@link EdgesTable#readLockedManyFrom}), every group's sent at once;
+   * then every group's rows, counts and log rows. An operation whose node is gone is then applied alone ({@link #apply}), which
    * removes its forward copy. Idempotent, as {@link #apply} is.
    *
    * <p>One transaction per host, not per shard and type (issue 37): a drainer's pass over a busy
@@ -189,18 +188,15 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
         });
   }
 
-  /** A group with its live copies' FROM nodes that exist, share-locked, and what its copies hold, locked. */
-  private record Locked(Group group, Set<NodeId> present, Map<EdgesTable.Key, EdgeRow> stored) {}
+  /** A group and what it locked: its live copies' FROM nodes that exist, share-locked, and what its copies hold. */
+  private record Locked(Group group, EdgesTable.LockedMany locked) {}
 
-  /** Sends the group's two locking reads; no statement waits for the one before. */
+  /** Sends the group's locking read: one statement, sent without waiting for another group's. */
   private static Future<Locked> lock(SqlConnection connection, Group group) {
     Target target = group.target();
-    List<NodeId> liveFroms = group.liveFroms();
-    Future<Set<NodeId>> present = liveFroms.isEmpty() ? Future.succeededFuture(Set.of())
-        : target.fromNodes().existingLocked(connection, target.route(), liveFroms);
-    Future<Map<EdgesTable.Key, EdgeRow>> stored = target.table().readLockedMany(connection, target.route(),
-        group.keys());
-    return Future.all(present, stored).map(both -> new Locked(group, present.result(), stored.result()));
+    return target.table().readLockedManyFrom(connection, target.route(), target.fromNodes(), group.liveFroms(),
+            group.keys())
+        .map(locked -> new Locked(group, locked));
   }
 
   /** Writes what outranks the locked copies, and logs it; a live copy whose node is gone is left an orphan. */
@@ -209,11 +205,11 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     List<InverseOp> orphans = new ArrayList<>();
     List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
     for (InverseOp op : locked.group().best()) {
-      if (op.row().live() && !locked.present().contains(op.from())) {
+      if (op.row().live() && !locked.locked().fromsPresent().contains(op.from())) {
         orphans.add(op);
         continue;
       }
-      EdgeRow before = locked.stored().get(key(op));
+      EdgeRow before = locked.locked().rows().get(key(op));
       if (op.row().outranks(EdgeRow.orAbsent(before))) {
         rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
       }
@@ -240,16 +236,16 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
   }
 
   private Future<Applied> applyLocked(SqlConnection connection, Target target, InverseOp op) {
-    // Sent together (pipelined); only a live copy (active or archived) needs its FROM node.
-    Future<Boolean> exists = op.row().live()
-        ? target.fromNodes().existsLocked(connection, target.route(), op.from()) : Future.succeededFuture(true);
-    Future<EdgeRow> stored = target.table().readLocked(connection, target.route(), op.from().value(),
-        op.to().value());
-    return Future.all(exists, stored).compose(both -> {
-      boolean nodeGone = !exists.result();
+    // Only a live copy (active or archived) needs its FROM node: one statement reads both.
+    Future<EdgesTable.LockedFrom> locking = op.row().live()
+        ? target.table().readLockedFrom(connection, target.route(), target.fromNodes(), op.from(), op.to().value())
+        : target.table().readLocked(connection, target.route(), op.from().value(), op.to().value())
+            .map(row -> new EdgesTable.LockedFrom(true, row));
+    return locking.compose(locked -> {
+      boolean nodeGone = !locked.fromExists();
       EdgeRow wanted = nodeGone ? goneTombstone(op) : op.row();
-      return wanted.outranks(EdgeRow.orAbsent(stored.result()))
-          ? log.writeEdge(connection, target.table(), target.route(), op.from(), op.to(), stored.result(), wanted,
+      return wanted.outranks(EdgeRow.orAbsent(locked.row()))
+          ? log.writeEdge(connection, target.table(), target.route(), op.from(), op.to(), locked.row(), wanted,
                   ChangeWriter.Copy.INVERSE)
               .map(changed -> new Applied(changed, nodeGone))
           : Future.succeededFuture(new Applied(null, nodeGone));

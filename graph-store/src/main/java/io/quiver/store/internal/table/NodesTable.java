@@ -99,20 +99,33 @@ public final class NodesTable implements ShardTable {
 
   /** Whether the node exists, locking its row against deletion until the transaction ends. */
   public Future<Boolean> existsLocked(SqlConnection connection, ShardRoute route, NodeId id) {
-    String sql = "SELECT 1 FROM " + on(route.shard()) + " WHERE local_id = ?" + Lock.SHARED.suffix;
-    return connection.preparedQuery(sql).execute(Tuple.of(id.local())).map(rows -> rows.size() > 0);
+    return connection.preparedQuery(existsLockedQuery(route.shard(), "1")).execute(Tuple.of(id.local()))
+        .map(rows -> rows.size() > 0);
   }
 
-  /** Which of these nodes exist, each locked against deletion until the transaction ends: one statement. */
-  public Future<Set<NodeId>> existingLocked(SqlConnection connection, ShardRoute route, List<NodeId> ids) {
-    List<Object> arguments = new ArrayList<>();
-    String sql = "SELECT local_id FROM " + on(route.shard()) + " WHERE local_id IN ("
+  /**
+   * The statement of {@link #existsLocked}, selecting {@code columns} (its one parameter, the local
+   * ID): for a statement that sends it with another table's locking read as one ({@link
+   * EdgesTable#readLockedFrom}).
+   */
+  String existsLockedQuery(int shard, String columns) {
+    return "SELECT " + columns + " FROM " + on(shard) + " WHERE local_id = ?" + Lock.SHARED.suffix;
+  }
+
+  /**
+   * Which of {@code ids} exist, each locked against deletion until the transaction ends, as
+   * {@link #existsLocked} locks one: the statement, selecting {@code columns}, its parameters added
+   * to {@code arguments}, for a statement that sends it with another table's locking read as one
+   * ({@link EdgesTable#readLockedManyFrom}).
+   */
+  String existingLockedQuery(int shard, String columns, List<NodeId> ids, List<Object> arguments) {
+    return "SELECT " + columns + " FROM " + on(shard) + " WHERE local_id IN ("
         + InLists.pad(ids.stream().map(NodeId::local).toList(), arguments) + ")" + Lock.SHARED.suffix;
-    return connection.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(rows -> {
-      Set<NodeId> found = new HashSet<>();
-      rows.forEach(row -> found.add(NodeId.of(route.shard(), type.id(), row.getLong("local_id"))));
-      return found;
-    });
+  }
+
+  /** The ID of this table's node {@code local} on {@code route}'s shard. */
+  NodeId idOf(ShardRoute route, long local) {
+    return NodeId.of(route.shard(), type.id(), local);
   }
 
   /** Writes a new version of a locked row. */
@@ -166,7 +179,7 @@ public final class NodesTable implements ShardTable {
         + " WHERE local_id > ? ORDER BY local_id LIMIT ?";
     return client.preparedQuery(sql).execute(Tuple.of(afterLocal, limit)).map(rows -> {
       List<StoredNode> page = new ArrayList<>();
-      rows.forEach(row -> page.add(new StoredNode(NodeId.of(route.shard(), type.id(), row.getLong("local_id")),
+      rows.forEach(row -> page.add(new StoredNode(idOf(route, row.getLong("local_id")),
           storedData(row), row.getLong("version"))));
       return page;
     });

@@ -1,0 +1,220 @@
+package io.quiver.store.internal.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.schema.Schema;
+import io.quiver.store.NodeId;
+import io.quiver.store.internal.sql.OneHost;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.testing.TestBackend;
+import io.vertx.core.Future;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Transaction;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a write of an edge locks before it writes, against a real host on a shard database of the
+ * test's own: its FROM node's row shared (a node update or delete waits for the write; another
+ * writer of the node's edges does not) and the edge's row exclusive, both in one statement
+ * ({@link EdgesTable#readLockedFrom}), and the same for a batch ({@link EdgesTable#readLockedManyFrom}).
+ * Statements are counted by MariaDB's {@code Com_stmt_execute} of the session.
+ */
+class EdgeLocksTest {
+  /** A shard no test backend's map holds, so its database is this test's alone. */
+  private static final int SHARD = 60_002;
+  private static OneHost host;
+  private static ShardRoute route;
+  private static NodesTable boards;
+  private static EdgesTable pins;
+
+  @BeforeAll
+  static void start() throws Exception {
+    Schema schema = TestBackend.get().schema();
+    boards = new NodesTable(schema.nodeType("board").orElseThrow());
+    pins = new EdgesTable(schema.edgeType("board_has_pins").orElseThrow());
+    host = new OneHost("db60002", 2, boards.ddl(SHARD), pins.ddl(SHARD));
+    route = new ShardRoute(SHARD, "h2", host.pool, true);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    host.close();
+  }
+
+  @BeforeEach
+  void empty() throws Exception {
+    host.execute("DELETE FROM " + boards.on(SHARD));
+    host.execute("DELETE FROM " + pins.on(SHARD));
+  }
+
+  @Test
+  void readLockedFrom_answersWhetherTheNodeExistsAndTheEdgesRow_inOneStatement() throws Exception {
+    NodeId board = board(1);
+    NodeId gone = NodeId.of(SHARD, boards.type().id(), 2);
+    edge(board, 10, 7);
+    edge(gone, 10, 8);
+
+    Counted<EdgesTable.LockedFrom> both = inTransaction(session -> pins.readLockedFrom(session, route, boards, board, 10));
+    assertThat(both.statements()).as("statements sent for the node's lock and the row's").isEqualTo(1);
+    assertThat(both.answer().fromExists()).isTrue();
+    assertThat(both.answer().row().sequence()).isEqualTo(7);
+    assertThat(both.answer().row().data()).isEqualTo("{\"note\": \"x\"}");
+
+    EdgesTable.LockedFrom noRow = inTransaction(session -> pins.readLockedFrom(session, route, boards, board, 11))
+        .answer();
+    assertThat(noRow).isEqualTo(new EdgesTable.LockedFrom(true, null));
+
+    EdgesTable.LockedFrom noNode = inTransaction(session -> pins.readLockedFrom(session, route, boards, gone, 10))
+        .answer();
+    assertThat(noNode.fromExists()).isFalse();
+    assertThat(noNode.row().sequence()).as("a row of a node that is gone is still answered").isEqualTo(8);
+
+    assertThat(inTransaction(session -> pins.readLockedFrom(session, route, boards, gone, 11)).answer())
+        .isEqualTo(new EdgesTable.LockedFrom(false, null));
+  }
+
+  @Test
+  void readLockedFrom_sharesTheNodesLock_andHoldsTheEdgesRowAlone() throws Exception {
+    NodeId board = board(1);
+    edge(board, 10, 7);
+    edge(board, 11, 9);
+
+    holding(session -> pins.readLockedFrom(session, route, boards, board, 10), () -> {
+      try (Connection other = contender()) {
+        assertThat(rows(other, "SELECT 1 FROM " + boards.on(SHARD) + " WHERE local_id = " + board.local()
+            + " LOCK IN SHARE MODE")).as("another writer of the node's edges shares its lock").isEqualTo(1);
+        assertThat(rows(other, "SELECT 1 FROM " + pins.on(SHARD) + " WHERE from_id = " + board.value()
+            + " AND to_id = 11 FOR UPDATE")).as("another edge of the node is not held").isEqualTo(1);
+        assertLockWait(other, "UPDATE " + boards.on(SHARD) + " SET version = version + 1 WHERE local_id = "
+            + board.local());
+        assertLockWait(other, "SELECT 1 FROM " + pins.on(SHARD) + " WHERE from_id = " + board.value()
+            + " AND to_id = 10 LOCK IN SHARE MODE");
+      }
+    });
+  }
+
+  @Test
+  void readLockedManyFrom_answersTheNodesThatExistAndTheStoredRows_inOneStatement_andLocksThem() throws Exception {
+    NodeId first = board(1);
+    NodeId second = board(2);
+    NodeId gone = NodeId.of(SHARD, boards.type().id(), 3);
+    edge(first, 10, 7);
+    edge(second, 20, 8);
+    List<EdgesTable.Key> keys = List.of(new EdgesTable.Key(first.value(), 10), new EdgesTable.Key(first.value(), 11),
+        new EdgesTable.Key(second.value(), 20), new EdgesTable.Key(gone.value(), 30));
+
+    Counted<EdgesTable.LockedMany> locked = inTransaction(session -> pins.readLockedManyFrom(session, route, boards,
+        List.of(first, second, gone), keys));
+
+    assertThat(locked.statements()).as("statements sent for the nodes' locks and the rows'").isEqualTo(1);
+    assertThat(locked.answer().fromsPresent()).containsExactlyInAnyOrder(first, second);
+    assertThat(locked.answer().rows()).containsOnlyKeys(keys.get(0), keys.get(2));
+    assertThat(locked.answer().rows().get(keys.get(2)).sequence()).isEqualTo(8);
+
+    Map<EdgesTable.Key, ?> rowsAlone = inTransaction(session -> pins.readLockedManyFrom(session, route, boards,
+        List.of(), keys)).answer().rows();
+    assertThat(rowsAlone).as("no nodes asked about: the rows alone").containsOnlyKeys(keys.get(0), keys.get(2));
+
+    holding(session -> pins.readLockedManyFrom(session, route, boards, List.of(first), keys.subList(0, 1)), () -> {
+      try (Connection other = contender()) {
+        assertLockWait(other, "DELETE FROM " + boards.on(SHARD) + " WHERE local_id = " + first.local());
+        assertLockWait(other, "SELECT 1 FROM " + pins.on(SHARD) + " WHERE from_id = " + first.value()
+            + " AND to_id = 10 FOR UPDATE");
+        assertThat(rows(other, "SELECT 1 FROM " + boards.on(SHARD) + " WHERE local_id = " + first.local()
+            + " LOCK IN SHARE MODE")).isEqualTo(1);
+      }
+    });
+  }
+
+  private static NodeId board(long local) throws Exception {
+    host.execute("INSERT INTO " + boards.on(SHARD) + " (local_id, data, version, created_at, updated_at) VALUES ("
+        + local + ", '{}', 1, NOW(6), NOW(6))");
+    return NodeId.of(SHARD, boards.type().id(), local);
+  }
+
+  private static void edge(NodeId from, long to, long sequence) throws Exception {
+    host.execute("INSERT INTO " + pins.on(SHARD) + " (from_id, to_id, sequence, state, data, updated_us) VALUES ("
+        + from.value() + ", " + to + ", " + sequence + ", " + EdgeRow.ACTIVE + ", '{\"note\": \"x\"}', 1)");
+  }
+
+  /** What statements answered, and how many statements the session executed for them. */
+  private record Counted<T>(T answer, long statements) {}
+
+  /** Runs {@code statements} in a transaction of one session, counting the statements it executed. */
+  private static <T> Counted<T> inTransaction(Function<SqlConnection, Future<T>> statements) {
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      long before = executed(session);
+      Transaction transaction = session.begin().await();
+      T answer = statements.apply(session).await();
+      transaction.rollback().await();
+      return new Counted<>(answer, executed(session) - before);
+    } finally {
+      session.close().await();
+    }
+  }
+
+  /** Runs {@code locking} in a transaction left open while {@code meanwhile} runs, then rolls it back. */
+  private static void holding(Function<SqlConnection, Future<?>> locking, Checks meanwhile) throws Exception {
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      Transaction transaction = session.begin().await();
+      locking.apply(session).await();
+      try {
+        meanwhile.run();
+      } finally {
+        transaction.rollback().await();
+      }
+    } finally {
+      session.close().await();
+    }
+  }
+
+  private interface Checks {
+    void run() throws Exception;
+  }
+
+  private static long executed(SqlConnection session) {
+    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Com_stmt_execute'").execute().await().iterator()
+        .next().getString(1));
+  }
+
+  /** A JDBC session of the test's own, in a transaction, giving up on a lock after a second. */
+  private static Connection contender() throws Exception {
+    Connection other = host.admin();
+    try (Statement sql = other.createStatement()) {
+      sql.execute("SET SESSION innodb_lock_wait_timeout = 1");
+    }
+    other.setAutoCommit(false);
+    return other;
+  }
+
+  private static int rows(Connection connection, String query) throws SQLException {
+    try (Statement sql = connection.createStatement(); var rows = sql.executeQuery(query)) {
+      int count = 0;
+      while (rows.next()) {
+        count++;
+      }
+      return count;
+    }
+  }
+
+  private static void assertLockWait(Connection connection, String statement) {
+    assertThatThrownBy(() -> {
+      try (Statement sql = connection.createStatement()) {
+        sql.execute(statement);
+      }
+    }).as("%s waits for the lock", statement).isInstanceOf(SQLException.class)
+        .hasMessageContaining("Lock wait timeout");
+  }
+}
