@@ -10,6 +10,7 @@ import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Gives each shard's logged changes their positions ({@link ChangesTable#sequence}) and trims them
@@ -35,14 +36,20 @@ final class ChangeSequencer {
     this.clock = clock;
   }
 
-  /** Numbers what awaits a position on the host's shards; answers how many rows it numbered. */
-  Future<Integer> pass(List<ShardRoute> routes) {
+  /**
+   * Numbers what awaits a position on the host's shards; answers how many rows it numbered.
+   *
+   * @param waiting the shards known to hold rows without a position, found by the pass's first
+   *     statement ({@code OutboxTable#shardsWithWork}); null when nothing is known, and it asks
+   */
+  Future<Integer> pass(List<ShardRoute> routes, Set<Integer> waiting) {
     if (routes.isEmpty()) {
       return Future.succeededFuture(0);
     }
-    return client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes))
-        .compose(waiting -> {
-          List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
+    return (waiting != null ? Future.succeededFuture(waiting)
+            : client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes)))
+        .compose(found -> {
+          List<ShardRoute> numbering = routes.stream().filter(route -> found.contains(route.shard())).toList();
           return numbering.isEmpty() ? Future.succeededFuture(0)
               : client.inTransaction(numbering, connection -> numberAll(connection, numbering));
         })

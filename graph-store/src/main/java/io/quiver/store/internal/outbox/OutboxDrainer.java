@@ -139,19 +139,21 @@ final class OutboxDrainer {
   /**
    * One pass over the host's writable shards; answers how many entries it handled and changes it
    * numbered, and whether a shard had more due than one batch. One statement finds the shards
-   * with entries due ({@link OutboxTable#shardsWithDue}); only those are read, all at once, and
-   * their entries handled as one batch ({@link #handleAll}). Then the shards' logged changes get
-   * their positions ({@link ChangeSequencer}).
+   * with entries due and those with changes to number ({@link OutboxTable#shardsWithWork}); only
+   * the first are read, all at once, and their entries handled as one batch ({@link #handleAll}).
+   * Then the shards' logged changes get their positions ({@link ChangeSequencer}): those the
+   * statement found, unless the pass handled entries, which may have logged changes since, and
+   * then the sequencer asks again.
    */
   private Future<Pass> pass() {
     List<ShardRoute> routes = writableShards();
-    return (routes.isEmpty() ? Future.succeededFuture(Set.<Integer>of())
-            : parts.client().read(routes.get(0), sql -> OutboxTable.INSTANCE.shardsWithDue(sql, routes, nowUs())))
-        .compose(due -> drain(routes.stream().filter(route -> due.contains(route.shard())).toList()))
-        .compose(drained -> tombstones.collectIfDue(routes).map(drained))
-        // After the entries: the inverse copies they wrote are logged too, and numbered in this pass.
-        .compose(drained -> sequencer.pass(routes)
-            .map(numbered -> new Pass(drained.worked() + numbered, drained.backlogged())));
+    return (routes.isEmpty() ? Future.succeededFuture(OutboxTable.Work.NONE)
+            : parts.client().read(routes.get(0), sql -> OutboxTable.INSTANCE.shardsWithWork(sql, routes, nowUs())))
+        .compose(work -> drain(routes.stream().filter(route -> work.due().contains(route.shard())).toList())
+            .compose(drained -> tombstones.collectIfDue(routes).map(drained))
+            // After the entries: the inverse copies they wrote are logged too, and numbered in this pass.
+            .compose(drained -> sequencer.pass(routes, drained.worked() > 0 ? null : work.unnumbered())
+                .map(numbered -> new Pass(drained.worked() + numbered, drained.backlogged()))));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard, one for its change logs' lag. */

@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * One host's outbox figures from its shards' depths, and how far its change logs' numbering lags. Measured when asked (a scrape of
- * {@code /metrics}), never by the drainer's passes: an idle drainer costs one statement per shard
- * and pass, not two.
+ * {@code /metrics}), never by the drainer's passes: an idle drainer's pass costs its host one
+ * statement ({@link io.quiver.store.internal.table.OutboxTable#shardsWithWork}), not more.
  */
 final class OutboxFigures {
   private OutboxFigures() {}

@@ -163,18 +163,28 @@ public final class ChangesTable implements ShardTable {
     if (routes.isEmpty()) {
       return Future.succeededFuture(Set.of());
     }
-    StringBuilder sql = new StringBuilder();
     List<Object> arguments = new ArrayList<>(routes.size());
-    for (ShardRoute route : routes) {
-      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard FROM ").append(on(route.shard()))
-          .append(" WHERE pos IS NULL LIMIT 1)");
-      arguments.add(route.shard());
-    }
-    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+    return client.preparedQuery(unnumberedQuery(routes, "", arguments)).execute(Tuple.wrap(arguments)).map(rows -> {
       Set<Integer> shards = new TreeSet<>();
       rows.forEach(row -> shards.add(row.getInteger("shard")));
       return shards;
     });
+  }
+
+  /**
+   * {@link #shardsToSequence}'s statement, its parameters added to {@code arguments}: per shard a
+   * part answering the shard's number ({@code shard}, then the columns {@code also} adds) when it
+   * holds a row without a position, read through the position index. For a statement that asks it
+   * with another question of the same shards ({@link OutboxTable#shardsWithWork}).
+   */
+  String unnumberedQuery(List<ShardRoute> routes, String also, List<Object> arguments) {
+    StringBuilder sql = new StringBuilder();
+    for (ShardRoute route : routes) {
+      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard").append(also).append(" FROM ")
+          .append(on(route.shard())).append(" WHERE pos IS NULL LIMIT 1)");
+      arguments.add(route.shard());
+    }
+    return sql.toString();
   }
 
   /**

@@ -172,27 +172,35 @@ public final class OutboxTable implements ShardTable {
         });
   }
 
+  /** What a drainer's pass finds to do on a host's shards: those with entries due, and those with changes to number. */
+  public record Work(Set<Integer> due, Set<Integer> unnumbered) {
+    public static final Work NONE = new Work(Set.of(), Set.of());
+  }
+
   /**
-   * Which of one host's shards have an entry due now, in one statement however many shards: an
-   * idle drainer asks this rather than reading each shard's outbox (eight statements a pass for
-   * the dev stack's two hosts became two).
+   * Which of one host's shards have an entry due now, and which hold logged changes without a
+   * position ({@link ChangesTable#shardsToSequence}), in one statement however many shards: all
+   * an idle drainer's pass asks of its host (issue 37: eight statements a pass for the dev stack's
+   * two hosts became two, then the change log's sequencer asked as many again; one does for both).
    */
-  public Future<Set<Integer>> shardsWithDue(SqlClient client, List<ShardRoute> routes, long nowUs) {
+  public Future<Work> shardsWithWork(SqlClient client, List<ShardRoute> routes, long nowUs) {
     if (routes.isEmpty()) {
-      return Future.succeededFuture(Set.of());
+      return Future.succeededFuture(Work.NONE);
     }
     StringBuilder sql = new StringBuilder();
-    List<Object> arguments = new ArrayList<>(routes.size() * 2);
+    List<Object> arguments = new ArrayList<>(routes.size() * 3);
     for (ShardRoute route : routes) {
-      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard FROM ").append(on(route.shard()))
-          .append(" WHERE parked = 0 AND next_attempt_us <= ? LIMIT 1)");
+      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard, 0 AS log FROM ")
+          .append(on(route.shard())).append(" WHERE parked = 0 AND next_attempt_us <= ? LIMIT 1)");
       arguments.add(route.shard());
       arguments.add(nowUs);
     }
+    sql.append(" UNION ALL ").append(ChangesTable.INSTANCE.unnumberedQuery(routes, ", 1 AS log", arguments));
     return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
-      Set<Integer> shards = new java.util.TreeSet<>();
-      rows.forEach(row -> shards.add(row.getInteger("shard")));
-      return shards;
+      Set<Integer> due = new java.util.TreeSet<>();
+      Set<Integer> unnumbered = new java.util.TreeSet<>();
+      rows.forEach(row -> (row.getInteger("log") == 0 ? due : unnumbered).add(row.getInteger("shard")));
+      return new Work(due, unnumbered);
     });
   }
 

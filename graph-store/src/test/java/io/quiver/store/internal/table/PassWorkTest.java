@@ -1,0 +1,107 @@
+package io.quiver.store.internal.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.quiver.store.internal.sql.OneHost;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.vertx.sqlclient.SqlConnection;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a drainer's pass asks its host first ({@link OutboxTable#shardsWithWork}): which shards have
+ * outbox entries due and which hold logged changes to number, answered in one statement — all an
+ * idle pass sends. Against a real host, on two shard databases of the test's own; statements are
+ * counted by MariaDB's {@code Com_stmt_execute} of the session.
+ */
+class PassWorkTest {
+  /** Shards no test backend's map holds, so their databases are this test's alone. */
+  private static final int FIRST = 60_003;
+  private static final int SECOND = 60_004;
+  private static final long NOW_US = 5_000_000;
+  private static OneHost host;
+  private static List<ShardRoute> routes;
+
+  @BeforeAll
+  static void start() throws Exception {
+    host = new OneHost("db60003", 1, OutboxTable.INSTANCE.ddl(FIRST), ChangesTable.INSTANCE.ddl(FIRST),
+        "CREATE DATABASE IF NOT EXISTS db60004", OutboxTable.INSTANCE.ddl(SECOND), ChangesTable.INSTANCE.ddl(SECOND));
+    routes = List.of(new ShardRoute(FIRST, "h2", host.pool, true), new ShardRoute(SECOND, "h2", host.pool, true));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    host.execute("DROP DATABASE IF EXISTS db60004");
+    host.close();
+  }
+
+  @BeforeEach
+  void empty() throws Exception {
+    for (int shard : List.of(FIRST, SECOND)) {
+      host.execute("DELETE FROM " + OutboxTable.INSTANCE.on(shard));
+      host.execute("DELETE FROM " + ChangesTable.INSTANCE.on(shard));
+    }
+  }
+
+  @Test
+  void idleShards_answerNoWork_inOneStatement() {
+    assertThat(ask()).isEqualTo(new Asked(OutboxTable.Work.NONE, 1));
+  }
+
+  @Test
+  void eachShard_isAnsweredForWhatItHas_anEntryDueOrAChangeToNumberOrBoth() throws Exception {
+    entry(FIRST, NOW_US);
+    unnumberedChange(SECOND);
+
+    assertThat(ask()).isEqualTo(new Asked(new OutboxTable.Work(Set.of(FIRST), Set.of(SECOND)), 1));
+
+    unnumberedChange(FIRST);
+    entry(SECOND, NOW_US);
+    assertThat(ask().work()).isEqualTo(new OutboxTable.Work(Set.of(FIRST, SECOND), Set.of(FIRST, SECOND)));
+  }
+
+  @Test
+  void anEntryNotYetDue_andChangesAlreadyNumbered_areNoWork() throws Exception {
+    entry(FIRST, NOW_US + 1);
+    unnumberedChange(SECOND);
+    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, routes.get(1), 100)).await();
+
+    assertThat(ask().work()).isEqualTo(OutboxTable.Work.NONE);
+  }
+
+  /** What the pass's first statement found, and how many statements the session executed for it. */
+  private record Asked(OutboxTable.Work work, long statements) {}
+
+  private static Asked ask() {
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      long before = executed(session);
+      OutboxTable.Work work = OutboxTable.INSTANCE.shardsWithWork(session, routes, NOW_US).await();
+      return new Asked(work, executed(session) - before);
+    } finally {
+      session.close().await();
+    }
+  }
+
+  private static long executed(SqlConnection session) {
+    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Com_stmt_execute'").execute().await().iterator()
+        .next().getString(1));
+  }
+
+  /** An inverse entry on {@code shard}, due at {@code dueUs}. */
+  private static void entry(int shard, long dueUs) throws Exception {
+    host.execute("INSERT INTO " + OutboxTable.INSTANCE.on(shard) + " (kind, edge_type, from_id, to_id, state, sequence,"
+        + " data, updated_us, created_us, next_attempt_us) VALUES (1, 1, 1, 2, 1, 1, NULL, 1, 1, " + dueUs + ")");
+  }
+
+  /** A logged change on {@code shard}, without a position yet. */
+  private static void unnumberedChange(int shard) {
+    ShardRoute route = routes.stream().filter(candidate -> candidate.shard() == shard).findFirst().orElseThrow();
+    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.append(connection, route,
+        List.of(new ChangesTable.Entry("follows", "{\"kind\": \"edge\"}")), NOW_US)).await();
+  }
+}
