@@ -114,8 +114,8 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
    * only where it outranks what the copy holds — exactly what applying them one by one, in any
    * order, leaves. Each shard and edge type's FROM nodes are share-locked and its copies read
    * locked in one statement ({@link EdgesTable#readLockedManyFrom}), every group's sent at once;
-   * then every group's rows, counts and log rows. An operation whose node is gone is then applied alone ({@link #apply}), which
-   * removes its forward copy. Idempotent, as {@link #apply} is.
+   * then every group's rows, counts and log rows. An operation whose node is gone is then applied
+   * alone ({@link #apply}), which removes its forward copy. Idempotent, as {@link #apply} is.
    *
    * <p>One transaction per host, not per shard and type (issue 37): a drainer's pass over a busy
    * host carries some tens of inverses to each of the fleet's shards, and a transaction per shard
@@ -189,7 +189,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
   }
 
   /** A group and what it locked: its live copies' FROM nodes that exist, share-locked, and what its copies hold. */
-  private record Locked(Group group, EdgesTable.LockedMany locked) {}
+  private record Locked(Group group, EdgesTable.LockedMany read) {}
 
   /** Sends the group's locking read: one statement, sent without waiting for another group's. */
   private static Future<Locked> lock(SqlConnection connection, Group group) {
@@ -205,11 +205,11 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     List<InverseOp> orphans = new ArrayList<>();
     List<EdgesTable.Rewrite> rewrites = new ArrayList<>();
     for (InverseOp op : locked.group().best()) {
-      if (op.row().live() && !locked.locked().fromsPresent().contains(op.from())) {
+      if (op.row().live() && !locked.read().fromsPresent().contains(op.from())) {
         orphans.add(op);
         continue;
       }
-      EdgeRow before = locked.locked().rows().get(key(op));
+      EdgeRow before = locked.read().rows().get(key(op));
       if (op.row().outranks(EdgeRow.orAbsent(before))) {
         rewrites.add(new EdgesTable.Rewrite(key(op), before, op.row()));
       }

@@ -191,9 +191,10 @@ public final class EdgesTable implements ShardTable {
    * copies need) exist, share-locked as {@link NodesTable#existsLocked} locks one — in front of the
    * rows, in one statement as {@link #readLockedFrom} sends its two ({@code froms} empty, the rows'
    * read alone). The rows are read in one shape however many keys: the keys travel as one JSON
-   * array bound as a parameter, turned into rows by {@code JSON_TABLE} and joined on the primary key (an {@code eq_ref} lookup per key). A row-constructor IN list of a
-   * thousand keys spends longer in the range optimizer than in the lookups. Keys are sorted, so two
-   * batches lock in the same order and cannot deadlock on each other. Keys without a row are absent
+   * array bound as a parameter, turned into rows by {@code JSON_TABLE} and joined on the primary
+   * key (an {@code eq_ref} lookup per key). A row-constructor IN list of a thousand keys spends
+   * longer in the range optimizer than in the lookups. Keys are sorted, so two batches lock in the
+   * same order and cannot deadlock on each other. Keys without a row are absent
    * from the answer and lock nothing (READ COMMITTED); {@link #writeMany} inserts those, and a
    * concurrent writer that inserted one first makes the insert fail as ABORTED, so the batch is
    * run again.
