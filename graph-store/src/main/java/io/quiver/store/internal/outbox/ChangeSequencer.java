@@ -36,23 +36,22 @@ final class ChangeSequencer {
     this.clock = clock;
   }
 
+  /** Numbers what awaits a position on the host's shards, asking which first; answers how many rows it numbered. */
+  Future<Integer> pass(List<ShardRoute> routes) {
+    return routes.isEmpty() ? Future.succeededFuture(0)
+        : client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes))
+            .compose(waiting -> pass(routes, waiting));
+  }
+
   /**
-   * Numbers what awaits a position on the host's shards; answers how many rows it numbered.
-   *
-   * @param waiting the shards known to hold rows without a position, found by the pass's first
-   *     statement ({@code OutboxTable#shardsWithWork}); null when nothing is known, and it asks
+   * Numbers what awaits a position on {@code waiting}, the shards of {@code routes} known to hold
+   * rows without one (found by the pass's first statement, {@code OutboxTable#shardsWithWork});
+   * answers how many rows it numbered.
    */
   Future<Integer> pass(List<ShardRoute> routes, Set<Integer> waiting) {
-    if (routes.isEmpty()) {
-      return Future.succeededFuture(0);
-    }
-    return (waiting != null ? Future.succeededFuture(waiting)
-            : client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes)))
-        .compose(found -> {
-          List<ShardRoute> numbering = routes.stream().filter(route -> found.contains(route.shard())).toList();
-          return numbering.isEmpty() ? Future.succeededFuture(0)
-              : client.inTransaction(numbering, connection -> numberAll(connection, numbering));
-        })
+    List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
+    return (numbering.isEmpty() ? Future.succeededFuture(0)
+            : client.inTransaction(numbering, connection -> numberAll(connection, numbering)))
         .compose(numbered -> trimIfDue(routes).map(numbered));
   }
 

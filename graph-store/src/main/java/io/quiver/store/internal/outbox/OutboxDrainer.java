@@ -149,11 +149,16 @@ final class OutboxDrainer {
     List<ShardRoute> routes = writableShards();
     return (routes.isEmpty() ? Future.succeededFuture(OutboxTable.Work.NONE)
             : parts.client().read(routes.get(0), sql -> OutboxTable.INSTANCE.shardsWithWork(sql, routes, nowUs())))
-        .compose(work -> drain(routes.stream().filter(route -> work.due().contains(route.shard())).toList())
-            .compose(drained -> tombstones.collectIfDue(routes).map(drained))
-            // After the entries: the inverse copies they wrote are logged too, and numbered in this pass.
-            .compose(drained -> sequencer.pass(routes, drained.worked() > 0 ? null : work.unnumbered())
-                .map(numbered -> new Pass(drained.worked() + numbered, drained.backlogged()))));
+        .compose(work -> work(routes, work));
+  }
+
+  /** The pass's work on what its first statement found: the due shards drained, tombstones, then numbering. */
+  private Future<Pass> work(List<ShardRoute> routes, OutboxTable.Work work) {
+    return drain(routes.stream().filter(route -> work.due().contains(route.shard())).toList())
+        .compose(drained -> tombstones.collectIfDue(routes).map(drained))
+        // After the entries: the inverse copies they wrote are logged too, so a pass that handled any asks again.
+        .compose(drained -> (drained.worked() > 0 ? sequencer.pass(routes) : sequencer.pass(routes, work.unnumbered()))
+            .map(numbered -> new Pass(drained.worked() + numbered, drained.backlogged())));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard, one for its change logs' lag. */

@@ -178,13 +178,7 @@ public final class ChangesTable implements ShardTable {
    * with another question of the same shards ({@link OutboxTable#shardsWithWork}).
    */
   String unnumberedQuery(List<ShardRoute> routes, String also, List<Object> arguments) {
-    StringBuilder sql = new StringBuilder();
-    for (ShardRoute route : routes) {
-      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard").append(also).append(" FROM ")
-          .append(on(route.shard())).append(" WHERE pos IS NULL LIMIT 1)");
-      arguments.add(route.shard());
-    }
-    return sql.toString();
+    return shardsHoldingQuery(routes, "pos IS NULL", List.of(), also, arguments);
   }
 
   /**

@@ -110,9 +110,13 @@ public final class EdgesTable implements ShardTable {
    * to every write (issue 37): the bulk import and the inverses never wrote one.
    */
   public Future<EdgeRow> readLocked(SqlConnection connection, ShardRoute route, long from, long to) {
-    String read = "SELECT " + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
-    return connection.preparedQuery(read).execute(Tuple.of(from, to))
+    return connection.preparedQuery(lockedRowQuery(route, ROW)).execute(Tuple.of(from, to))
         .map(rows -> rows.size() == 0 ? null : row(rows.iterator().next()));
+  }
+
+  /** {@link #readLocked}'s statement, selecting {@code columns}: its parameters, from and to. */
+  private String lockedRowQuery(ShardRoute route, String columns) {
+    return "SELECT " + columns + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id = ? FOR UPDATE";
   }
 
   /** What a write of one edge locked: whether its FROM node exists, and the edge's row (null when there is none). */
@@ -128,8 +132,8 @@ public final class EdgesTable implements ShardTable {
    */
   public Future<LockedFrom> readLockedFrom(SqlConnection connection, ShardRoute route, NodesTable fromNodes,
       NodeId from, long to) {
-    String sql = "(" + fromNodes.existsLockedQuery(route.shard(), "0 AS part, " + NO_ROW) + ") UNION ALL (SELECT 1, "
-        + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id = ? FOR UPDATE)";
+    String sql = "(" + fromNodes.existsLockedQuery(route.shard(), "0 AS part, " + NO_ROW) + ") UNION ALL ("
+        + lockedRowQuery(route, "1, " + ROW) + ")";
     return connection.preparedQuery(sql).execute(Tuple.of(from.local(), from.value(), to)).map(rows -> {
       boolean exists = false;
       EdgeRow row = null;

@@ -187,16 +187,10 @@ public final class OutboxTable implements ShardTable {
     if (routes.isEmpty()) {
       return Future.succeededFuture(Work.NONE);
     }
-    StringBuilder sql = new StringBuilder();
     List<Object> arguments = new ArrayList<>(routes.size() * 3);
-    for (ShardRoute route : routes) {
-      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard, 0 AS log FROM ")
-          .append(on(route.shard())).append(" WHERE parked = 0 AND next_attempt_us <= ? LIMIT 1)");
-      arguments.add(route.shard());
-      arguments.add(nowUs);
-    }
-    sql.append(" UNION ALL ").append(ChangesTable.INSTANCE.unnumberedQuery(routes, ", 1 AS log", arguments));
-    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).map(rows -> {
+    String sql = shardsHoldingQuery(routes, "parked = 0 AND next_attempt_us <= ?", List.of(nowUs), ", 0 AS log",
+        arguments) + " UNION ALL " + ChangesTable.INSTANCE.unnumberedQuery(routes, ", 1 AS log", arguments);
+    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(rows -> {
       Set<Integer> due = new java.util.TreeSet<>();
       Set<Integer> unnumbered = new java.util.TreeSet<>();
       rows.forEach(row -> (row.getInteger("log") == 0 ? due : unnumbered).add(row.getInteger("shard")));

@@ -1,5 +1,6 @@
 package io.quiver.store.internal.table;
 
+import io.quiver.store.internal.sql.ShardRoute;
 import java.util.List;
 
 /**
@@ -18,5 +19,23 @@ public interface ShardTable extends io.quiver.store.ShardLayout.Table {
   /** The column list as SQL: {@code a, b, c}. */
   default String columnList() {
     return String.join(", ", columns());
+  }
+
+  /**
+   * Which of {@code routes}' shards hold a row matching {@code where} in this table, as one
+   * statement however many shards: per shard a {@code LIMIT 1} probe answering its number
+   * ({@code shard}, then the columns {@code also} adds), joined by {@code UNION ALL}. Its
+   * parameters, the shard and then {@code whereArguments} per shard, are added to {@code arguments}.
+   */
+  default String shardsHoldingQuery(List<ShardRoute> routes, String where, List<Object> whereArguments, String also,
+      List<Object> arguments) {
+    StringBuilder sql = new StringBuilder();
+    for (ShardRoute route : routes) {
+      sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard").append(also).append(" FROM ")
+          .append(on(route.shard())).append(" WHERE ").append(where).append(" LIMIT 1)");
+      arguments.add(route.shard());
+      arguments.addAll(whereArguments);
+    }
+    return sql.toString();
   }
 }

@@ -140,8 +140,8 @@ class GroupCommitTest {
     ShardMap map = new ShardMap(1, Map.of("h2", new Host("h2", "127.0.0.1:3306", List.of())),
         List.of(new ShardRange(4, 5, "h2")), List.of(new ShardSpan(4, 5)), Map.of(5, ShardState.READ_ONLY));
     GroupCommit groups = new GroupCommit(host.client(new MapWrites(() -> map, version -> {})), 1, 256);
-    ShardRoute writable = new ShardRoute(4, "h2", host.pool, true);
-    ShardRoute readOnly = new ShardRoute(5, "h2", host.pool, true);
+    ShardRoute writable = host.route(4);
+    ShardRoute readOnly = host.route(5);
     Promise<Void> release = Promise.promise();
     Future<String> first = groups.submit(new GroupCommit.Member<>(writable, new GroupCommit.Key(4, 1, 1, 0),
         connection -> release.future().map(go -> GroupCommit.Step.write(written -> insert(written, "first")))));

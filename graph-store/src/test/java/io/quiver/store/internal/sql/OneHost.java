@@ -3,15 +3,18 @@ package io.quiver.store.internal.sql;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.shard.Host;
 import io.quiver.store.testing.TestBackend;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import io.vertx.sqlclient.SqlConnection;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A {@link ShardClient} over a pool of a few sessions to the test backend's second host, with a
@@ -62,6 +65,39 @@ public final class OneHost implements AutoCloseable {
     try (Connection admin = admin(); Statement sql = admin.createStatement()) {
       sql.execute(statement);
     }
+  }
+
+  /** A writable route to {@code shard} on this host, for a test's own shard database ({@code db<shard>}). */
+  public ShardRoute route(int shard) {
+    return new ShardRoute(shard, "h2", pool, true);
+  }
+
+  /** What statements answered, and how far one of their session's status counters moved while they ran. */
+  public record Counted<T>(T answer, long counted) {}
+
+  /**
+   * Runs {@code statements} on one session of the pool, reading the session status counter
+   * {@code counter} ({@code SHOW SESSION STATUS}: {@code Rows_read}, {@code Com_stmt_execute}, …)
+   * around them.
+   */
+  public <T> Counted<T> counting(String counter, Function<SqlConnection, Future<T>> statements) {
+    SqlConnection session = pool.getConnection().await();
+    try {
+      long before = status(session, counter);
+      T answer = statements.apply(session).await();
+      return new Counted<>(answer, status(session, counter) - before);
+    } finally {
+      session.close().await();
+    }
+  }
+
+  /** A status counter's value; {@code SHOW} takes no parameters, so the name is checked instead. */
+  private static long status(SqlConnection session, String counter) {
+    if (!counter.matches("[A-Za-z_]+")) {
+      throw new IllegalArgumentException("not a status counter's name: " + counter);
+    }
+    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE '" + counter + "'").execute().await()
+        .iterator().next().getString(1));
   }
 
   /** The first column of {@code query}'s rows, as strings. */

@@ -34,7 +34,7 @@ class ChangesTableTest {
   @BeforeAll
   static void start() throws Exception {
     host = new OneHost("db60001", 1, ChangesTable.INSTANCE.ddl(SHARD));
-    route = new ShardRoute(SHARD, "h2", host.pool, true);
+    route = host.route(SHARD);
   }
 
   @AfterAll
@@ -51,11 +51,11 @@ class ChangesTableTest {
   void aTrimWithNothingDue_readsOneRowOfTheLog_notEveryRow() throws Exception {
     append(3_000, YOUNG_US);
 
-    Read<Integer> deleted = read(session -> ChangesTable.INSTANCE.trim(session, route, OLD_US, NO_ROW_BOUND, 10_000));
+    OneHost.Counted<Integer> deleted = rowsRead(session -> ChangesTable.INSTANCE.trim(session, route, OLD_US, NO_ROW_BOUND, 10_000));
 
     assertThat(deleted.answer()).isZero();
     // A DELETE naming the age in its WHERE read all 3,000 rows to find none due.
-    assertThat(deleted.rows()).as("rows read by a trim with nothing due, of a 3,000-row log").isLessThan(50);
+    assertThat(deleted.counted()).as("rows read by a trim with nothing due, of a 3,000-row log").isLessThan(50);
   }
 
   @Test
@@ -87,12 +87,12 @@ class ChangesTableTest {
     append(8_000, YOUNG_US);
     appendUnnumbered(10, OLD_US);
 
-    Read<Integer> numbered = read(session -> session.begin().compose(transaction -> ChangesTable.INSTANCE
+    OneHost.Counted<Integer> numbered = rowsRead(session -> session.begin().compose(transaction -> ChangesTable.INSTANCE
         .sequence(session, route, 10_000).compose(count -> transaction.commit().map(count))));
 
     assertThat(numbered.answer()).isEqualTo(10);
     // In id order through the primary key, MariaDB's choice, it read the 8,000 numbered rows first.
-    assertThat(numbered.rows()).as("rows read numbering 10 rows behind 8,000 numbered").isLessThan(100);
+    assertThat(numbered.counted()).as("rows read numbering 10 rows behind 8,000 numbered").isLessThan(100);
     assertThat(positions()).hasSize(8_010).last().isEqualTo(8_010L);
   }
 
@@ -101,11 +101,11 @@ class ChangesTableTest {
     append(8_000, YOUNG_US);
     appendUnnumbered(10, OLD_US);
 
-    Read<Long> oldest = read(session -> ChangesTable.INSTANCE.oldestUnnumbered(session, List.of(route)));
+    OneHost.Counted<Long> oldest = rowsRead(session -> ChangesTable.INSTANCE.oldestUnnumbered(session, List.of(route)));
 
     assertThat(oldest.answer()).isEqualTo(OLD_US);
     // A scan of the whole table, MariaDB's choice, at every /metrics scrape.
-    assertThat(oldest.rows()).as("rows read for the lag of a log of 8,000 numbered rows and 10 not").isLessThan(100);
+    assertThat(oldest.counted()).as("rows read for the lag of a log of 8,000 numbered rows and 10 not").isLessThan(100);
   }
 
   /** Appends {@code rows} changes written at {@code writtenUs}, in one transaction, and leaves them without a position. */
@@ -132,23 +132,8 @@ class ChangesTableTest {
         .map(Long::valueOf).toList();
   }
 
-  /** What statements answered, and the rows MariaDB read for them. */
-  private record Read<T>(T answer, long rows) {}
-
   /** Runs {@code statements} on one session, reading its {@code Rows_read} (tables read, temporary ones aside) around them. */
-  private static <T> Read<T> read(Function<SqlConnection, Future<T>> statements) {
-    SqlConnection session = host.pool.getConnection().await();
-    try {
-      long before = rowsRead(session);
-      T answer = statements.apply(session).await();
-      return new Read<>(answer, rowsRead(session) - before);
-    } finally {
-      session.close().await();
-    }
-  }
-
-  private static long rowsRead(SqlConnection session) {
-    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Rows_read'").execute().await().iterator().next()
-        .getString(1));
+  private static <T> OneHost.Counted<T> rowsRead(Function<SqlConnection, Future<T>> statements) {
+    return host.counting("Rows_read", statements);
   }
 }

@@ -43,7 +43,7 @@ class EdgeLocksTest {
     boards = new NodesTable(schema.nodeType("board").orElseThrow());
     pins = new EdgesTable(schema.edgeType("board_has_pins").orElseThrow());
     host = new OneHost("db60002", 2, boards.ddl(SHARD), pins.ddl(SHARD));
-    route = new ShardRoute(SHARD, "h2", host.pool, true);
+    route = host.route(SHARD);
   }
 
   @AfterAll
@@ -64,8 +64,8 @@ class EdgeLocksTest {
     edge(board, 10, 7);
     edge(gone, 10, 8);
 
-    Counted<EdgesTable.LockedFrom> both = inTransaction(session -> pins.readLockedFrom(session, route, boards, board, 10));
-    assertThat(both.statements()).as("statements sent for the node's lock and the row's").isEqualTo(1);
+    OneHost.Counted<EdgesTable.LockedFrom> both = inTransaction(session -> pins.readLockedFrom(session, route, boards, board, 10));
+    assertThat(both.counted()).as("statements sent for the node's lock and the row's").isEqualTo(1);
     assertThat(both.answer().fromExists()).isTrue();
     assertThat(both.answer().row().sequence()).isEqualTo(7);
     assertThat(both.answer().row().data()).isEqualTo("{\"note\": \"x\"}");
@@ -113,10 +113,10 @@ class EdgeLocksTest {
     List<EdgesTable.Key> keys = List.of(new EdgesTable.Key(first.value(), 10), new EdgesTable.Key(first.value(), 11),
         new EdgesTable.Key(second.value(), 20), new EdgesTable.Key(gone.value(), 30));
 
-    Counted<EdgesTable.LockedMany> locked = inTransaction(session -> pins.readLockedManyFrom(session, route, boards,
+    OneHost.Counted<EdgesTable.LockedMany> locked = inTransaction(session -> pins.readLockedManyFrom(session, route, boards,
         List.of(first, second, gone), keys));
 
-    assertThat(locked.statements()).as("statements sent for the nodes' locks and the rows'").isEqualTo(1);
+    assertThat(locked.counted()).as("statements sent for the nodes' locks and the rows'").isEqualTo(1);
     assertThat(locked.answer().fromsPresent()).containsExactlyInAnyOrder(first, second);
     assertThat(locked.answer().rows()).containsOnlyKeys(keys.get(0), keys.get(2));
     assertThat(locked.answer().rows().get(keys.get(2)).sequence()).isEqualTo(8);
@@ -147,21 +147,10 @@ class EdgeLocksTest {
         + from.value() + ", " + to + ", " + sequence + ", " + EdgeRow.ACTIVE + ", '{\"note\": \"x\"}', 1)");
   }
 
-  /** What statements answered, and how many statements the session executed for them. */
-  private record Counted<T>(T answer, long statements) {}
-
-  /** Runs {@code statements} in a transaction of one session, counting the statements it executed. */
-  private static <T> Counted<T> inTransaction(Function<SqlConnection, Future<T>> statements) {
-    SqlConnection session = host.pool.getConnection().await();
-    try {
-      long before = executed(session);
-      Transaction transaction = session.begin().await();
-      T answer = statements.apply(session).await();
-      transaction.rollback().await();
-      return new Counted<>(answer, executed(session) - before);
-    } finally {
-      session.close().await();
-    }
+  /** Runs {@code statements} in a transaction of one session, rolled back, counting the statements it executed. */
+  private static <T> OneHost.Counted<T> inTransaction(Function<SqlConnection, Future<T>> statements) {
+    return host.counting("Com_stmt_execute", session -> session.begin()
+        .compose(transaction -> statements.apply(session).compose(answer -> transaction.rollback().map(answer))));
   }
 
   /** Runs {@code locking} in a transaction left open while {@code meanwhile} runs, then rolls it back. */
@@ -182,11 +171,6 @@ class EdgeLocksTest {
 
   private interface Checks {
     void run() throws Exception;
-  }
-
-  private static long executed(SqlConnection session) {
-    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Com_stmt_execute'").execute().await().iterator()
-        .next().getString(1));
   }
 
   /** A JDBC session of the test's own, in a transaction, giving up on a lock after a second. */

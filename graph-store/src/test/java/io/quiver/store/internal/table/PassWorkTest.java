@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.quiver.store.internal.sql.OneHost;
 import io.quiver.store.internal.sql.ShardRoute;
-import io.vertx.sqlclient.SqlConnection;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -30,7 +29,7 @@ class PassWorkTest {
   static void start() throws Exception {
     host = new OneHost("db60003", 1, OutboxTable.INSTANCE.ddl(FIRST), ChangesTable.INSTANCE.ddl(FIRST),
         "CREATE DATABASE IF NOT EXISTS db60004", OutboxTable.INSTANCE.ddl(SECOND), ChangesTable.INSTANCE.ddl(SECOND));
-    routes = List.of(new ShardRoute(FIRST, "h2", host.pool, true), new ShardRoute(SECOND, "h2", host.pool, true));
+    routes = List.of(host.route(FIRST), host.route(SECOND));
   }
 
   @AfterAll
@@ -49,7 +48,7 @@ class PassWorkTest {
 
   @Test
   void idleShards_answerNoWork_inOneStatement() {
-    assertThat(ask()).isEqualTo(new Asked(OutboxTable.Work.NONE, 1));
+    assertThat(ask()).isEqualTo(new OneHost.Counted<>(OutboxTable.Work.NONE, 1L));
   }
 
   @Test
@@ -57,11 +56,11 @@ class PassWorkTest {
     entry(FIRST, NOW_US);
     unnumberedChange(SECOND);
 
-    assertThat(ask()).isEqualTo(new Asked(new OutboxTable.Work(Set.of(FIRST), Set.of(SECOND)), 1));
+    assertThat(ask()).isEqualTo(new OneHost.Counted<>(new OutboxTable.Work(Set.of(FIRST), Set.of(SECOND)), 1L));
 
     unnumberedChange(FIRST);
     entry(SECOND, NOW_US);
-    assertThat(ask().work()).isEqualTo(new OutboxTable.Work(Set.of(FIRST, SECOND), Set.of(FIRST, SECOND)));
+    assertThat(ask().answer()).isEqualTo(new OutboxTable.Work(Set.of(FIRST, SECOND), Set.of(FIRST, SECOND)));
   }
 
   @Test
@@ -70,26 +69,12 @@ class PassWorkTest {
     unnumberedChange(SECOND);
     host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, routes.get(1), 100)).await();
 
-    assertThat(ask().work()).isEqualTo(OutboxTable.Work.NONE);
+    assertThat(ask().answer()).isEqualTo(OutboxTable.Work.NONE);
   }
 
   /** What the pass's first statement found, and how many statements the session executed for it. */
-  private record Asked(OutboxTable.Work work, long statements) {}
-
-  private static Asked ask() {
-    SqlConnection session = host.pool.getConnection().await();
-    try {
-      long before = executed(session);
-      OutboxTable.Work work = OutboxTable.INSTANCE.shardsWithWork(session, routes, NOW_US).await();
-      return new Asked(work, executed(session) - before);
-    } finally {
-      session.close().await();
-    }
-  }
-
-  private static long executed(SqlConnection session) {
-    return Long.parseLong(session.query("SHOW SESSION STATUS LIKE 'Com_stmt_execute'").execute().await().iterator()
-        .next().getString(1));
+  private static OneHost.Counted<OutboxTable.Work> ask() {
+    return host.counting("Com_stmt_execute", session -> OutboxTable.INSTANCE.shardsWithWork(session, routes, NOW_US));
   }
 
   /** An inverse entry on {@code shard}, due at {@code dueUs}. */
@@ -100,8 +85,7 @@ class PassWorkTest {
 
   /** A logged change on {@code shard}, without a position yet. */
   private static void unnumberedChange(int shard) {
-    ShardRoute route = routes.stream().filter(candidate -> candidate.shard() == shard).findFirst().orElseThrow();
-    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.append(connection, route,
+    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.append(connection, host.route(shard),
         List.of(new ChangesTable.Entry("follows", "{\"kind\": \"edge\"}")), NOW_US)).await();
   }
 }
