@@ -7,6 +7,7 @@ import io.quiver.client.QuiverClient;
 import io.quiver.dev.DevStack;
 import io.quiver.embedded.Ports;
 import io.quiver.schema.EdgeType;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.NodeId;
 import io.quiver.store.TableNames;
 import io.quiver.store.shard.Host;
@@ -41,7 +42,8 @@ import java.util.Set;
  * the progress), the MariaDB processes the hosts. Beside them, as the floor: the same rows written
  * as plain multi-row INSERTs over JDBC, which keep no counts and no outbox.
  *
- * <p>{@code ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N]}
+ * <p>{@code ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N] [--change-log on|off]}:
+ * {@code --change-log off} runs the server without its change log, to show what the log costs.
  */
 public final class BulkImportBenchmark {
   private BulkImportBenchmark() {}
@@ -51,14 +53,21 @@ public final class BulkImportBenchmark {
     int edges = 100_000;
     int warmupEdges = 30_000;
     int single = 3_000;
+    boolean changeLog = true;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--users" -> users = Integer.parseInt(args[++i]);
         case "--edges" -> edges = Integer.parseInt(args[++i]);
         case "--warmup-edges" -> warmupEdges = Integer.parseInt(args[++i]);
         case "--single" -> single = Integer.parseInt(args[++i]);
+        case "--change-log" -> changeLog = switch (args[++i]) {
+          case "on" -> true;
+          case "off" -> false;
+          default -> throw new IllegalArgumentException("--change-log takes on or off");
+        };
         default -> {
-          System.err.println("usage: ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N]");
+          System.err.println("usage: ./bench import [--users N] [--edges N] [--warmup-edges N] [--single N]"
+              + " [--change-log on|off]");
           System.exit(2);
         }
       }
@@ -66,7 +75,8 @@ public final class BulkImportBenchmark {
     Path target = Path.of("benchmarks", "target").toAbsolutePath();
     Files.createDirectories(target);
     try (DevStack stack = DevStack.start(target.resolve("import-data-" + System.currentTimeMillis()));
-        QuiverServer server = QuiverServer.start(stack.config(Ports.free()), stack.schema());
+        QuiverServer server = QuiverServer.start(stack.config(Ports.free())
+            .withChangeLog(changeLog ? ChangeLogSettings.defaults() : ChangeLogSettings.disabled()), stack.schema());
         QuiverClient quiver = QuiverClient.create(URI.create("http://127.0.0.1:" + server.port()), Duration.ofSeconds(30))) {
       Random random = new Random(42);
       Path usersFile = write(target.resolve("import-users.ndjson"), userLines(users));

@@ -66,12 +66,13 @@ public final class ChangesTable implements ShardTable {
    * Why the statements that look for rows without a position name the position index: MariaDB's
    * statistics count a unique index's NULLs as one value spread over the whole table, so it
    * judged {@code pos IS NULL} to match every row and chose to walk the primary key in id order —
-   * for the sequencer's UPDATE, through every numbered row to reach the few new ones at the end;
-   * for the lag figure, a scan of the whole log. Both took time and reads growing with the log:
-   * the sequencer at every drain pass, the lag at every {@code /metrics} scrape (issue 37; late in
-   * a LinkBench run a host's drainer was killed at the 3 s deadline in an UPDATE, and 16 client
-   * writes were answered 503 at that moment). The unnumbered rows are the index's NULL entries, in id order, so through
-   * the index each reads only them. {@code ChangesTableTest} reads MariaDB's {@code Rows_read}.
+   * for the sequencer, through every numbered row to reach the few new ones at the end; for the
+   * lag figure, a scan of the whole log. Both took time and reads growing with the log: the
+   * sequencer at every drain pass, the lag at every {@code /metrics} scrape (issue 37; late in a
+   * LinkBench run a host's drainer was killed at the 3 s deadline in an UPDATE, and 16 client
+   * writes were answered 503 at that moment). The unnumbered rows are the index's NULL entries, in
+   * id order, so through the index each reads only them ({@link #sequence} says how the numbering
+   * itself reads). {@code ChangesTableTest} reads MariaDB's {@code Rows_read}.
    */
   private static final String UNNUMBERED = "FORCE INDEX (pos)";
 
@@ -198,21 +199,36 @@ public final class ChangesTable implements ShardTable {
   /**
    * Gives the rows without a position theirs, at most {@code limit}, in id order after the highest
    * position given; in the caller's transaction, which holds the newest sequenced row's lock so a
-   * second sequencer waits. Answers how many rows it numbered. Read through the position index
-   * ({@link #UNNUMBERED}).
+   * second sequencer waits. Answers how many rows it numbered.
    *
    * <p>Two statements sent together, neither waiting for the other's answer: the locking read
-   * leaves the highest position in the session's {@code @quiver_pos}, which the UPDATE counts on
-   * from (statements on one connection run in the order sent). So several shards of one host are
-   * numbered in one transaction and one round trip ({@code ChangeSequencer}), each shard's pair
-   * after the one before.
+   * leaves in the session the highest position ({@code @quiver_pos}), which the UPDATE counts on
+   * from, and the lowest id still without one ({@code @quiver_from}: the first NULL entry of the
+   * position index, which holds them in id order), where the UPDATE starts (statements on one
+   * connection run in the order sent). So several shards of one host are numbered in one
+   * transaction and one round trip ({@code ChangeSequencer}), each shard's pair after the one
+   * before.
+   *
+   * <p>Why the UPDATE walks the primary key from that id rather than the position index: an UPDATE
+   * that changes the key it reads by, with an ORDER BY, collects and sorts <em>every</em> row its
+   * WHERE matches before it takes its LIMIT (MariaDB's guard against meeting a row it moved), so
+   * numbering 1,000 rows behind a backlog of 100,000 read all 100,000 — at every pass while the
+   * backlog lasted, which is how a bulk import spent 0.17 ms of MariaDB per row it logged (issue
+   * 37, benchmarks/README "Bulk import"). Through the primary key, which it does not change, it
+   * reads in id order and stops at its LIMIT; the numbered rows it passes on the way are only those
+   * numbered while a lower id's transaction was still open. A row not yet committed is passed over
+   * by both statements without waiting for its lock (READ COMMITTED: the read takes the committed
+   * version, and the UPDATE's semi-consistent read finds none), so it is numbered by a later pass,
+   * after the rows that became visible before it. {@code ChangesTableTest} reads MariaDB's
+   * {@code Rows_read}.
    */
   public Future<Integer> sequence(SqlConnection connection, ShardRoute route, int limit) {
     String table = on(route.shard());
-    Future<?> newest = connection.query("SELECT @quiver_pos := COALESCE(MAX(pos), 0) AS newest FROM " + table
-        + " FOR UPDATE").execute();
-    Future<Integer> numbered = connection.preparedQuery("UPDATE " + table + " " + UNNUMBERED
-            + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE pos IS NULL ORDER BY id LIMIT ?")
+    Future<?> newest = connection.query("SELECT @quiver_pos := COALESCE(MAX(pos), 0) AS newest,"
+        + " @quiver_from := (SELECT id FROM " + table + " " + UNNUMBERED + " WHERE pos IS NULL LIMIT 1) AS first"
+        + " FROM " + table + " FOR UPDATE").execute();
+    Future<Integer> numbered = connection.preparedQuery("UPDATE " + table + " FORCE INDEX (PRIMARY)"
+            + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE id >= @quiver_from AND pos IS NULL ORDER BY id LIMIT ?")
         .execute(Tuple.of(limit)).map(updated -> updated.rowCount());
     return Future.all(newest, numbered).map(both -> numbered.result());
   }

@@ -6,10 +6,15 @@ import io.quiver.store.internal.sql.OneHost;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,6 +102,40 @@ class ChangesTableTest {
   }
 
   @Test
+  void numbering_behindABacklogLargerThanItsLimit_readsTheRowsItNumbers_notTheBacklog() throws Exception {
+    appendUnnumbered(5_000, YOUNG_US);
+
+    OneHost.Counted<Integer> numbered = rowsRead(session -> session.begin().compose(transaction -> ChangesTable.INSTANCE
+        .sequence(session, route, 100).compose(count -> transaction.commit().map(count))));
+
+    assertThat(numbered.answer()).isEqualTo(100);
+    // Through the position index, which the UPDATE changes, MariaDB sorted all 5,000 to take the first 100.
+    assertThat(numbered.counted()).as("rows read numbering 100 of 5,000 waiting").isLessThan(400);
+    List<Long> positions = positionsById();
+    assertThat(positions.subList(0, 100)).as("the 100 lowest ids, in id order")
+        .isEqualTo(LongStream.rangeClosed(1, 100).boxed().toList());
+    assertThat(positions.subList(100, 5_000)).containsOnly(0L);
+  }
+
+  @Test
+  void numbering_passesOverAChangeNotYetCommitted_withoutWaitingForIt_andNumbersItAfterTheOthersOnceItCommits()
+      throws Exception {
+    try (Connection writer = host.admin(); Statement sql = writer.createStatement()) {
+      writer.setAutoCommit(false);
+      sql.execute("INSERT INTO " + ChangesTable.INSTANCE.on(SHARD)
+          + " (type_name, event, written_us) VALUES ('follows', '{\"kind\": \"edge\"}', " + YOUNG_US + ")");
+      appendUnnumbered(3, YOUNG_US);
+
+      assertThat(sequenceWithin(Duration.ofSeconds(5))).as("the three committed ones, the open one's lock not waited for")
+          .isEqualTo(3);
+      writer.commit();
+    }
+    assertThat(sequenceWithin(Duration.ofSeconds(5))).isEqualTo(1);
+    // The lowest id committed last: the position says when each became visible.
+    assertThat(positionsById()).containsExactly(4L, 1L, 2L, 3L);
+  }
+
+  @Test
   void theLagFigure_readsTheUnnumberedRows_notTheLog() throws Exception {
     append(8_000, YOUNG_US);
     appendUnnumbered(10, OLD_US);
@@ -129,6 +168,18 @@ class ChangesTableTest {
 
   private static List<Long> positions() throws Exception {
     return host.column("SELECT pos FROM " + ChangesTable.INSTANCE.on(SHARD) + " ORDER BY pos").stream()
+        .map(Long::valueOf).toList();
+  }
+
+  /** Numbers what waits, in a transaction of its own, failing if that takes longer than {@code limit}. */
+  private static int sequenceWithin(Duration limit) throws Exception {
+    return host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, route, 10_000))
+        .toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Every row's position (0 for none), in id order. */
+  private static List<Long> positionsById() throws Exception {
+    return host.column("SELECT COALESCE(pos, 0) FROM " + ChangesTable.INSTANCE.on(SHARD) + " ORDER BY id").stream()
         .map(Long::valueOf).toList();
   }
 
