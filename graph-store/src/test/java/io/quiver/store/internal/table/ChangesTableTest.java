@@ -92,8 +92,7 @@ class ChangesTableTest {
     append(8_000, YOUNG_US);
     appendUnnumbered(10, OLD_US);
 
-    OneHost.Counted<Integer> numbered = rowsRead(session -> session.begin().compose(transaction -> ChangesTable.INSTANCE
-        .sequence(session, route, 10_000).compose(count -> transaction.commit().map(count))));
+    OneHost.Counted<Integer> numbered = rowsRead(session -> numbering(session, 10_000));
 
     assertThat(numbered.answer()).isEqualTo(10);
     // In id order through the primary key, MariaDB's choice, it read the 8,000 numbered rows first.
@@ -105,8 +104,7 @@ class ChangesTableTest {
   void numbering_behindABacklogLargerThanItsLimit_readsTheRowsItNumbers_notTheBacklog() throws Exception {
     appendUnnumbered(5_000, YOUNG_US);
 
-    OneHost.Counted<Integer> numbered = rowsRead(session -> session.begin().compose(transaction -> ChangesTable.INSTANCE
-        .sequence(session, route, 100).compose(count -> transaction.commit().map(count))));
+    OneHost.Counted<Integer> numbered = rowsRead(session -> numbering(session, 100));
 
     assertThat(numbered.answer()).isEqualTo(100);
     // Through the position index, which the UPDATE changes, MariaDB sorted all 5,000 to take the first 100.
@@ -158,7 +156,13 @@ class ChangesTableTest {
   /** Appends {@code rows} changes written at {@code writtenUs}, in one transaction, and numbers them. */
   private static void append(int rows, long writtenUs) {
     appendUnnumbered(rows, writtenUs);
-    host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, route, 10_000)).await();
+    host.pool.withConnection(session -> numbering(session, 10_000)).await();
+  }
+
+  /** Numbers at most {@code limit} waiting rows, in a transaction of {@code session}'s own. */
+  private static Future<Integer> numbering(SqlConnection session, int limit) {
+    return session.begin().compose(transaction -> ChangesTable.INSTANCE.sequence(session, route, limit)
+        .compose(count -> transaction.commit().map(count)));
   }
 
   private static int trim(long beforeUs, long keep, int limit) {
@@ -166,21 +170,25 @@ class ChangesTableTest {
         .await();
   }
 
-  private static List<Long> positions() throws Exception {
-    return host.column("SELECT pos FROM " + ChangesTable.INSTANCE.on(SHARD) + " ORDER BY pos").stream()
-        .map(Long::valueOf).toList();
-  }
-
   /** Numbers what waits, in a transaction of its own, failing if that takes longer than {@code limit}. */
   private static int sequenceWithin(Duration limit) throws Exception {
-    return host.pool.withTransaction(connection -> ChangesTable.INSTANCE.sequence(connection, route, 10_000))
-        .toCompletionStage().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+    return host.pool.withConnection(session -> numbering(session, 10_000))
+        .await(limit.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Every row's position (0 for none), in position order. */
+  private static List<Long> positions() throws Exception {
+    return positionsOrderedBy("pos");
   }
 
   /** Every row's position (0 for none), in id order. */
   private static List<Long> positionsById() throws Exception {
-    return host.column("SELECT COALESCE(pos, 0) FROM " + ChangesTable.INSTANCE.on(SHARD) + " ORDER BY id").stream()
-        .map(Long::valueOf).toList();
+    return positionsOrderedBy("id");
+  }
+
+  private static List<Long> positionsOrderedBy(String column) throws Exception {
+    return host.column("SELECT COALESCE(pos, 0) FROM " + ChangesTable.INSTANCE.on(SHARD) + " ORDER BY " + column)
+        .stream().map(Long::valueOf).toList();
   }
 
   /** Runs {@code statements} on one session, reading its {@code Rows_read} (tables read, temporary ones aside) around them. */
