@@ -41,7 +41,8 @@ import org.apache.commons.io.FileUtils;
  * own embedded stack (ZooKeeper and two MariaDB hosts), so that no target writes behind another's
  * cache — {@code quiver} on one, {@code lookaside} (the same service as {@code jdbc-http} with a
  * look-aside cache in Redis) on another, and the uncached targets ({@code quiver-nocache},
- * {@code jdbc-http}, and hand-written JDBC in the generator's process) sharing the third. Every
+ * {@code jdbc-http}, and hand-written JDBC in the generator's process) sharing the third (and, when
+ * named, {@code quiver-nolog}, Quiver without its change log, on a fourth). Every
  * server runs in a JVM of its own ({@link ServerProcess}); Quiver as its command line starts it,
  * access log on. Each cache holds the same bytes: with {@code --cache-fraction}, that fraction of
  * the data as Quiver's cache weighs it, and Redis's {@code maxmemory} that much above its empty
@@ -344,11 +345,8 @@ public final class Workload {
     int port = target.spec().port();
     Path log = data.resolve(name + ".log");
     if (target.quiver()) {
-      ObjectNode json = target.data().configFile(port);
-      json.putObject("cache").put("enabled", !name.equals("quiver-nocache")).put("nodeMaxBytes", budget.nodeBytes())
-          .put("edgeMaxBytes", budget.edgeBytes());
       Path file = data.resolve(name + ".json");
-      Files.writeString(file, json.toPrettyString());
+      Files.writeString(file, quiverSettings(name, target.data().configFile(port), budget).toPrettyString());
       return remember(running, ServerProcess.quiver(name, file, port, log, logback, jar));
     }
     return switch (target.spec().kind()) {
@@ -365,6 +363,20 @@ public final class Workload {
         yield remember(running, ServerProcess.baseline(name, port, log, arguments.toArray(new String[0])));
       }
     };
+  }
+
+  /**
+   * A Quiver target's configuration: {@code config} (its data set's hosts and port) with the cache
+   * at {@code budget}; {@code quiver-nocache} without its cache, {@code quiver-nolog} without its
+   * change log ({@code changes.enabled: false}), every other one as shipped.
+   */
+  static ObjectNode quiverSettings(String name, ObjectNode config, CacheBudget budget) {
+    config.putObject("cache").put("enabled", !name.equals("quiver-nocache")).put("nodeMaxBytes", budget.nodeBytes())
+        .put("edgeMaxBytes", budget.edgeBytes());
+    if (name.equals("quiver-nolog")) {
+      config.putObject("changes").put("enabled", false);
+    }
+    return config;
   }
 
   /** Seeds the shuffles, so that a run's target orders can be repeated. */

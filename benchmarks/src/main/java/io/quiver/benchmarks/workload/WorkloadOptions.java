@@ -21,8 +21,14 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb, Duration warmupMax,
     Set<String> targets, Map<String, Path> builds) {
   /** The targets every run can measure, in the report's order; other builds' come after {@code quiver}. */
-  static final List<String> TARGETS = List.of("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc",
-      "bare-vertx");
+  static final List<String> TARGETS = List.of("quiver", "quiver-nolog", "quiver-nocache", "lookaside", "jdbc-http",
+      "jdbc", "bare-vertx");
+  /**
+   * Targets measured only when named: {@code quiver-nolog} answers a question about Quiver (what
+   * its change log costs a mix), not about its rivals, and would lengthen every default run by a
+   * server and a data set.
+   */
+  private static final Set<String> NAMED_ONLY = Set.of("quiver-nolog");
   /** A build's label: what follows {@code quiver-} in its target's name. */
   private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9.]{0,23}");
 
@@ -56,7 +62,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     });
     Set<String> known = new LinkedHashSet<>(allTargets(builds));
     if (targets == null) {
-      targets = known;
+      targets = new LinkedHashSet<>(known);
+      targets.removeAll(NAMED_ONLY);
     } else if (!known.containsAll(targets) || targets.isEmpty()) {
       throw new IllegalArgumentException("--targets takes some of " + known + ", got " + targets
           + " (quiver-LABEL needs --build LABEL=JAR)");
@@ -116,7 +123,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
                        than the databases' memory (the default is MariaDB's, 128 MiB)
         --out          the JSON report (default benchmarks/target/workload-report.json)
         --targets      measure only these (default: all of quiver, quiver-nocache, lookaside, jdbc-http, jdbc,
-                       bare-vertx, and quiver-LABEL for each --build)
+                       bare-vertx, and quiver-LABEL for each --build; quiver-nolog, quiver with
+                       changes.enabled: false on a data set of its own, only when named)
         --build        another build of Quiver (its dev/target/quiver.jar, say of an earlier commit), measured
                        side by side as quiver-LABEL: the same settings and cache as quiver, a data set of its own;
                        may be given several times

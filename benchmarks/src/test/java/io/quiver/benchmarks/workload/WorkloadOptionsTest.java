@@ -3,6 +3,8 @@ package io.quiver.benchmarks.workload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,25 @@ class WorkloadOptionsTest {
 
     assertThat(WorkloadOptions.TARGETS).filteredOn(options::measures)
         .containsExactly("quiver", "quiver-nocache", "lookaside", "jdbc-http", "jdbc", "bare-vertx");
+  }
+
+  @Test
+  void quiverWithoutItsChangeLog_isMeasuredOnlyWhenNamed_andRunsWithChangesDisabled() {
+    assertThat(parse("--quick").measures("quiver-nolog")).as("not in the default set").isFalse();
+    assertThat(parse("--targets", "quiver,quiver-nolog,jdbc-http").measures("quiver-nolog")).isTrue();
+    Workload.CacheBudget budget = new Workload.CacheBudget(1_000, 2_000, "test");
+    ObjectMapper json = new ObjectMapper();
+
+    ObjectNode nolog = Workload.quiverSettings("quiver-nolog", json.createObjectNode(), budget);
+    ObjectNode shipped = Workload.quiverSettings("quiver", json.createObjectNode(), budget);
+    ObjectNode nocache = Workload.quiverSettings("quiver-nocache", json.createObjectNode(), budget);
+
+    assertThat(nolog.at("/changes/enabled").asBoolean(true)).isFalse();
+    assertThat(nolog.at("/cache/enabled").asBoolean()).as("its cache as quiver's").isTrue();
+    assertThat(nolog.at("/cache/edgeMaxBytes").asLong()).isEqualTo(2_000);
+    assertThat(shipped.has("changes")).as("quiver's change log as shipped").isFalse();
+    assertThat(nocache.has("changes")).isFalse();
+    assertThat(nocache.at("/cache/enabled").asBoolean()).isFalse();
   }
 
   @Test

@@ -72,7 +72,7 @@ public final class ChangesTable implements ShardTable {
    * LinkBench run a host's drainer was killed at the 3 s deadline in an UPDATE, and 16 client
    * writes were answered 503 at that moment). The unnumbered rows are the index's NULL entries, in
    * id order, so through the index each reads only them ({@link #sequence} says how the numbering
-   * itself reads). {@code ChangesTableTest} reads MariaDB's {@code Rows_read}.
+   * itself reads, {@link #oldestUnnumbered} why the lag reads only the first). {@code ChangesTableTest} reads MariaDB's {@code Rows_read}.
    */
   private static final String UNNUMBERED = "FORCE INDEX (pos)";
 
@@ -184,16 +184,30 @@ public final class ChangesTable implements ShardTable {
 
   /**
    * When the oldest row without a position on {@code routes}' shards was written, in one statement;
-   * null when every row has one. Read through the position index ({@link #UNNUMBERED}).
+   * null when every row has one. Per shard it reads one row, the {@link #firstUnnumbered first
+   * unnumbered}: the lowest id was inserted first, so it has waited longest (to within the clocks of
+   * the servers that wrote it and the rows after it, which is all a lag figure needs). Taking the
+   * least {@code written_us} of every unnumbered row instead read the whole backlog at every
+   * {@code /metrics} scrape — 100,000 rows behind a drainer away for a while, read just when the
+   * host is busiest catching up.
    */
   public Future<Long> oldestUnnumbered(SqlClient client, List<ShardRoute> routes) {
     StringBuilder sql = new StringBuilder("SELECT MIN(oldest) AS oldest FROM (");
     for (int i = 0; i < routes.size(); i++) {
-      sql.append(i == 0 ? "" : " UNION ALL ").append("(SELECT MIN(written_us) AS oldest FROM ")
-          .append(on(routes.get(i).shard())).append(" ").append(UNNUMBERED).append(" WHERE pos IS NULL)");
+      sql.append(i == 0 ? "" : " UNION ALL ").append("(")
+          .append(firstUnnumbered(on(routes.get(i).shard()), "written_us AS oldest")).append(")");
     }
     return client.query(sql.append(") unnumbered").toString()).execute()
         .map(rows -> rows.iterator().next().getLong("oldest"));
+  }
+
+  /**
+   * A statement answering {@code column} of the table's row without a position of the lowest id,
+   * reading that row alone: the position index's first NULL entry ({@link #UNNUMBERED}), since a
+   * secondary index orders equal keys by the primary key. No row when every row has a position.
+   */
+  private static String firstUnnumbered(String table, String column) {
+    return "SELECT " + column + " FROM " + table + " " + UNNUMBERED + " WHERE pos IS NULL LIMIT 1";
   }
 
   /**
@@ -225,7 +239,7 @@ public final class ChangesTable implements ShardTable {
   public Future<Integer> sequence(SqlConnection connection, ShardRoute route, int limit) {
     String table = on(route.shard());
     Future<?> newest = connection.query("SELECT @quiver_pos := COALESCE(MAX(pos), 0) AS newest,"
-        + " @quiver_from := (SELECT id FROM " + table + " " + UNNUMBERED + " WHERE pos IS NULL LIMIT 1) AS first"
+        + " @quiver_from := (" + firstUnnumbered(table, "id") + ") AS first"
         + " FROM " + table + " FOR UPDATE").execute();
     Future<Integer> numbered = connection.preparedQuery("UPDATE " + table + " FORCE INDEX (PRIMARY)"
             + " SET pos = (@quiver_pos := @quiver_pos + 1) WHERE id >= @quiver_from AND pos IS NULL ORDER BY id LIMIT ?")
