@@ -161,7 +161,8 @@ public final class Workload {
           case "jdbc" -> new Served(new GeneratorSetup.TargetSpec(name, "jdbc", 0, false), null, set, false, null);
           case "bare-vertx" -> new Served(new GeneratorSetup.TargetSpec(name, "bare", Ports.free(), false), null, null,
               false, null);
-          // quiver-nocache, and another build of Quiver (quiver's settings and cache, its own data set).
+          // quiver-nocache, quiver-nolog (quiverSettings says what each changes), and another build of
+          // Quiver (quiver's settings and cache, its own data set).
           default -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null);
         });
       }

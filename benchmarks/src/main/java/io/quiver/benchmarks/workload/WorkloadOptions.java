@@ -54,7 +54,7 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     builds = builds == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(builds));
     builds.forEach((label, jar) -> {
       if (!LABEL.matcher(label).matches() || TARGETS.contains("quiver-" + label)) {
-        throw new IllegalArgumentException("a build's label is 1-24 of a-z, 0-9 and '.', not nocache: " + label);
+        throw new IllegalArgumentException("a build's label is 1-24 of a-z, 0-9 and '.', and names no target of this build (nocache, nolog): " + label);
       }
       if (!Files.isRegularFile(jar)) {
         throw new IllegalArgumentException("--build " + label + " names no file: " + jar);

@@ -15,7 +15,7 @@ class WorkloadOptionsTest {
   }
 
   @Test
-  void withoutTargets_everyTargetButTheOtherBuildIsMeasured() {
+  void withoutTargets_everyTargetButOtherBuildsAndNamedOnlyOnesIsMeasured() {
     WorkloadOptions options = parse("--quick");
 
     assertThat(WorkloadOptions.TARGETS).filteredOn(options::measures)

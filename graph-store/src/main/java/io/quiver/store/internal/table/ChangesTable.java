@@ -72,7 +72,8 @@ public final class ChangesTable implements ShardTable {
    * LinkBench run a host's drainer was killed at the 3 s deadline in an UPDATE, and 16 client
    * writes were answered 503 at that moment). The unnumbered rows are the index's NULL entries, in
    * id order, so through the index each reads only them ({@link #sequence} says how the numbering
-   * itself reads, {@link #oldestUnnumbered} why the lag reads only the first). {@code ChangesTableTest} reads MariaDB's {@code Rows_read}.
+   * itself reads, {@link #oldestUnnumbered} why the lag reads only the first). {@code
+   * ChangesTableTest} reads MariaDB's {@code Rows_read}.
    */
   private static final String UNNUMBERED = "FORCE INDEX (pos)";
 
