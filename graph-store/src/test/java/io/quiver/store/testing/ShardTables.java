@@ -438,9 +438,24 @@ public final class ShardTables {
 
   /** Transactions committed on the host of a shard since it started (MariaDB's {@code Com_commit}). */
   public long commitsOnHostOf(int shard) throws Exception {
+    return globalStatusOnHostOf(shard, "Com_commit");
+  }
+
+  /**
+   * The transactions the host of {@code shard} has written to its binary log since it started
+   * (MariaDB's {@code Binlog_commits}): every transaction that wrote, a statement committed on its
+   * own (autocommit) as well as one ended by COMMIT, which {@link #commitsOnHostOf} alone counts.
+   */
+  public long writtenTransactionsOnHostOf(int shard) throws Exception {
+    return globalStatusOnHostOf(shard, "Binlog_commits");
+  }
+
+  private long globalStatusOnHostOf(int shard, String counter) throws Exception {
     try (Connection connection = connect(hostIndexOf(shard)); Statement statement = connection.createStatement();
-        ResultSet result = statement.executeQuery("SHOW GLOBAL STATUS LIKE 'Com_commit'")) {
-      result.next();
+        ResultSet result = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + counter + "'")) {
+      if (!result.next()) {
+        throw new IllegalStateException("the host of shard " + shard + " keeps no status counter " + counter);
+      }
       return result.getLong(2);
     }
   }

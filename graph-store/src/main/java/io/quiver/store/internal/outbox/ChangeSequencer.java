@@ -18,6 +18,10 @@ import java.util.Set;
  * host's outboxes (its lease), at each of its passes, so one sequencer numbers a shard at a time.
  * A write wakes the pass ({@code OutboxDrain#wake}), so a change is readable a pass after its
  * commit — a few milliseconds on a quiet host.
+ *
+ * <p>The numbering runs in a transaction the drainer lends it, its pass's last on the host, which
+ * also deletes the outbox entries the pass handled ({@code OutboxDrainer#close}): one COMMIT for
+ * both.
  */
 final class ChangeSequencer {
   /** Rows numbered per shard and pass; a pass that numbered a full batch is followed by another at once. */
@@ -36,39 +40,26 @@ final class ChangeSequencer {
     this.clock = clock;
   }
 
-  /** Numbers what awaits a position on the host's shards, asking which first; answers how many rows it numbered. */
-  Future<Integer> pass(List<ShardRoute> routes) {
-    return routes.isEmpty() ? Future.succeededFuture(0)
-        : client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes))
-            .compose(waiting -> pass(routes, waiting));
-  }
-
-  /**
-   * Numbers what awaits a position on {@code waiting}, the shards of {@code routes} known to hold
-   * rows without one (found by the pass's first statement, {@code OutboxTable#shardsWithWork});
-   * answers how many rows it numbered.
-   */
-  Future<Integer> pass(List<ShardRoute> routes, Set<Integer> waiting) {
-    List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
-    return (numbering.isEmpty() ? Future.succeededFuture(0)
-            : client.inTransaction(numbering, connection -> numberAll(connection, numbering)))
-        .compose(numbered -> trimIfDue(routes).map(numbered));
+  /** Which of {@code routes}' shards hold logged changes without a position: one statement. */
+  Future<Set<Integer>> waiting(List<ShardRoute> routes) {
+    return routes.isEmpty() ? Future.succeededFuture(Set.of())
+        : client.read(routes.get(0), sql -> ChangesTable.INSTANCE.shardsToSequence(sql, routes));
   }
 
   /**
    * Numbers every shard of {@code routes} in the caller's transaction, all sent at once: a pass
    * costs its host one transaction and one round trip, not one of each per shard (issue 37: at a
    * few passes a second per busy host, the per-shard transactions were a statement or more per
-   * client write).
+   * client write). Answers how many rows it numbered.
    */
-  private static Future<Integer> numberAll(SqlConnection connection, List<ShardRoute> routes) {
+  static Future<Integer> number(SqlConnection connection, List<ShardRoute> routes) {
     List<Future<Integer>> numbered = new ArrayList<>(routes.size());
     routes.forEach(route -> numbered.add(ChangesTable.INSTANCE.sequence(connection, route, BATCH)));
     return Future.all(numbered).map(all -> numbered.stream().mapToInt(Future::result).sum());
   }
 
   /** Every {@link ChangeLogSettings#trimEvery()}: every shard's changes older than the retention window, or beyond its row bound, deleted. */
-  private Future<Void> trimIfDue(List<ShardRoute> routes) {
+  Future<Void> trimIfDue(List<ShardRoute> routes) {
     long now = SqlValues.nowMicros(clock);
     if (now - lastTrimUs < settings.trimEvery().toNanos() / 1000) {
       return Future.succeededFuture();

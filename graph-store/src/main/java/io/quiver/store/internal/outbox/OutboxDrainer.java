@@ -62,6 +62,14 @@ final class OutboxDrainer {
     static final Pass NOTHING = new Pass(0, false);
   }
 
+  /**
+   * What a pass's drain did: the entries it read, whether a shard had more due than one batch,
+   * and the ids of those it handled by shard, which the pass's close deletes.
+   */
+  private record Drained(int read, boolean backlogged, Map<Integer, List<Long>> handled) {
+    static final Drained NOTHING = new Drained(0, false, Map.of());
+  }
+
   /** The pass under way, which stopping waits for. */
   private volatile Future<Pass> inFlight = Future.succeededFuture(Pass.NOTHING);
   /** The timer of the pause between passes; -1 during a pass. Touched on the drainer's context only. */
@@ -139,11 +147,12 @@ final class OutboxDrainer {
   /**
    * One pass over the host's writable shards; answers how many entries it handled and changes it
    * numbered, and whether a shard had more due than one batch. One statement finds the shards
-   * with entries due and those with changes to number ({@link OutboxTable#shardsWithWork}); only
-   * the first are read, all at once, and their entries handled as one batch ({@link #handleAll}).
-   * Then the shards' logged changes get their positions ({@link ChangeSequencer}): those the
-   * statement found, unless the pass handled entries, which may have logged changes since, and
-   * then the sequencer asks again.
+   * with entries due and those with changes to number ({@link OutboxTable#shardsWithWork}); one
+   * more reads the entries of every due shard ({@link #drain}), handled as one batch
+   * ({@link #handleAll}). Then one transaction deletes the handled entries and gives the shards'
+   * logged changes their positions ({@link #close}): those the first statement found, unless the
+   * pass handled entries, which may have logged changes since, and then the sequencer asks again.
+   * Last, the tombstones and the change log's trim, when due.
    */
   private Future<Pass> pass() {
     List<ShardRoute> routes = writableShards();
@@ -152,13 +161,14 @@ final class OutboxDrainer {
         .compose(work -> work(routes, work));
   }
 
-  /** The pass's work on what its first statement found: the due shards drained, tombstones, then numbering. */
+  /** The pass's work on what its first statement found: the due shards drained and closed, then the upkeep. */
   private Future<Pass> work(List<ShardRoute> routes, OutboxTable.Work work) {
     return drain(routes.stream().filter(route -> work.due().contains(route.shard())).toList())
-        .compose(drained -> tombstones.collectIfDue(routes).map(drained))
         // After the entries: the inverse copies they wrote are logged too, so a pass that handled any asks again.
-        .compose(drained -> (drained.worked() > 0 ? sequencer.pass(routes) : sequencer.pass(routes, work.unnumbered()))
-            .map(numbered -> new Pass(drained.worked() + numbered, drained.backlogged())));
+        .compose(drained -> (drained.read() > 0 ? sequencer.waiting(routes) : Future.succeededFuture(work.unnumbered()))
+            .compose(waiting -> close(routes, waiting, drained.handled()))
+            .map(numbered -> new Pass(drained.read() + numbered, drained.backlogged())))
+        .compose(pass -> tombstones.collectIfDue(routes).compose(collected -> sequencer.trimIfDue(routes)).map(pass));
   }
 
   /** The host's outbox figures now: one depth statement per writable shard, one for its change logs' lag. */
@@ -188,39 +198,38 @@ final class OutboxDrainer {
   }
 
   /**
-   * Reads the due entries of every shard of {@code routes} at once and handles them as one batch,
-   * so that the inverses a pass carries from all of its host's shards share one transaction per
-   * host they are written to ({@link InverseWriter#applyAll}), not one per shard read.
+   * Reads the due entries of every shard of {@code routes} in one statement
+   * ({@link OutboxTable#dueOn}) and handles them as one batch, so that the inverses a pass carries
+   * from all of its host's shards share one transaction per host they are written to
+   * ({@link InverseWriter#applyAll}), not one per shard read.
    */
-  private Future<Pass> drain(List<ShardRoute> routes) {
+  private Future<Drained> drain(List<ShardRoute> routes) {
     if (routes.isEmpty()) {
-      return Future.succeededFuture(Pass.NOTHING);
+      return Future.succeededFuture(Drained.NOTHING);
     }
     Map<Integer, ShardRoute> byShard = new HashMap<>();
-    List<Future<List<OutboxEntry>>> reads = new ArrayList<>(routes.size());
-    for (ShardRoute route : routes) {
-      byShard.put(route.shard(), route);
-      reads.add(parts.client().read(route, sql -> OutboxTable.INSTANCE.due(sql, route, nowUs(), parts.batchSize()))
-          .map(stored -> stored.stream().map(entry -> OutboxEntry.of(route.shard(), entry)).toList()));
-    }
-    return Future.all(reads).compose(read -> {
-      boolean backlogged = reads.stream().anyMatch(shard -> shard.result().size() >= parts.batchSize());
-      List<OutboxEntry> entries = reads.stream().flatMap(shard -> shard.result().stream()).toList();
-      return handleAll(byShard, entries).map(new Pass(entries.size(), backlogged));
-    });
+    routes.forEach(route -> byShard.put(route.shard(), route));
+    return parts.client()
+        .read(routes.get(0), sql -> OutboxTable.INSTANCE.dueOn(sql, routes, nowUs(), parts.batchSize()))
+        .compose(due -> {
+          boolean backlogged = due.values().stream().anyMatch(shard -> shard.size() >= parts.batchSize());
+          List<OutboxEntry> entries = new ArrayList<>();
+          due.forEach((shard, stored) -> stored.forEach(entry -> entries.add(OutboxEntry.of(shard, entry))));
+          return handleAll(byShard, entries).map(handled -> new Drained(entries.size(), backlogged, handled));
+        });
   }
 
   /**
-   * Handles the entries, then deletes every handled one, a statement per shard. Of a node's
-   * cascades only the newest is applied ({@link CascadeOrder}; a node's cascades wait on its own
-   * shard). The rest go kind by kind, in the kinds' order (inverse edges first), each kind as one
-   * batch through its handler ({@link OutboxHandlers#applyAll}: inverse edges in a transaction per
-   * host they write, {@link InverseWriter#applyAll}; other kinds one after another); should a batch
-   * fail, its entries are handled one by one, {@code parallelism} at a time, so a failing entry is
-   * found and rescheduled, never fatal. Should the deletion not happen (a crash), the handled
-   * entries run again, which their handlers make harmless.
+   * Handles the entries; answers the handled ones' ids by shard, for {@link #close} to delete. Of
+   * a node's cascades only the newest is applied ({@link CascadeOrder}; a node's cascades wait on
+   * its own shard). The rest go kind by kind, in the kinds' order (inverse edges first), each kind
+   * as one batch through its handler ({@link OutboxHandlers#applyAll}: inverse edges in a
+   * transaction per host they write, {@link InverseWriter#applyAll}; other kinds one after
+   * another); should a batch fail, its entries are handled one by one, {@code parallelism} at a
+   * time, so a failing entry is found and rescheduled, never fatal. Should the deletion not happen
+   * (a crash, a failed close), the handled entries run again, which their handlers make harmless.
    */
-  private Future<Void> handleAll(Map<Integer, ShardRoute> routes, List<OutboxEntry> entries) {
+  private Future<Map<Integer, List<Long>>> handleAll(Map<Integer, ShardRoute> routes, List<OutboxEntry> entries) {
     List<OutboxEntry> handled = Collections.synchronizedList(new ArrayList<>());
     List<OutboxEntry> superseded = CascadeOrder.superseded(entries);
     handled.addAll(superseded);
@@ -231,19 +240,45 @@ final class OutboxDrainer {
     for (Map.Entry<OutboxOp.Kind, List<OutboxEntry>> kind : byKind.entrySet()) {
       done = done.compose(previous -> handleKind(routes, kind.getKey(), kind.getValue(), handled));
     }
-    return done.compose(all -> delete(routes, handled));
+    return done.map(all -> {
+      Map<Integer, List<Long>> byShard = new HashMap<>();
+      handled.forEach(entry -> byShard.computeIfAbsent(entry.shard(), shard -> new ArrayList<>()).add(entry.id()));
+      // In id order: a batch's entries, appended together, are then one range to delete (OutboxTable#deleteAll).
+      byShard.values().forEach(Collections::sort);
+      return byShard;
+    });
   }
 
-  /** Deletes the handled entries, one statement per shard, all sent at once. */
-  private Future<Void> delete(Map<Integer, ShardRoute> routes, List<OutboxEntry> handled) {
-    Map<Integer, List<Long>> byShard = new HashMap<>();
-    handled.forEach(entry -> byShard.computeIfAbsent(entry.shard(), shard -> new ArrayList<>()).add(entry.id()));
-    List<Future<Void>> deleting = new ArrayList<>(byShard.size());
-    byShard.forEach((shard, ids) -> {
-      ShardRoute route = routes.get(shard);
-      deleting.add(parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, ids)));
+  /**
+   * The pass's last transaction on its host: the entries it handled deleted, a statement per
+   * shard, and the logged changes of the shards {@code waiting} numbered ({@link
+   * ChangeSequencer#number}), all sent at once under one COMMIT (issue 37's census of a busy
+   * pass: the deletions had been a COMMIT of their own each, one per shard, beside the numbering's
+   * transaction). One shard's deletion with nothing to number is one statement, committed on its
+   * own. Should it fail, nothing of it is done: the entries run again at the next pass, which
+   * their handlers make harmless, and the changes are numbered then. Answers how many changes it
+   * numbered.
+   */
+  private Future<Integer> close(List<ShardRoute> routes, Set<Integer> waiting, Map<Integer, List<Long>> handled) {
+    List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
+    List<ShardRoute> touched = routes.stream()
+        .filter(route -> waiting.contains(route.shard()) || handled.containsKey(route.shard())).toList();
+    if (touched.isEmpty()) {
+      return Future.succeededFuture(0);
+    }
+    if (numbering.isEmpty() && touched.size() == 1) {
+      ShardRoute route = touched.get(0);
+      return parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled.get(route.shard())))
+          .map(0);
+    }
+    return parts.client().inTransaction(touched, connection -> {
+      List<Future<Void>> deleted = new ArrayList<>(handled.size());
+      touched.stream().filter(route -> handled.containsKey(route.shard())).forEach(route ->
+          deleted.add(OutboxTable.INSTANCE.deleteAll(connection, route, handled.get(route.shard()))));
+      Future<Integer> numbered = numbering.isEmpty() ? Future.succeededFuture(0)
+          : ChangeSequencer.number(connection, numbering);
+      return Future.all(Future.all(deleted), numbered).map(all -> numbered.result());
     });
-    return Future.all(deleting).mapEmpty();
   }
 
   /** Entries of one kind as one batch ({@link OutboxHandlers#applyAll}); one by one should it fail. */

@@ -29,12 +29,23 @@ public interface ShardTable extends io.quiver.store.ShardLayout.Table {
    */
   default String shardsHoldingQuery(List<ShardRoute> routes, String where, List<Object> whereArguments, String also,
       List<Object> arguments) {
+    return eachShardQuery(routes, also, "WHERE " + where + " LIMIT 1", whereArguments, arguments);
+  }
+
+  /**
+   * One statement asking each of {@code routes}' shards the same question: per shard a part
+   * {@code (SELECT ? AS shard<also> FROM <the shard's table> <rest>)}, joined by {@code UNION ALL},
+   * so each part keeps its own ORDER BY and LIMIT. Its parameters, the shard and then
+   * {@code restArguments} per shard, are added to {@code arguments}.
+   */
+  default String eachShardQuery(List<ShardRoute> routes, String also, String rest, List<Object> restArguments,
+      List<Object> arguments) {
     StringBuilder sql = new StringBuilder();
     for (ShardRoute route : routes) {
       sql.append(sql.isEmpty() ? "" : " UNION ALL ").append("(SELECT ? AS shard").append(also).append(" FROM ")
-          .append(on(route.shard())).append(" WHERE ").append(where).append(" LIMIT 1)");
+          .append(on(route.shard())).append(' ').append(rest).append(')');
       arguments.add(route.shard());
-      arguments.addAll(whereArguments);
+      arguments.addAll(restArguments);
     }
     return sql.toString();
   }

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The drainer applies a pass's inverse entries in a transaction per host they are written to: not
- * one per entry, nor one per shard read and shard written.
+ * one per entry, nor one per shard read and shard written; and it deletes the entries it handled
+ * on a host's shards under one COMMIT, not one per shard.
  */
 @ExtendWith(GraphInvariants.class)
 class DrainBatchingTest {
@@ -71,6 +72,34 @@ class DrainBatchingTest {
     for (Map.Entry<NodeId, List<Long>> pin : expected.entrySet()) {
       assertThat(tables.activeTargets("pin_owned_by_board", pin.getKey()))
           .containsExactlyInAnyOrderElementsOf(pin.getValue());
+    }
+  }
+
+  @Test
+  void theEntriesAPassHandledOnEveryShardOfAHost_areDeletedUnderOneCommit_notOnePerShard() throws Exception {
+    Map<Integer, NodeId> boards = nodesOnEveryShard();
+    int inverseType = tables.schema().edgeType("pin_owned_by_board").orElseThrow().id();
+    List<Integer> sources = List.of(0, 1, 2, 3);
+    Map<NodeId, Long> expected = new HashMap<>();
+    for (int source : sources) {
+      for (int i = 0; i < PINS_PER_SHARD; i++) {
+        // Each inverse copy lands on the other host (shards 4-7): the sources' host writes only the deletions.
+        NodeId pin = fixture.store.createNode("pin", json("{\"link\": \"l\"}"), boards.get(4 + i % 4)).await().id();
+        tables.appendInverseEntry(source, inverseType, pin, boards.get(source), true);
+        expected.put(pin, boards.get(source).value());
+      }
+    }
+
+    long before = tables.writtenTransactionsOnHostOf(sources.get(0));
+    tables.releaseHeldBackTogether(sources);
+    tables.awaitOutboxesDrained(Duration.ofSeconds(20));
+    // Less the release's own transaction.
+    long written = tables.writtenTransactionsOnHostOf(sources.get(0)) - before - 1;
+
+    assertThat(written).as("transactions written on the entries' host; a deletion per shard would be %d",
+        sources.size()).isLessThan(sources.size());
+    for (Map.Entry<NodeId, Long> pin : expected.entrySet()) {
+      assertThat(tables.activeTargets("pin_owned_by_board", pin.getKey())).containsExactly(pin.getValue());
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.quiver.store.internal.sql.OneHost;
 import io.quiver.store.internal.sql.ShardRoute;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,8 +15,9 @@ import org.junit.jupiter.api.Test;
 /**
  * What a drainer's pass asks its host first ({@link OutboxTable#shardsWithWork}): which shards have
  * outbox entries due and which hold logged changes to number, answered in one statement — all an
- * idle pass sends. Against a real host, on two shard databases of the test's own; statements are
- * counted by MariaDB's {@code Com_stmt_execute} of the session.
+ * idle pass sends; and then, of a busy pass, the entries due on every shard, in one statement too
+ * ({@link OutboxTable#dueOn}). Against a real host, on two shard databases of the test's own;
+ * statements are counted by MariaDB's {@code Com_stmt_execute} of the session.
  */
 class PassWorkTest {
   /** Shards no test backend's map holds, so their databases are this test's alone. */
@@ -72,15 +74,51 @@ class PassWorkTest {
     assertThat(ask().answer()).isEqualTo(OutboxTable.Work.NONE);
   }
 
+  @Test
+  void theEntriesDueOnEveryShard_areReadInOneStatement_eachShardsInDueOrder_atMostTheLimitEach() throws Exception {
+    entry(FIRST, NOW_US - 10);
+    entry(FIRST, NOW_US - 30);
+    entry(FIRST, NOW_US - 20);
+    entry(FIRST, NOW_US + 1);
+    entry(SECOND, NOW_US);
+    entry(SECOND, NOW_US - 5);
+    host.execute("UPDATE " + OutboxTable.INSTANCE.on(SECOND) + " SET parked = 1 WHERE next_attempt_us = "
+        + (NOW_US - 5));
+
+    OneHost.Counted<Map<Integer, List<OutboxTable.Stored>>> read = host.counting("Com_stmt_execute",
+        session -> OutboxTable.INSTANCE.dueOn(session, routes, NOW_US, 2));
+
+    assertThat(read.counted()).as("statements executed").isEqualTo(1L);
+    // Of the first shard's three due entries the two due first, in due order (the 2nd and 3rd by id; the 1st, due
+    // last of them, waits for the next pass); of the second's, the one not parked.
+    assertThat(dueTimes(read.answer().get(FIRST))).containsExactly(NOW_US - 30, NOW_US - 20);
+    assertThat(dueTimes(read.answer().get(SECOND))).containsExactly(NOW_US);
+    assertThat(read.answer()).containsOnlyKeys(FIRST, SECOND);
+  }
+
+  @Test
+  void shardsWithNothingDue_areLeftOutOfTheDueEntries() throws Exception {
+    entry(SECOND, NOW_US + 1);
+
+    assertThat(host.counting("Com_stmt_execute", session -> OutboxTable.INSTANCE.dueOn(session, routes, NOW_US, 10))
+        .answer()).isEmpty();
+  }
+
+  /** When each entry fell due: the tests' entries carry it as their sequence too ({@link #entry}). */
+  private static List<Long> dueTimes(List<OutboxTable.Stored> entries) {
+    return entries.stream().map(entry -> entry.columns().sequence()).toList();
+  }
+
   /** What the pass's first statement found, and how many statements the session executed for it. */
   private static OneHost.Counted<OutboxTable.Work> ask() {
     return host.counting("Com_stmt_execute", session -> OutboxTable.INSTANCE.shardsWithWork(session, routes, NOW_US));
   }
 
-  /** An inverse entry on {@code shard}, due at {@code dueUs}. */
+  /** An inverse entry on {@code shard}, due at {@code dueUs}, its sequence too (so tests tell entries apart). */
   private static void entry(int shard, long dueUs) throws Exception {
     host.execute("INSERT INTO " + OutboxTable.INSTANCE.on(shard) + " (kind, edge_type, from_id, to_id, state, sequence,"
-        + " data, updated_us, created_us, next_attempt_us) VALUES (1, 1, 1, 2, 1, 1, NULL, 1, 1, " + dueUs + ")");
+        + " data, updated_us, created_us, next_attempt_us) VALUES (1, 1, 1, 2, 1, " + dueUs + ", NULL, 1, 1, " + dueUs
+        + ")");
   }
 
   /** A logged change on {@code shard}, without a position yet. */
