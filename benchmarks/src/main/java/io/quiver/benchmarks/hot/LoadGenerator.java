@@ -27,6 +27,18 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>{@code java … LoadGenerator PORT PATH CONNECTIONS WARMUP_SECONDS}, then periods on stdin
  */
 public final class LoadGenerator {
+  /**
+   * How long an idle connection is kept: less than a Quiver server's header timeout
+   * ({@code http.headerTimeoutMs}, 10 s), which closes a kept-alive connection that long without a
+   * request, as a client should be set up. Between its rounds a case waits 10 to 15 s while the
+   * others are measured; with Vert.x's default of 60 s the server closed Quiver's connections —
+   * and only Quiver's, the bare server keeping them — right as a round began, so that round
+   * reconnected on Quiver's side alone and any request sent on a connection being closed failed
+   * ({@code Connection was closed}: 16 at once, one per connection, on 2026-12-01). Now every case
+   * starts each round on connections of its own opening.
+   */
+  static final int KEEP_ALIVE_SECONDS = 5;
+
   private LoadGenerator() {}
 
   public static void main(String[] args) throws Exception {
@@ -36,7 +48,8 @@ public final class LoadGenerator {
     long warmup = Long.parseLong(args[3]);
     Vertx vertx = Vertx.vertx();
     HttpClient client = vertx.createHttpClient(
-        new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port).setKeepAlive(true).setTcpNoDelay(true),
+        new HttpClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port).setKeepAlive(true).setTcpNoDelay(true)
+            .setKeepAliveTimeout(KEEP_ALIVE_SECONDS),
         new PoolOptions().setHttp1MaxSize(connections));
     run(client, path, connections, warmup, new LongAdder(), new LongAdder());
     System.out.println("warm");
