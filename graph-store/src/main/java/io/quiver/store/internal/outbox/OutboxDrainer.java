@@ -14,6 +14,7 @@ import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.sqlclient.SqlClient;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -260,25 +261,26 @@ final class OutboxDrainer {
    * numbered.
    */
   private Future<Integer> close(List<ShardRoute> routes, Set<Integer> waiting, Map<Integer, List<Long>> handled) {
+    List<ShardRoute> deleting = routes.stream().filter(route -> handled.containsKey(route.shard())).toList();
     List<ShardRoute> numbering = routes.stream().filter(route -> waiting.contains(route.shard())).toList();
+    if (numbering.isEmpty() && deleting.size() <= 1) {
+      return deleting.isEmpty() ? Future.succeededFuture(0)
+          : parts.client().write(deleting.get(0), sql -> delete(sql, deleting.get(0), handled)).map(0);
+    }
     List<ShardRoute> touched = routes.stream()
-        .filter(route -> waiting.contains(route.shard()) || handled.containsKey(route.shard())).toList();
-    if (touched.isEmpty()) {
-      return Future.succeededFuture(0);
-    }
-    if (numbering.isEmpty() && touched.size() == 1) {
-      ShardRoute route = touched.get(0);
-      return parts.client().write(route, sql -> OutboxTable.INSTANCE.deleteAll(sql, route, handled.get(route.shard())))
-          .map(0);
-    }
+        .filter(route -> handled.containsKey(route.shard()) || waiting.contains(route.shard())).toList();
     return parts.client().inTransaction(touched, connection -> {
-      List<Future<Void>> deleted = new ArrayList<>(handled.size());
-      touched.stream().filter(route -> handled.containsKey(route.shard())).forEach(route ->
-          deleted.add(OutboxTable.INSTANCE.deleteAll(connection, route, handled.get(route.shard()))));
+      List<Future<Void>> deleted = new ArrayList<>(deleting.size());
+      deleting.forEach(route -> deleted.add(delete(connection, route, handled)));
       Future<Integer> numbered = numbering.isEmpty() ? Future.succeededFuture(0)
           : ChangeSequencer.number(connection, numbering);
       return Future.all(Future.all(deleted), numbered).map(all -> numbered.result());
     });
+  }
+
+  /** Deletes the entries the pass handled on {@code route}'s shard: one statement. */
+  private static Future<Void> delete(SqlClient sql, ShardRoute route, Map<Integer, List<Long>> handled) {
+    return OutboxTable.INSTANCE.deleteAll(sql, route, handled.get(route.shard()));
   }
 
   /** Entries of one kind as one batch ({@link OutboxHandlers#applyAll}); one by one should it fail. */

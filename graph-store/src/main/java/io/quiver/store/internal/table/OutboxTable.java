@@ -218,21 +218,19 @@ public final class OutboxTable implements ShardTable {
         arguments);
     return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(rows -> {
       // The parts' orders hold within each part; that the parts come one after another unmixed is
-      // MariaDB's habit, not SQL's promise, so each shard's entries are put in due order here.
-      Map<Integer, List<Row>> byShard = new TreeMap<>();
-      rows.forEach(row -> byShard.computeIfAbsent(row.getInteger("shard"), shard -> new ArrayList<>()).add(row));
+      // MariaDB's habit, not SQL's promise, so the rows are put in order here.
+      List<Row> read = new ArrayList<>(rows.size());
+      rows.forEach(read::add);
+      read.sort(SHARD_THEN_DUE);
       Map<Integer, List<Stored>> due = new TreeMap<>();
-      byShard.forEach((shard, read) -> {
-        read.sort(DUE_ORDER);
-        due.put(shard, read.stream().map(OutboxTable::stored).toList());
-      });
+      read.forEach(row -> due.computeIfAbsent(row.getInteger("shard"), shard -> new ArrayList<>()).add(stored(row)));
       return due;
     });
   }
 
-  /** The {@code due} index's order among one shard's entries that are not parked. */
-  private static final Comparator<Row> DUE_ORDER = Comparator
-      .<Row>comparingLong(row -> row.getLong("next_attempt_us")).thenComparingLong(row -> row.getLong("id"));
+  /** {@link #dueOn}'s rows by shard, then in the {@code due} index's order (due time, then id). */
+  private static final Comparator<Row> SHARD_THEN_DUE = Comparator.<Row>comparingInt(row -> row.getInteger("shard"))
+      .thenComparingLong(row -> row.getLong("next_attempt_us")).thenComparingLong(row -> row.getLong("id"));
 
   /** One entry, if it is still there; null when it is not. */
   public Future<Stored> get(SqlClient client, ShardRoute route, long id) {
