@@ -3,11 +3,13 @@ package io.quiver.store;
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException.Code;
 import io.quiver.core.GraphException;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.StoreFixture;
 import io.vertx.core.Future;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -706,9 +708,79 @@ public abstract class GraphStoreContractTest {
   }
 
   @Test
+  void addEdge_withAndWithoutACondition_makeTheSameEdge_fromEveryStoredState() {
+    // An add with no condition decides what it keeps in SQL, on MariaDB (EdgesTable#upsertFrom); one
+    // with a condition reads the row first and decides in Java (EdgeStore#added). Both mean the same:
+    // a null sequence keeps an active edge's and gives any other the write time, null data keeps an
+    // active edge's and clears any other's, and the write lands after whatever is stored.
+    Node plain = board(null);
+    Node conditional = board(null);
+    List<String> stored = List.of("absent", "active", "archived", "removed");
+    List<Node> pins = new ArrayList<>();
+    for (String before : stored) {
+      for (boolean keep : List.of(true, false)) {
+        for (EdgeState written : List.of(EdgeState.ACTIVE, EdgeState.ARCHIVED)) {
+          Node pin = pin(before + keep + written);
+          pins.add(pin);
+          for (Node board : List.of(plain, conditional)) {
+            if (!before.equals("absent")) {
+              store.addEdge(board.id(), "board_has_pins", pin.id(), 5L, json("{\"note\": \"kept\"}")).await();
+            }
+            if (before.equals("archived")) {
+              store.archiveEdge(board.id(), "board_has_pins", pin.id(), InverseWait.ASYNC).await();
+            } else if (before.equals("removed")) {
+              store.removeEdge(board.id(), "board_has_pins", pin.id()).await();
+            }
+          }
+          Instant start = Instant.now().minusMillis(1);
+          Edge was = before.equals("absent") || before.equals("removed") ? null
+              : store.getEdge(plain.id(), "board_has_pins", pin.id()).await();
+          Long sequence = keep ? null : 9L;
+          ObjectNode data = keep ? null : json("{\"note\": \"new\"}");
+          EdgeCondition met = was == null ? EdgeCondition.ABSENT : EdgeCondition.PRESENT;
+          EdgeResult unconditioned = store.addEdge(plain.id(), "board_has_pins", pin.id(), sequence, data, written,
+              InverseWait.APPLIED, EdgeCondition.NONE).await();
+          EdgeResult conditioned = store.addEdge(conditional.id(), "board_has_pins", pin.id(), sequence, data, written,
+              InverseWait.APPLIED, met).await();
+
+          String what = before + ", keep " + keep + ", written " + written;
+          for (EdgeResult result : List.of(unconditioned, conditioned)) {
+            Edge edge = result.edge();
+            boolean keeps = keep && before.equals("active");
+            assertThat(edge.state()).as(what).isEqualTo(written);
+            if (keeps) {
+              assertThat(edge.sequence()).as(what).isEqualTo(5L);
+              assertThat(edge.data().get("note").textValue()).as(what).isEqualTo("kept");
+            } else if (keep) {
+              assertThat(edge.sequence()).as(what + ": the write time").isGreaterThanOrEqualTo(
+                  start.toEpochMilli() * 1000);
+              assertThat(edge.data().path("note").asText()).as(what + ": no data, the default").isEmpty();
+            } else {
+              assertThat(edge.sequence()).as(what).isEqualTo(9L);
+              assertThat(edge.data().get("note").textValue()).as(what).isEqualTo("new");
+            }
+            if (was != null) {
+              assertThat(edge.updatedAt()).as(what).isAfter(was.updatedAt());
+            }
+            assertThat(store.getEdge(edge.from(), "board_has_pins", pin.id()).await()).as(what).isEqualTo(edge);
+          }
+          assertThat(unconditioned.change()).as(what).isEqualTo(conditioned.change());
+          if (!keep || !before.equals("active")) {
+            assertThat(unconditioned.edge().data()).as(what).isEqualTo(conditioned.edge().data());
+          }
+        }
+      }
+    }
+    assertThat(store.countEdges(plain.id(), "board_has_pins").await())
+        .isEqualTo(store.countEdges(conditional.id(), "board_has_pins").await())
+        .isEqualTo(stored.size() * 2);
+  }
+
+  @Test
   void addEdge_racingForNewEdges_eachIsCreatedOnce_theRestUpdateIt_andNoWriteFails() {
-    // A new edge has no row to lock: racing writers all find it absent, the first INSERT wins, and
-    // each other's INSERT fails on the duplicate key and its transaction runs again, finding the row.
+    // A new edge has no row to lock. On MariaDB each writer's upsert waits for the first one's insert
+    // and then updates the row; where a write reads the row first, racing writers all find it absent,
+    // the first INSERT wins, and each other's fails on the duplicate key and runs again, finding it.
     Node board = board(null);
     List<Node> pins = IntStream.range(0, 8).mapToObj(i -> pin("racing" + i)).toList();
     List<Future<EdgeResult>> adds = new ArrayList<>();

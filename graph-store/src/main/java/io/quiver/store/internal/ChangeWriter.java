@@ -120,7 +120,24 @@ public final class ChangeWriter {
    */
   public Future<GraphChange.EdgeChanged> writeEdge(SqlConnection connection, EdgesTable table, ShardRoute route,
       NodeId from, NodeId to, EdgeRow before, EdgeRow after, Copy copy) {
-    Future<GraphChange.EdgeChanged> written = table.write(connection, route, from, to, before, after);
+    return logged(connection, table, route, from, to, before, after, copy,
+        table.write(connection, route, from, to, before, after));
+  }
+
+  /**
+   * {@link #writeEdge} for a copy an upsert already wrote ({@link EdgesTable#upsertFrom},
+   * {@link EdgesTable#upsertTombstone}): its list's count and version ({@link EdgesTable#counted})
+   * and the log's INSERT, sent together.
+   */
+  public Future<GraphChange.EdgeChanged> upsertedEdge(SqlConnection connection, EdgesTable table, ShardRoute route,
+      NodeId from, NodeId to, EdgesTable.Upserted upserted, Copy copy) {
+    return logged(connection, table, route, from, to, upserted.before(), upserted.after(), copy,
+        table.counted(connection, route, from, to, upserted.before(), upserted.after()));
+  }
+
+  /** Logs the change {@code written} makes, its INSERT sent right behind the write's statements. */
+  private Future<GraphChange.EdgeChanged> logged(SqlConnection connection, EdgesTable table, ShardRoute route,
+      NodeId from, NodeId to, EdgeRow before, EdgeRow after, Copy copy, Future<GraphChange.EdgeChanged> written) {
     GraphChange.EdgeChanged unversioned = new GraphChange.EdgeChanged(from, table.type().name(), to,
         after.live() ? table.edge(from, to, after) : null, VERSION_HOLE, 0);
     ObjectNode event = edgeEvent(unversioned, before, after, copy);

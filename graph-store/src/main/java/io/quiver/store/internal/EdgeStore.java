@@ -52,9 +52,12 @@ import java.util.function.Function;
  * <h2>Consistency</h2>
  * An edge write and its change to {@link CountsTable edge_counts} commit in one transaction, so
  * the count always equals the number of active rows. Two concurrent adds of one edge serialize on
- * its row ({@link EdgesTable#readLocked}; of a new edge, on its primary key: the second's
- * insert fails and its transaction runs again), and the second sees the first's result: the
- * count moves once.
+ * its row, and the second sees the first's result: the count moves once. On MariaDB a client's
+ * add without a condition, and a removal, is one upsert that locks the row (a new edge's
+ * primary key: the second insert waits, then updates) and answers what it replaced
+ * ({@link EdgesTable#upsertFrom}); a conditional write, an archive or a restore, and every write
+ * on MySQL, reads the row locked first ({@link EdgesTable#readLocked}; of a new edge, the
+ * second's insert fails on the key and its transaction runs again).
  *
  * <p>Removal keeps the row as a tombstone: its write time lets copies of an edge written in
  * different orders converge on the newest operation ({@link EdgeRow}). When the edge type has an
@@ -64,9 +67,9 @@ import java.util.function.Function;
  * <h2>Group commit</h2>
  * A client's write runs in its host's next transaction ({@link GroupCommit}): alone when the host
  * has a transaction slot free, else with the writes that waited with it. Each write is a
- * {@link GroupCommit.Member}: its locking reads, then a {@link GroupCommit.Step} decided on what
- * they found — its statements, an answer with nothing to write, or a refusal (node gone,
- * condition unmet) that leaves the others of its group unaffected.
+ * {@link GroupCommit.Member}: its locking reads (or its upsert), then a {@link GroupCommit.Step}
+ * decided on what they found — its statements, an answer with nothing to write, or a refusal
+ * (node gone, condition unmet) that leaves the others of its group unaffected.
  *
  * <h2>Write time</h2>
  * Every write stamps {@code updated_us}, and a client's write on the forward copy always lands:
@@ -139,8 +142,26 @@ final class EdgeStore {
       EdgeCondition condition) {
     int rowState = state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
-        .compose(target -> grouped(target, from, to, connection -> lockFromExisting(connection, target, from, to)
-            .map(locked -> addStep(target, from, to, locked, sequence, data, rowState, condition))));
+        .compose(target -> grouped(target, from, to, connection -> condition.expect() == EdgeCondition.Expect.ANY
+            && EdgesTable.upserts(connection)
+            ? upsertAdd(connection, target, from, to, sequence, data, rowState)
+            : lockFromExisting(connection, target, from, to)
+                .map(locked -> addStep(target, from, to, locked, sequence, data, rowState, condition))));
+  }
+
+  /**
+   * An add with no condition, in one statement that checks the node, writes the row and answers
+   * what it replaced ({@link EdgesTable#upsertFrom}, applying {@link #added}'s rule in SQL): with
+   * nothing to check against the stored row, no locking read has to come first. MariaDB only
+   * ({@link EdgesTable#upserts}); a conditional add reads the row, locked, and decides in Java.
+   */
+  private Future<GroupCommit.Step<EdgeWrite>> upsertAdd(SqlConnection connection, Target target, NodeId from,
+      NodeId to, Long sequence, ObjectNode data, int state) {
+    return target.table().upsertFrom(connection, target.route(), new NodesTable(target.fromType()), from, to.value(),
+            sequence, state, data == null ? null : SqlValues.toJson(data), nowUs())
+        .map(upserted -> upserted == null ? GroupCommit.Step.refuse(noNode(from))
+            : GroupCommit.Step.write(written -> recordUpserted(written, target, from, to, upserted)
+                .map(recorded -> addWrite(target, from, to, upserted.before(), upserted.after(), recorded))));
   }
 
   /** What an add does to the row as locked: refused when its node is gone or its condition unmet, else written. */
@@ -155,8 +176,14 @@ final class EdgeStore {
     }
     EdgeRow added = added(held, sequence, data == null ? null : SqlValues.toJson(data), state);
     return GroupCommit.Step.write(connection -> record(connection, target, from, to, locked.row(), added)
-        .map(recorded -> new EdgeWrite(recorded.inverse(), addChange(held, added), recorded.changed(),
-            target.table().edge(from, to, added))));
+        .map(recorded -> addWrite(target, from, to, locked.row(), added, recorded)));
+  }
+
+  /** An add's answer: what it did to the row ({@code stored}, null where there was none) it wrote as {@code added}. */
+  private static EdgeWrite addWrite(Target target, NodeId from, NodeId to, EdgeRow stored, EdgeRow added,
+      Recorded recorded) {
+    return new EdgeWrite(recorded.inverse(), addChange(EdgeRow.orAbsent(stored), added), recorded.changed(),
+        target.table().edge(from, to, added));
   }
 
   /**
@@ -213,15 +240,34 @@ final class EdgeStore {
   /**
    * Removes the edge, leaving a tombstone. Removing an absent edge of a type with an inverse still
    * records a tombstone and tells the inverse: the other copy may hold an add that this removal
-   * is newer than. Without an inverse there is nothing to tell, and nothing is written.
+   * is newer than — in one statement that writes the tombstone and answers what it replaced
+   * ({@link EdgesTable#upsertTombstone}; on MySQL, a locking read of its row and then the write).
+   * Without an inverse there is nothing to tell, and an absent edge is left as it is: its row is
+   * read, locked, first.
    */
   Future<EdgeWrite> remove(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
-        .compose(target -> grouped(target, from, to, connection -> target.table()
-            .readLocked(connection, target.route(), from.value(), to.value())
-            .map(stored -> target.inverse() == null && (stored == null || !stored.live())
-                ? GroupCommit.Step.answer(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
-                : GroupCommit.Step.write(written -> tombstone(written, target, from, to, stored)))));
+        .compose(target -> grouped(target, from, to, connection -> target.inverse() != null
+            && EdgesTable.upserts(connection)
+            ? upsertRemove(connection, target, from, to)
+            : lockedRemove(connection, target, from, to)));
+  }
+
+  /** A removal as one upsert that writes the tombstone and answers the row it replaced. */
+  private Future<GroupCommit.Step<EdgeWrite>> upsertRemove(SqlConnection connection, Target target, NodeId from,
+      NodeId to) {
+    return target.table().upsertTombstone(connection, target.route(), from.value(), to.value(), nowUs())
+        .map(upserted -> GroupCommit.Step.write(written -> recordUpserted(written, target, from, to, upserted)
+            .map(recorded -> removeWrite(upserted.before(), recorded))));
+  }
+
+  /** A removal that reads its row, locked, first: of a type without an inverse, an absent edge writes nothing. */
+  private Future<GroupCommit.Step<EdgeWrite>> lockedRemove(SqlConnection connection, Target target, NodeId from,
+      NodeId to) {
+    return target.table().readLocked(connection, target.route(), from.value(), to.value())
+        .map(stored -> target.inverse() == null && (stored == null || !stored.live())
+            ? GroupCommit.Step.answer(new EdgeWrite(null, EdgeResult.Change.ABSENT, null))
+            : GroupCommit.Step.write(written -> tombstone(written, target, from, to, stored)));
   }
 
   // ---- archive and restore ----
@@ -265,9 +311,14 @@ final class EdgeStore {
   private Future<EdgeWrite> tombstone(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored) {
     EdgeRow held = EdgeRow.orAbsent(stored);
-    EdgeResult.Change change = held.live() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
     return record(connection, target, from, to, stored, held.removedAt(nextWriteTime(held)))
-        .map(recorded -> new EdgeWrite(recorded.inverse(), change, recorded.changed()));
+        .map(recorded -> removeWrite(stored, recorded));
+  }
+
+  /** A removal's answer: whether the row it replaced ({@code stored}, null where there was none) was an edge. */
+  private static EdgeWrite removeWrite(EdgeRow stored, Recorded recorded) {
+    EdgeResult.Change change = stored != null && stored.live() ? EdgeResult.Change.REMOVED : EdgeResult.Change.ABSENT;
+    return new EdgeWrite(recorded.inverse(), change, recorded.changed());
   }
 
   /** What {@link #record} wrote: the change to announce, and the inverse's entry (null when none). */
@@ -280,8 +331,20 @@ final class EdgeStore {
    */
   private Future<Recorded> record(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow stored, EdgeRow written) {
-    Future<GraphChange.EdgeChanged> forward = log.writeEdge(connection, target.table(), target.route(), from, to,
-        stored, written, ChangeWriter.Copy.FORWARD);
+    return withInverse(connection, target, from, to, written, log.writeEdge(connection, target.table(),
+        target.route(), from, to, stored, written, ChangeWriter.Copy.FORWARD));
+  }
+
+  /** {@link #record} for a row an upsert already wrote: its count, its log entry and the inverse's outbox entry. */
+  private Future<Recorded> recordUpserted(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgesTable.Upserted upserted) {
+    return withInverse(connection, target, from, to, upserted.after(), log.upsertedEdge(connection, target.table(),
+        target.route(), from, to, upserted, ChangeWriter.Copy.FORWARD));
+  }
+
+  /** The forward copy's statements ({@code forward}), and behind them the inverse's outbox entry for {@code written}. */
+  private Future<Recorded> withInverse(SqlConnection connection, Target target, NodeId from, NodeId to,
+      EdgeRow written, Future<GraphChange.EdgeChanged> forward) {
     InverseOp inverse = target.inverseOf(from, to, written);
     if (inverse == null) {
       return forward.map(changed -> new Recorded(changed, null));

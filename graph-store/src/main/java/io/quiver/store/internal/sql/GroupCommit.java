@@ -48,7 +48,8 @@ import java.util.function.Function;
  * phase sent together on the connection (pipelined):
  * <ol>
  *   <li><b>lock</b>: its locking reads, in key order ({@link Key}), so that two groups lock
- *       shared rows in the same order. It answers a {@link Step}: what to write, an answer with
+ *       shared rows in the same order — or a write that locks as it writes and answers what it
+ *       replaced (an edge's upsert). It answers a {@link Step}: what to write, an answer with
  *       nothing to write, or a refusal (a check that failed: a node gone, a condition unmet).</li>
  *   <li><b>write</b>: the statements of every member that writes.</li>
  * </ol>

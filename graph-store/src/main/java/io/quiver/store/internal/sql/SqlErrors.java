@@ -19,6 +19,8 @@ import java.util.concurrent.TimeoutException;
 public final class SqlErrors {
   /** Duplicate entry for a key. */
   public static final int ER_DUP_ENTRY = 1062;
+  /** A single-row INSERT gave a NOT NULL column NULL (in any SQL mode); nothing was written. */
+  public static final int ER_BAD_NULL_ERROR = 1048;
   /** Deadlock found when trying to get lock; the transaction was rolled back. */
   public static final int ER_LOCK_DEADLOCK = 1213;
   /** Lock wait timeout exceeded. */

@@ -18,6 +18,7 @@ import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlValues;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.DatabaseException;
+import io.vertx.sqlclient.spi.DatabaseMetadata;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
@@ -46,6 +47,15 @@ import java.util.Set;
  * — as the bulk import and the inverses always did. Until issue 37 a write first upserted a
  * placeholder tombstone so that there was a row to lock: a statement more on every write, and
  * every new edge written twice with both its secondary keys.
+ *
+ * <h2>Deciding in SQL</h2>
+ * A client's add without a condition and a removal need nothing of the stored row before they
+ * write: what they keep of it follows from it by a fixed rule. On MariaDB each is one upsert
+ * ({@link #upsertFrom}, {@link #upsertTombstone}) that applies the rule in its {@code ON DUPLICATE
+ * KEY UPDATE}, keeps the old row's columns in session variables and answers old and new rows
+ * with {@code RETURNING}: the locking read is gone, and a new edge's racing writers no longer
+ * fail on its key (the second insert waits for the first, then updates). The count, the log and
+ * the outbox are decided in Java on what it answered, as before.
  *
  * <h2>Pipelined</h2>
  * Statements of a write that do not need each other's answers are sent together on the
@@ -170,10 +180,124 @@ public final class EdgesTable implements ShardTable {
                 + " updated_us = ? WHERE from_id = ? AND to_id = ?")
             .execute(Tuple.of(after.sequence(), after.state(), after.data(), after.updatedUs(), from.value(),
                 to.value()));
+    Future<GraphChange.EdgeChanged> counted = counted(connection, route, from, to, before, after);
+    return Future.all(written, counted).map(both -> counted.result());
+  }
+
+  /**
+   * {@link #write}'s record of the change on its list's count row, alone: for a row already
+   * written by {@link #upsertFrom} or {@link #upsertTombstone}. The count row's upsert is the
+   * statement it sends, so the next one sent reads the list's new version as {@code LAST_INSERT_ID()}.
+   */
+  public Future<GraphChange.EdgeChanged> counted(SqlConnection connection, ShardRoute route, NodeId from,
+      NodeId to, EdgeRow before, EdgeRow after) {
     int countDelta = countDelta(EdgeRow.orAbsent(before), after);
-    Future<Long> version = CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta);
-    return Future.all(written, version).map(both -> new GraphChange.EdgeChanged(from, type.name(), to,
-        after.live() ? edge(from, to, after) : null, version.result(), countDelta));
+    return CountsTable.INSTANCE.adjust(connection, route, type.id(), from.value(), countDelta)
+        .map(version -> new GraphChange.EdgeChanged(from, type.name(), to, after.live() ? edge(from, to, after) : null,
+            version, countDelta));
+  }
+
+  // ---- the upserts: a client's write that decides in SQL ----
+
+  /**
+   * Whether the host behind {@code connection} runs the upserts ({@link #upsertFrom},
+   * {@link #upsertTombstone}): MariaDB 10.5 or later, whose {@code INSERT} answers rows
+   * ({@code RETURNING}). On MySQL a write reads its row, locked, first ({@link #readLockedFrom}).
+   */
+  public static boolean upserts(SqlConnection connection) {
+    DatabaseMetadata server = connection.databaseMetadata();
+    return "MariaDB".equals(server.productName())
+        && (server.majorVersion() > 10 || server.majorVersion() == 10 && server.minorVersion() >= 5);
+  }
+
+  /** What an upsert replaced ({@code before}, null where there was no row) and what it left ({@code after}). */
+  public record Upserted(EdgeRow before, EdgeRow after) {}
+
+  /**
+   * The old row's columns, kept in session variables by the first assignment of an upsert's
+   * {@code ON DUPLICATE KEY UPDATE} before any is overwritten (the assignments run left to right,
+   * each later one reading the columns the earlier ones set). Every operand of the {@code OR}
+   * runs: all but {@code data} are {@code NOT NULL}, and {@code data} is the last. Its value is
+   * always true, so the expression it guards, the first column's new value, is what is assigned.
+   */
+  private static final String KEEP_OLD_ROW = "(@edge_old_us := updated_us) IS NULL OR (@edge_old_state := state) IS NULL"
+      + " OR (@edge_old_sequence := sequence) IS NULL OR (@edge_old_data := data) IS NULL OR TRUE";
+
+  /**
+   * What an upsert answers: the row it left, and the old row's variables ({@code old_us} null where
+   * it inserted), cast, as a prepared statement knows no variable's type and would answer text.
+   */
+  private static final String RETURNING_OLD_AND_NEW = " RETURNING " + ROW
+      + ", CAST(@edge_old_us AS SIGNED) AS old_us, CAST(@edge_old_state AS SIGNED) AS old_state,"
+      + " CAST(@edge_old_sequence AS SIGNED) AS old_sequence, CAST(@edge_old_data AS CHAR) AS old_data";
+
+  /**
+   * A client's unconditional add, as one statement that does what {@link #readLockedFrom} and
+   * {@link #write} did in two. On a stored row it applies {@code EdgeStore#added}'s rule in SQL —
+   * a null {@code sequence} keeps an active edge's (a new one gets {@code nowUs}), null
+   * {@code data} keeps an active edge's, and the write time is the later of {@code nowUs} and the
+   * stored one plus one, so the write always lands. It answers the row it replaced, from the
+   * variables {@link #KEEP_OLD_ROW} kept, and the row it left ({@code RETURNING}): what the Java
+   * rule needs to count, log and answer the write. Null when the FROM node is gone.
+   *
+   * <p>The FROM node is read, share-locked, by a subquery that gives the row its write time
+   * ({@link NodesTable#existsLockedQuery}): with no node it is NULL, and a single-row INSERT
+   * refuses a NULL for a {@code NOT NULL} column before it looks for a duplicate, in any SQL mode
+   * (ER_BAD_NULL_ERROR, the statement undone, nothing written). The natural shape, {@code INSERT
+   * … SELECT … FROM} the node's row, costs every transaction it is in a second InnoDB fsync on
+   * MariaDB 11.4 (any {@code INSERT … SELECT} does, even from {@code DUAL}): measured, it made
+   * the writes mix slower than the locking read it replaced.
+   *
+   * <p>The variable that tells an insert from an update, {@code @edge_old_us}, is reset by the
+   * row itself (its {@code updated_us} is {@code COALESCE(@edge_old_us := NULL, …)}), before
+   * MariaDB tries the insert: a variable a statement before it left on the connection is never
+   * read as this row's.
+   *
+   * <p>Why (issue 37): a client's write read its row with a locking read and then wrote it; a
+   * build writing without those reads served 1.29–1.40 × the writes, and a build sending them
+   * pipelined was no faster, so it was the statement that cost, not its round trip. This one
+   * served 1.09 × the build before it (benchmarks/README, "An edge write that decides in SQL").
+   */
+  public Future<Upserted> upsertFrom(SqlConnection connection, ShardRoute route, NodesTable fromNodes, NodeId from,
+      long to, Long sequence, int state, String data, long nowUs) {
+    String sql = insertInto(route)
+        + " VALUES (?, ?, COALESCE(?, ?), ?, ?, COALESCE(@edge_old_us := NULL, ("
+        + fromNodes.existsLockedQuery(route.shard(), "?") + ")))"
+        + " ON DUPLICATE KEY UPDATE sequence = IF(" + KEEP_OLD_ROW + ","
+        + " IF(@edge_old_state = " + EdgeRow.ACTIVE + " AND ? IS NULL, @edge_old_sequence, VALUES(sequence)), NULL),"
+        + " data = IF(@edge_old_state = " + EdgeRow.ACTIVE + " AND ? = 1, @edge_old_data, VALUES(data)),"
+        + " state = VALUES(state), updated_us = GREATEST(VALUES(updated_us), @edge_old_us + 1)"
+        + RETURNING_OLD_AND_NEW;
+    Tuple arguments = Tuple.of(from.value(), to, sequence, nowUs, state, data, nowUs, from.local())
+        .addValue(sequence).addValue(data == null ? 1 : 0);
+    return connection.preparedQuery(sql).execute(arguments)
+        .map(rows -> upserted(rows.iterator().next()))
+        .recover(failure -> failure instanceof DatabaseException db && db.getErrorCode() == SqlErrors.ER_BAD_NULL_ERROR
+            ? Future.succeededFuture(null) : Future.failedFuture(failure));
+  }
+
+  /**
+   * A client's removal, as one statement: the row made a tombstone that keeps its sequence and
+   * data (one inserted where there is none), at the later of {@code nowUs} and its write time plus
+   * one, as {@link #upsertFrom} writes; it answers the row it replaced and the tombstone. A
+   * removal needs no FROM node: a deleted node's edges are removed too.
+   */
+  public Future<Upserted> upsertTombstone(SqlConnection connection, ShardRoute route, long from, long to, long nowUs) {
+    String sql = insertInto(route)
+        + " VALUES (?, ?, 0, " + EdgeRow.DELETED + ", NULL, COALESCE(@edge_old_us := NULL, ?))"
+        + " ON DUPLICATE KEY UPDATE state = IF(" + KEEP_OLD_ROW + ", " + EdgeRow.DELETED + ", NULL),"
+        + " updated_us = GREATEST(VALUES(updated_us), @edge_old_us + 1)"
+        + RETURNING_OLD_AND_NEW;
+    return connection.preparedQuery(sql).execute(Tuple.of(from, to, nowUs))
+        .map(rows -> upserted(rows.iterator().next()));
+  }
+
+  /** An upsert's answer ({@link #RETURNING_OLD_AND_NEW}) read. */
+  private static Upserted upserted(Row read) {
+    Long oldUs = read.getLong("old_us");
+    EdgeRow before = oldUs == null ? null : new EdgeRow(read.getLong("old_sequence"), read.getInteger("old_state"),
+        read.getString("old_data"), oldUs);
+    return new Upserted(before, row(read));
   }
 
   // ---- the batch write path, for bulk imports ----
@@ -323,12 +447,16 @@ public final class EdgesTable implements ShardTable {
    * to a power of two: a repeated row in a plain INSERT would be a duplicate key.
    */
   private String rowsSql(ShardRoute route, int rows, String tail) {
-    StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard())).append(" (")
-        .append(String.join(", ", COLUMNS)).append(") VALUES ");
+    StringBuilder sql = new StringBuilder(insertInto(route)).append(" VALUES ");
     for (int row = 0; row < rows; row++) {
       sql.append(row == 0 ? "(?, ?, ?, ?, ?, ?)" : ", (?, ?, ?, ?, ?, ?)");
     }
     return sql.append(tail).toString();
+  }
+
+  /** {@code INSERT INTO t (columns)}, on the route's shard. */
+  private String insertInto(ShardRoute route) {
+    return "INSERT INTO " + on(route.shard()) + " (" + String.join(", ", COLUMNS) + ")";
   }
 
   private static Tuple rowsArguments(List<Rewrite> rewrites) {

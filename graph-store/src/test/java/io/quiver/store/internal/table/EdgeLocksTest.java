@@ -2,6 +2,7 @@ package io.quiver.store.internal.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.quiver.schema.Schema;
 import io.quiver.store.NodeId;
@@ -26,8 +27,9 @@ import org.junit.jupiter.api.Test;
  * What a write of an edge locks before it writes, against a real host on a shard database of the
  * test's own: its FROM node's row shared (a node update or delete waits for the write; another
  * writer of the node's edges does not) and the edge's row exclusive, both in one statement
- * ({@link EdgesTable#readLockedFrom}), and the same for a batch ({@link EdgesTable#readLockedManyFrom}).
- * Statements are counted by MariaDB's {@code Com_stmt_execute} of the session.
+ * ({@link EdgesTable#readLockedFrom}), and the same for a batch ({@link EdgesTable#readLockedManyFrom});
+ * and on MariaDB the same locks taken by the upserts that write as they lock ({@link EdgesTable#upsertFrom},
+ * {@link EdgesTable#upsertTombstone}), with what they answer. Statements are counted by MariaDB's {@code Com_stmt_execute} of the session.
  */
 class EdgeLocksTest {
   /** A shard no test backend's map holds, so its database is this test's alone. */
@@ -134,6 +136,108 @@ class EdgeLocksTest {
             + " LOCK IN SHARE MODE")).isEqualTo(1);
       }
     });
+  }
+
+  @Test
+  void upserts_onMariaDb_andOnlyThere() throws Exception {
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      boolean mariaDb = session.databaseMetadata().fullVersion().contains("MariaDB");
+      assertThat(EdgesTable.upserts(session)).as(session.databaseMetadata().fullVersion()).isEqualTo(mariaDb);
+    } finally {
+      session.close().await();
+    }
+  }
+
+  @Test
+  void upsertFrom_writesTheRowAndAnswersWhatItReplaced_inOneStatement_andWithTheNodeGoneWritesNothing()
+      throws Exception {
+    assumeUpserts();
+    NodeId board = board(1);
+    NodeId gone = NodeId.of(SHARD, boards.type().id(), 2);
+    edge(board, 10, 7);
+    edge(gone, 10, 8);
+
+    OneHost.Counted<EdgesTable.Upserted> kept = inTransaction(session -> pins.upsertFrom(session, route, boards, board,
+        10, null, EdgeRow.ACTIVE, null, 100));
+    assertThat(kept.counted()).as("statements for the node's lock, the row's write and its old columns").isEqualTo(1);
+    assertThat(kept.answer().before()).isEqualTo(new EdgeRow(7, EdgeRow.ACTIVE, "{\"note\": \"x\"}", 1));
+    assertThat(kept.answer().after()).as("an active edge's sequence and data kept")
+        .isEqualTo(new EdgeRow(7, EdgeRow.ACTIVE, "{\"note\": \"x\"}", 100));
+
+    EdgesTable.Upserted fresh = inTransaction(session -> pins.upsertFrom(session, route, boards, board, 10, 3L,
+            EdgeRow.ARCHIVED, "{}", 100)
+        .compose(first -> pins.upsertFrom(session, route, boards, board, 12, null, EdgeRow.ACTIVE, null, 200)))
+        .answer();
+    assertThat(fresh.before()).as("what the statement before left in the session is not this row's").isNull();
+    assertThat(fresh.after()).isEqualTo(new EdgeRow(200, EdgeRow.ACTIVE, null, 200));
+
+    host.execute("UPDATE " + pins.on(SHARD) + " SET updated_us = 5000, state = " + EdgeRow.ARCHIVED
+        + " WHERE to_id = 10");
+    EdgesTable.Upserted later = inTransaction(session -> pins.upsertFrom(session, route, boards, board, 10, null,
+        EdgeRow.ACTIVE, null, 100)).answer();
+    assertThat(later.after()).as("an archived edge's sequence and data not kept; the write lands after the stored one")
+        .isEqualTo(new EdgeRow(100, EdgeRow.ACTIVE, null, 5001));
+
+    OneHost.Counted<EdgeRow> refused = inTransaction(session -> pins.upsertFrom(session, route, boards, gone, 10, 99L,
+            EdgeRow.ACTIVE, null, 100)
+        .compose(upserted -> {
+          assertThat(upserted).as("the node is gone").isNull();
+          return pins.readLocked(session, route, gone.value(), 10);
+        }));
+    assertThat(refused.answer().sequence()).as("the row as it was").isEqualTo(8);
+    assertThat(inTransaction(session -> pins.upsertFrom(session, route, boards, gone, 11, 99L, EdgeRow.ACTIVE, null,
+        100).compose(upserted -> pins.readLocked(session, route, gone.value(), 11))).answer())
+        .as("no row inserted").isNull();
+  }
+
+  @Test
+  void upsertFrom_sharesTheNodesLock_andHoldsTheEdgesRowAlone() throws Exception {
+    assumeUpserts();
+    NodeId board = board(1);
+    edge(board, 10, 7);
+    edge(board, 11, 9);
+
+    holding(session -> pins.upsertFrom(session, route, boards, board, 10, 8L, EdgeRow.ACTIVE, null, 100), () -> {
+      try (Connection other = contender()) {
+        assertThat(rows(other, "SELECT 1 FROM " + boards.on(SHARD) + " WHERE local_id = " + board.local()
+            + " LOCK IN SHARE MODE")).as("another writer of the node's edges shares its lock").isEqualTo(1);
+        assertThat(rows(other, "SELECT 1 FROM " + pins.on(SHARD) + " WHERE from_id = " + board.value()
+            + " AND to_id = 11 FOR UPDATE")).as("another edge of the node is not held").isEqualTo(1);
+        assertLockWait(other, "DELETE FROM " + boards.on(SHARD) + " WHERE local_id = " + board.local());
+        assertLockWait(other, "SELECT 1 FROM " + pins.on(SHARD) + " WHERE from_id = " + board.value()
+            + " AND to_id = 10 LOCK IN SHARE MODE");
+      }
+    });
+  }
+
+  @Test
+  void upsertTombstone_keepsSequenceAndData_landsAfterTheStoredWrite_andAnswersWhatItReplaced() throws Exception {
+    assumeUpserts();
+    NodeId board = board(1);
+    edge(board, 10, 7);
+
+    OneHost.Counted<EdgesTable.Upserted> removed = inTransaction(session -> pins.upsertTombstone(session, route,
+        board.value(), 10, 100));
+    assertThat(removed.counted()).isEqualTo(1);
+    assertThat(removed.answer()).isEqualTo(new EdgesTable.Upserted(
+        new EdgeRow(7, EdgeRow.ACTIVE, "{\"note\": \"x\"}", 1), new EdgeRow(7, EdgeRow.DELETED, "{\"note\": \"x\"}", 100)));
+    assertThat(inTransaction(session -> pins.upsertTombstone(session, route, board.value(), 10, 0)).answer().after()
+        .updatedUs()).as("later than the stored write, whatever this server's clock says").isEqualTo(2);
+    assertThat(inTransaction(session -> pins.upsertFrom(session, route, boards, board, 10, null, EdgeRow.ACTIVE,
+            null, 100).compose(first -> pins.upsertTombstone(session, route, board.value(), 20, 300))).answer())
+        .as("a tombstone where there was no row")
+        .isEqualTo(new EdgesTable.Upserted(null, new EdgeRow(0, EdgeRow.DELETED, null, 300)));
+  }
+
+  /** The upserts are MariaDB's ({@link EdgesTable#upserts}); elsewhere a write reads its row first. */
+  private static void assumeUpserts() throws Exception {
+    SqlConnection session = host.pool.getConnection().await();
+    try {
+      assumeTrue(EdgesTable.upserts(session), "the host does not run the upserts");
+    } finally {
+      session.close().await();
+    }
   }
 
   private static NodeId board(long local) throws Exception {
