@@ -256,7 +256,8 @@ public final class EdgesTable implements ShardTable {
    * <p>Why (issue 37): a client's write read its row with a locking read and then wrote it; a
    * build writing without those reads served 1.29–1.40 × the writes, and a build sending them
    * pipelined was no faster, so it was the statement that cost, not its round trip. This one
-   * served 1.09 × the build before it (benchmarks/README, "An edge write that decides in SQL").
+   * served 1.08–1.09 × the build before it in two runs (benchmarks/README, "An edge write that
+   * decides in SQL").
    */
   public Future<Upserted> upsertFrom(SqlConnection connection, ShardRoute route, NodesTable fromNodes, NodeId from,
       long to, Long sequence, int state, String data, long nowUs) {
