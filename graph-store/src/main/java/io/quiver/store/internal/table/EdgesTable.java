@@ -224,10 +224,13 @@ public final class EdgesTable implements ShardTable {
       + " OR (@edge_old_sequence := sequence) IS NULL OR (@edge_old_data := data) IS NULL OR TRUE";
 
   /**
-   * What an upsert answers: the row it left, and the old row's variables ({@code old_us} null where
-   * it inserted), cast, as a prepared statement knows no variable's type and would answer text.
+   * How every upsert ends: its last assignment, the write time that lands after the stored one
+   * whatever this server's clock says (the later of the new one and the old one plus one); then
+   * what it answers, the row it left and the old row's variables ({@code old_us} null where it
+   * inserted), cast, as a prepared statement knows no variable's type and would answer text.
    */
-  private static final String RETURNING_OLD_AND_NEW = " RETURNING " + ROW
+  private static final String LANDS_AND_ANSWERS = " updated_us = GREATEST(VALUES(updated_us), @edge_old_us + 1)"
+      + " RETURNING " + ROW
       + ", CAST(@edge_old_us AS SIGNED) AS old_us, CAST(@edge_old_state AS SIGNED) AS old_state,"
       + " CAST(@edge_old_sequence AS SIGNED) AS old_sequence, CAST(@edge_old_data AS CHAR) AS old_data";
 
@@ -267,8 +270,7 @@ public final class EdgesTable implements ShardTable {
         + " ON DUPLICATE KEY UPDATE sequence = IF(" + KEEP_OLD_ROW + ","
         + " IF(@edge_old_state = " + EdgeRow.ACTIVE + " AND ? IS NULL, @edge_old_sequence, VALUES(sequence)), NULL),"
         + " data = IF(@edge_old_state = " + EdgeRow.ACTIVE + " AND ? = 1, @edge_old_data, VALUES(data)),"
-        + " state = VALUES(state), updated_us = GREATEST(VALUES(updated_us), @edge_old_us + 1)"
-        + RETURNING_OLD_AND_NEW;
+        + " state = VALUES(state)," + LANDS_AND_ANSWERS;
     Tuple arguments = Tuple.of(from.value(), to, sequence, nowUs, state, data, nowUs, from.local())
         .addValue(sequence).addValue(data == null ? 1 : 0);
     return connection.preparedQuery(sql).execute(arguments)
@@ -287,13 +289,12 @@ public final class EdgesTable implements ShardTable {
     String sql = insertInto(route)
         + " VALUES (?, ?, 0, " + EdgeRow.DELETED + ", NULL, COALESCE(@edge_old_us := NULL, ?))"
         + " ON DUPLICATE KEY UPDATE state = IF(" + KEEP_OLD_ROW + ", " + EdgeRow.DELETED + ", NULL),"
-        + " updated_us = GREATEST(VALUES(updated_us), @edge_old_us + 1)"
-        + RETURNING_OLD_AND_NEW;
+        + LANDS_AND_ANSWERS;
     return connection.preparedQuery(sql).execute(Tuple.of(from, to, nowUs))
         .map(rows -> upserted(rows.iterator().next()));
   }
 
-  /** An upsert's answer ({@link #RETURNING_OLD_AND_NEW}) read. */
+  /** An upsert's answer ({@link #LANDS_AND_ANSWERS}) read. */
   private static Upserted upserted(Row read) {
     Long oldUs = read.getLong("old_us");
     EdgeRow before = oldUs == null ? null : new EdgeRow(read.getLong("old_sequence"), read.getInteger("old_state"),
