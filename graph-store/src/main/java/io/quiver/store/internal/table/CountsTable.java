@@ -1,10 +1,14 @@
 package io.quiver.store.internal.table;
 
 import io.quiver.store.internal.sql.InLists;
+import io.quiver.store.internal.sql.Returning;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.vertx.core.Future;
 import io.vertx.mysqlclient.MySQLClient;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,9 +89,15 @@ public final class CountsTable implements ShardTable {
 
   /**
    * {@link #adjust} for many lists of one edge type at once, in one statement; padded to a power
-   * of two of rows by repeating the last list with nothing to add, which changes nothing.
+   * of two of rows by repeating the last list with nothing to add, which changes nothing. Answers
+   * the versions it made, by FROM node. On a host whose {@code INSERT} answers rows
+   * ({@link Returning}) the statement answers them itself ({@code RETURNING}; a padded row
+   * answers its list's version again, unchanged); on any other, a second statement sent behind it
+   * in the same transaction reads them ({@link #versions}). Issue 37: that read was one statement
+   * in forty of the writes mix, sent by every batch the drainer and the bulk import write.
    */
-  public Future<Void> adjustMany(SqlClient client, ShardRoute route, int edgeTypeId, List<Adjustment> adjustments) {
+  public Future<Map<Long, Long>> adjustMany(SqlConnection connection, ShardRoute route, int edgeTypeId,
+      List<Adjustment> adjustments) {
     int slots = InLists.bucket(adjustments.size());
     List<Object> arguments = new ArrayList<>(slots * 4);
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard()))
@@ -102,7 +112,14 @@ public final class CountsTable implements ShardTable {
       arguments.add(padding ? 0 : adjustment.changes());
     }
     sql.append(" ON DUPLICATE KEY UPDATE count = count + VALUES(count), version = version + VALUES(version)");
-    return client.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments)).mapEmpty();
+    if (Returning.answers(connection)) {
+      return connection.preparedQuery(sql.append(" RETURNING from_id, version").toString())
+          .execute(Tuple.wrap(arguments)).map(CountsTable::versionsByFrom);
+    }
+    Future<?> adjusted = connection.preparedQuery(sql.toString()).execute(Tuple.wrap(arguments));
+    Future<Map<Long, Long>> versions = versions(connection, route, edgeTypeId,
+        adjustments.stream().map(Adjustment::from).toList());
+    return Future.all(adjusted, versions).map(both -> versions.result());
   }
 
   /**
@@ -114,11 +131,14 @@ public final class CountsTable implements ShardTable {
     arguments.add(edgeTypeId);
     String sql = "SELECT from_id, version FROM " + on(route.shard()) + " WHERE edge_type = ? AND from_id IN ("
         + InLists.pad(froms, arguments) + ")";
-    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(rows -> {
-      Map<Long, Long> versions = new HashMap<>();
-      rows.forEach(row -> versions.put(row.getLong("from_id"), row.getLong("version")));
-      return versions;
-    });
+    return client.preparedQuery(sql).execute(Tuple.wrap(arguments)).map(CountsTable::versionsByFrom);
+  }
+
+  /** Rows of {@code (from_id, version)} by FROM node. */
+  private static Map<Long, Long> versionsByFrom(RowSet<Row> rows) {
+    Map<Long, Long> versions = new HashMap<>();
+    rows.forEach(row -> versions.put(row.getLong("from_id"), row.getLong("version")));
+    return versions;
   }
 
   /** The count of one list; 0 when it has never had an edge. */

@@ -13,12 +13,12 @@ import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import io.quiver.store.internal.sql.InLists;
+import io.quiver.store.internal.sql.Returning;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlValues;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.DatabaseException;
-import io.vertx.sqlclient.spi.DatabaseMetadata;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
@@ -202,12 +202,10 @@ public final class EdgesTable implements ShardTable {
   /**
    * Whether the host behind {@code connection} runs the upserts ({@link #upsertFrom},
    * {@link #upsertTombstone}): MariaDB 10.5 or later, whose {@code INSERT} answers rows
-   * ({@code RETURNING}). On MySQL a write reads its row, locked, first ({@link #readLockedFrom}).
+   * ({@link Returning}). On MySQL a write reads its row, locked, first ({@link #readLockedFrom}).
    */
   public static boolean upserts(SqlConnection connection) {
-    DatabaseMetadata server = connection.databaseMetadata();
-    return "MariaDB".equals(server.productName())
-        && (server.majorVersion() > 10 || server.majorVersion() == 10 && server.minorVersion() >= 5);
+    return Returning.answers(connection);
   }
 
   /** What an upsert replaced ({@code before}, null where there was no row) and what it left ({@code after}). */
@@ -395,7 +393,7 @@ public final class EdgesTable implements ShardTable {
   /**
    * {@link #write} for many locked rows at once, at most one per key: one multi-row INSERT of the
    * new rows, one multi-row upsert of the stored ones, one statement for their lists' counts and
-   * versions ({@link CountsTable#adjustMany}) and one reading the versions back, all sent together.
+   * versions ({@link CountsTable#adjustMany}, which answers the versions it made), all sent together.
    * A list's version moves by the number of its rows written; its changes are answered in the
    * order given, numbered up to the version read, so a cache holding the list applies them in
    * place as it does single writes'.
@@ -421,10 +419,9 @@ public final class EdgesTable implements ShardTable {
           new CountsTable.Adjustment(rewrite.key().from(), countDelta(rewrite.held(), rewrite.after()), 1),
           CountsTable.Adjustment::plus);
     }
-    Future<Void> counted = CountsTable.INSTANCE.adjustMany(connection, route, type.id(), List.copyOf(lists.values()));
-    Future<Map<Long, Long>> versions = CountsTable.INSTANCE.versions(connection, route, type.id(),
-        List.copyOf(lists.keySet()));
-    return Future.all(inserted, updated, counted, versions).map(all -> {
+    Future<Map<Long, Long>> versions = CountsTable.INSTANCE.adjustMany(connection, route, type.id(),
+        List.copyOf(lists.values()));
+    return Future.all(inserted, updated, versions).map(all -> {
       Map<Long, Long> next = new HashMap<>();
       lists.forEach((from, adjustment) -> next.put(from, versions.result().get(from) - adjustment.changes() + 1));
       List<GraphChange.EdgeChanged> changed = new ArrayList<>(rewrites.size());

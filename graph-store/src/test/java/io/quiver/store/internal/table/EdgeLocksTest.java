@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.quiver.schema.Schema;
+import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.sql.OneHost;
 import io.quiver.store.internal.sql.ShardRoute;
@@ -44,7 +45,7 @@ class EdgeLocksTest {
     Schema schema = TestBackend.get().schema();
     boards = new NodesTable(schema.nodeType("board").orElseThrow());
     pins = new EdgesTable(schema.edgeType("board_has_pins").orElseThrow());
-    host = new OneHost("db60002", 2, boards.ddl(SHARD), pins.ddl(SHARD));
+    host = new OneHost("db60002", 2, boards.ddl(SHARD), pins.ddl(SHARD), CountsTable.INSTANCE.ddl(SHARD));
     route = host.route(SHARD);
   }
 
@@ -57,6 +58,7 @@ class EdgeLocksTest {
   void empty() throws Exception {
     host.execute("DELETE FROM " + boards.on(SHARD));
     host.execute("DELETE FROM " + pins.on(SHARD));
+    host.execute("DELETE FROM " + CountsTable.INSTANCE.on(SHARD));
   }
 
   @Test
@@ -230,11 +232,51 @@ class EdgeLocksTest {
         .isEqualTo(new EdgesTable.Upserted(null, new EdgeRow(0, EdgeRow.DELETED, null, 300)));
   }
 
+  @Test
+  void writeMany_numbersEachListsChanges_fromTheVersionsItsCountsStatementAnswers() throws Exception {
+    NodeId first = board(1);
+    NodeId second = board(2);
+    NodeId third = board(3);
+    edge(first, 10, 7);
+    host.execute("INSERT INTO " + CountsTable.INSTANCE.on(SHARD) + " (from_id, edge_type, count, version) VALUES ("
+        + first.value() + ", " + pins.type().id() + ", 1, 5)");
+    EdgeRow stored = new EdgeRow(7, EdgeRow.ACTIVE, "{\"note\": \"x\"}", 1);
+    EdgeRow added = new EdgeRow(9, EdgeRow.ACTIVE, null, 50);
+    // Three lists, so the counts' statement is padded to four rows.
+    List<EdgesTable.Rewrite> rewrites = List.of(
+        new EdgesTable.Rewrite(new EdgesTable.Key(first.value(), 10), stored, stored.removedAt(50)),
+        new EdgesTable.Rewrite(new EdgesTable.Key(first.value(), 11), null, added),
+        new EdgesTable.Rewrite(new EdgesTable.Key(second.value(), 20), null, added),
+        new EdgesTable.Rewrite(new EdgesTable.Key(third.value(), 30), null, added));
+
+    OneHost.Counted<List<Object>> written = inTransaction(session -> pins.writeMany(session, route, rewrites)
+        .compose(changed -> CountsTable.INSTANCE.versions(session, route, pins.type().id(),
+                List.of(first.value(), second.value(), third.value()))
+            .map(held -> List.of(changed, held))));
+
+    @SuppressWarnings("unchecked")
+    List<GraphChange.EdgeChanged> changed =
+        (List<GraphChange.EdgeChanged>) written.answer().get(0);
+    assertThat(changed).extracting(GraphChange.EdgeChanged::listVersion)
+        .as("each list's changes numbered in order, up to the version its count row holds").containsExactly(6L, 7L, 1L, 1L);
+    assertThat(changed).extracting(GraphChange.EdgeChanged::countDelta).containsExactly(-1, 1, 1, 1);
+    assertThat(written.answer().get(1)).as("what the count rows hold after the batch")
+        .isEqualTo(Map.of(first.value(), 7L, second.value(), 1L, third.value(), 1L));
+    long versionsRead = upserts() ? 0 : 1;
+    assertThat(written.counted()).as("the batch's statements (new rows, stored rows, counts; on MySQL the versions"
+        + " read back), and the test's own read").isEqualTo(3 + versionsRead + 1);
+  }
+
   /** The upserts are MariaDB's ({@link EdgesTable#upserts}); elsewhere a write reads its row first. */
   private static void assumeUpserts() throws Exception {
+    assumeTrue(upserts(), "the host does not run the upserts");
+  }
+
+  /** Whether the test's host answers {@code INSERT … RETURNING}, as {@link EdgesTable#upserts} asks. */
+  private static boolean upserts() throws Exception {
     SqlConnection session = host.pool.getConnection().await();
     try {
-      assumeTrue(EdgesTable.upserts(session), "the host does not run the upserts");
+      return EdgesTable.upserts(session);
     } finally {
       session.close().await();
     }
