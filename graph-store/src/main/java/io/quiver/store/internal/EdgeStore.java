@@ -24,6 +24,7 @@ import io.quiver.store.NodeId;
 import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.sql.Access;
 import io.quiver.store.internal.sql.GroupCommit;
+import io.quiver.store.internal.sql.Returning;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.ShardRouter;
@@ -143,7 +144,7 @@ final class EdgeStore {
     int rowState = state == EdgeState.ARCHIVED ? EdgeRow.ARCHIVED : EdgeRow.ACTIVE;
     return Futures.attempt(() -> planWrite(from, typeName, to, data))
         .compose(target -> grouped(target, from, to, connection -> condition.expect() == EdgeCondition.Expect.ANY
-            && EdgesTable.upserts(connection)
+            && Returning.answers(connection)
             ? upsertAdd(connection, target, from, to, sequence, data, rowState)
             : lockFromExisting(connection, target, from, to)
                 .map(locked -> addStep(target, from, to, locked, sequence, data, rowState, condition))));
@@ -153,7 +154,7 @@ final class EdgeStore {
    * An add with no condition, in one statement that checks the node, writes the row and answers
    * what it replaced ({@link EdgesTable#upsertFrom}, applying {@link #added}'s rule in SQL): with
    * nothing to check against the stored row, no locking read has to come first. MariaDB only
-   * ({@link EdgesTable#upserts}); a conditional add reads the row, locked, and decides in Java.
+   * ({@link Returning#answers}); a conditional add reads the row, locked, and decides in Java.
    */
   private Future<GroupCommit.Step<EdgeWrite>> upsertAdd(SqlConnection connection, Target target, NodeId from,
       NodeId to, Long sequence, ObjectNode data, int state) {
@@ -248,7 +249,7 @@ final class EdgeStore {
   Future<EdgeWrite> remove(NodeId from, String typeName, NodeId to) {
     return Futures.attempt(() -> planWrite(from, typeName, to, null))
         .compose(target -> grouped(target, from, to, connection -> target.inverse() != null
-            && EdgesTable.upserts(connection)
+            && Returning.answers(connection)
             ? upsertRemove(connection, target, from, to)
             : lockedRemove(connection, target, from, to)));
   }

@@ -13,7 +13,6 @@ import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.Order;
 import io.quiver.store.internal.sql.InLists;
-import io.quiver.store.internal.sql.Returning;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlValues;
@@ -198,15 +197,6 @@ public final class EdgesTable implements ShardTable {
   }
 
   // ---- the upserts: a client's write that decides in SQL ----
-
-  /**
-   * Whether the host behind {@code connection} runs the upserts ({@link #upsertFrom},
-   * {@link #upsertTombstone}): MariaDB 10.5 or later, whose {@code INSERT} answers rows
-   * ({@link Returning}). On MySQL a write reads its row, locked, first ({@link #readLockedFrom}).
-   */
-  public static boolean upserts(SqlConnection connection) {
-    return Returning.answers(connection);
-  }
 
   /** What an upsert replaced ({@code before}, null where there was no row) and what it left ({@code after}). */
   public record Upserted(EdgeRow before, EdgeRow after) {}

@@ -8,6 +8,7 @@ import io.quiver.schema.Schema;
 import io.quiver.store.GraphChange;
 import io.quiver.store.NodeId;
 import io.quiver.store.internal.sql.OneHost;
+import io.quiver.store.internal.sql.Returning;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
@@ -145,7 +146,7 @@ class EdgeLocksTest {
     SqlConnection session = host.pool.getConnection().await();
     try {
       boolean mariaDb = session.databaseMetadata().fullVersion().contains("MariaDB");
-      assertThat(EdgesTable.upserts(session)).as(session.databaseMetadata().fullVersion()).isEqualTo(mariaDb);
+      assertThat(Returning.answers(session)).as(session.databaseMetadata().fullVersion()).isEqualTo(mariaDb);
     } finally {
       session.close().await();
     }
@@ -249,34 +250,35 @@ class EdgeLocksTest {
         new EdgesTable.Rewrite(new EdgesTable.Key(second.value(), 20), null, added),
         new EdgesTable.Rewrite(new EdgesTable.Key(third.value(), 30), null, added));
 
-    OneHost.Counted<List<Object>> written = inTransaction(session -> pins.writeMany(session, route, rewrites)
+    OneHost.Counted<Batch> written = inTransaction(session -> pins.writeMany(session, route, rewrites)
         .compose(changed -> CountsTable.INSTANCE.versions(session, route, pins.type().id(),
                 List.of(first.value(), second.value(), third.value()))
-            .map(held -> List.of(changed, held))));
+            .map(held -> new Batch(changed, held))));
 
-    @SuppressWarnings("unchecked")
-    List<GraphChange.EdgeChanged> changed =
-        (List<GraphChange.EdgeChanged>) written.answer().get(0);
+    List<GraphChange.EdgeChanged> changed = written.answer().changed();
     assertThat(changed).extracting(GraphChange.EdgeChanged::listVersion)
         .as("each list's changes numbered in order, up to the version its count row holds").containsExactly(6L, 7L, 1L, 1L);
     assertThat(changed).extracting(GraphChange.EdgeChanged::countDelta).containsExactly(-1, 1, 1, 1);
-    assertThat(written.answer().get(1)).as("what the count rows hold after the batch")
+    assertThat(written.answer().held()).as("what the count rows hold after the batch")
         .isEqualTo(Map.of(first.value(), 7L, second.value(), 1L, third.value(), 1L));
     long versionsRead = upserts() ? 0 : 1;
     assertThat(written.counted()).as("the batch's statements (new rows, stored rows, counts; on MySQL the versions"
         + " read back), and the test's own read").isEqualTo(3 + versionsRead + 1);
   }
 
-  /** The upserts are MariaDB's ({@link EdgesTable#upserts}); elsewhere a write reads its row first. */
+  /** What a batch answered, and what its lists' count rows then held. */
+  private record Batch(List<GraphChange.EdgeChanged> changed, Map<Long, Long> held) {}
+
+  /** The upserts are MariaDB's ({@link Returning#answers}); elsewhere a write reads its row first. */
   private static void assumeUpserts() throws Exception {
     assumeTrue(upserts(), "the host does not run the upserts");
   }
 
-  /** Whether the test's host answers {@code INSERT … RETURNING}, as {@link EdgesTable#upserts} asks. */
+  /** Whether the test's host answers {@code INSERT … RETURNING}, as {@link Returning#answers} asks. */
   private static boolean upserts() throws Exception {
     SqlConnection session = host.pool.getConnection().await();
     try {
-      return EdgesTable.upserts(session);
+      return Returning.answers(session);
     } finally {
       session.close().await();
     }
