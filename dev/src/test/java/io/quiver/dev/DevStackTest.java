@@ -40,6 +40,9 @@ class DevStackTest {
         java.nio.file.Path log = data.resolve("mariadb").resolve(host).resolve("mariadb.log");
         assertThat(log).as("MariaDB's own log, kept where an operator finds it").exists();
         assertThat(java.nio.file.Files.readString(log)).contains("ready for connections");
+        assertThat(ioCapacity(map.hosts().get(host)))
+            .as("dirty pages flushed at what an SSD sustains, not in storms that stall the other hosts' commits")
+            .containsExactly(2000L, 4000L);
       }
     }
 
@@ -104,6 +107,17 @@ class DevStackTest {
         }
       }
       Thread.sleep(20);
+    }
+  }
+
+  /** The host's {@code innodb_io_capacity} and {@code innodb_io_capacity_max}, as its server runs them. */
+  private static java.util.List<Long> ioCapacity(io.quiver.store.shard.Host host) throws Exception {
+    try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primaryHost() + ":"
+            + host.primaryPort() + "/", DevStack.USER, DevStack.PASSWORD);
+        var statement = connection.createStatement();
+        var rows = statement.executeQuery("SELECT @@innodb_io_capacity, @@innodb_io_capacity_max")) {
+      rows.next();
+      return java.util.List.of(rows.getLong(1), rows.getLong(2));
     }
   }
 
