@@ -107,6 +107,17 @@ final class Report {
       return String.format(Locale.ROOT, "%.0f–%.0f", rates.getMin(), rates.getMax());
     }
 
+    /**
+     * The longest call of each run, in run order, in ms: a stall that a target without deadlines
+     * sits out as one long wait per caller and one with deadlines answers 5xx at its deadline,
+     * neither of which the percentiles show when it is shorter than a thousandth of the calls.
+     */
+    String longest() {
+      return runs.stream().sorted(Comparator.comparingInt(Measured::run))
+          .map(run -> String.format(Locale.ROOT, "%.0f", run.recording().all().getMaxValue() / 1000.0))
+          .collect(java.util.stream.Collectors.joining(", "));
+    }
+
     Double sustained() {
       List<Double> rates = runs.stream().map(Measured::sustained).filter(Objects::nonNull).sorted().toList();
       return rates.isEmpty() ? null : rates.get(rates.size() / 2);
@@ -177,6 +188,7 @@ final class Report {
       row(out, "p99 ÷ quiver", level, c -> String.format(Locale.ROOT, "%.2f",
           (double) c.median().recording().all().getValueAtPercentile(99)
               / Math.max(1, quiver.median().recording().all().getValueAtPercentile(99))));
+      row(out, runs > 1 ? "longest call ms, run by run" : "longest call ms", level, Column::longest);
       if (level.stream().allMatch(c -> c.median().cpu() != null)) {
         row(out, "MariaDB CPU ms/op", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().database()));
         row(out, "server CPU ms/op (its JVM, + Redis)", level, c -> String.format(Locale.ROOT, "%.3f", c.median().cpu().servers()));
@@ -305,6 +317,7 @@ final class Report {
         op.put("p95Micros", h.getValueAtPercentile(95));
         op.put("p99Micros", h.getValueAtPercentile(99));
         op.put("p999Micros", h.getValueAtPercentile(99.9));
+        op.put("maxMicros", h.getMaxValue());
       }
     }
     ArrayNode notesJson = root.putArray("notes");

@@ -40,6 +40,21 @@ class ReportTest {
   }
 
   @Test
+  void aStallShorterThanAThousandthOfTheCalls_showsAsTheLongestCallOfItsRun() {
+    Report report = new Report(null);
+    report.add(run("jdbc-http", 2, 1000, 2000, null));
+    Report.Measured stalled = run("jdbc-http", 1, 5000, 2000, null);
+    stalled.recording().record(Operation.GET_NODE, 3_000_000, null);
+    report.add(stalled);
+    report.add(run("jdbc-http", 3, 1000, 2000, null));
+
+    String table = report.table();
+
+    assertThat(table).contains("| p99.9 | 2.00 | ");
+    assertThat(table).as("in run order").contains("| longest call ms, run by run | 3000, 2, 2 | ");
+  }
+
+  @Test
   void oneRun_hasNoSpreadRow() {
     Report report = new Report(null);
     report.add(run("quiver", 1, 100, 1000, null));
