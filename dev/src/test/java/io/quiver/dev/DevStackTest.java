@@ -95,8 +95,7 @@ class DevStackTest {
     String replica = map.hosts().get(map.rangeOf(node.id().shard()).orElseThrow().host()).replicas().get(0);
     long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
     while (true) {
-      try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + replica + "/", DevStack.USER,
-              DevStack.PASSWORD);
+      try (var connection = connect(replica);
           var statement = connection.createStatement();
           var rows = statement.executeQuery(String.format("SELECT COUNT(*) FROM db%05d.nodes_board",
               node.id().shard()))) {
@@ -112,13 +111,17 @@ class DevStackTest {
 
   /** The host's {@code innodb_io_capacity} and {@code innodb_io_capacity_max}, as its server runs them. */
   private static java.util.List<Long> ioCapacity(io.quiver.store.shard.Host host) throws Exception {
-    try (var connection = java.sql.DriverManager.getConnection("jdbc:mysql://" + host.primaryHost() + ":"
-            + host.primaryPort() + "/", DevStack.USER, DevStack.PASSWORD);
+    try (var connection = connect(host.primary());
         var statement = connection.createStatement();
         var rows = statement.executeQuery("SELECT @@innodb_io_capacity, @@innodb_io_capacity_max")) {
       rows.next();
       return java.util.List.of(rows.getLong(1), rows.getLong(2));
     }
+  }
+
+  /** A JDBC session on the MariaDB server at {@code address} ({@code host:port}), as the dev stack's user. */
+  private static java.sql.Connection connect(String address) throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection("jdbc:mysql://" + address + "/", DevStack.USER, DevStack.PASSWORD);
   }
 
   /** Waits for the server's probe to find the host answering (it probes every few hundred ms). */

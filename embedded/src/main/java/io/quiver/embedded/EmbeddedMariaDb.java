@@ -114,9 +114,10 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     config.addArg("--innodb-flush-log-at-trx-commit=1");
     // Dirty pages flushed steadily, at what an SSD sustains, not in storms. At MariaDB's default
     // (200 pages a second) a write-heavy host let its checkpoint age climb to the redo log's limit
-    // and then flushed thousands of pages at once, every 20 to 40 s; the hosts of one machine share
-    // its disk, so another host's COMMITs waited seconds behind the storm for their fsyncs (issue 37:
-    // two COMMITs on h1 held past the 3 s deadline during h2's flush, 16 writes answered 503).
+    // and then flushed thousands of pages at once, every 20 to 40 s. The hosts of one machine share
+    // its disk: once, two COMMITs on h1 were held past the 3 s deadline during h2's flush and 16
+    // writes were answered 503 (issue 37; benchmarks/README, "a three-second stall" — which also
+    // records stalls this does not explain).
     config.addArg("--innodb-io-capacity=2000");
     config.addArg("--innodb-io-capacity-max=4000");
     config.addArg("--max-connections=500");

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Collectors;
 import java.util.List;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
@@ -115,7 +116,7 @@ final class Report {
     String longest() {
       return runs.stream().sorted(Comparator.comparingInt(Measured::run))
           .map(run -> String.format(Locale.ROOT, "%.0f", run.recording().all().getMaxValue() / 1000.0))
-          .collect(java.util.stream.Collectors.joining(", "));
+          .collect(Collectors.joining(", "));
     }
 
     Double sustained() {
