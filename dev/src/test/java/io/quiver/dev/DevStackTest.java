@@ -40,9 +40,13 @@ class DevStackTest {
         java.nio.file.Path log = data.resolve("mariadb").resolve(host).resolve("mariadb.log");
         assertThat(log).as("MariaDB's own log, kept where an operator finds it").exists();
         assertThat(java.nio.file.Files.readString(log)).contains("ready for connections");
-        assertThat(ioCapacity(map.hosts().get(host)))
+        assertThat(settings(map.hosts().get(host), "@@innodb_io_capacity, @@innodb_io_capacity_max"))
             .as("dirty pages flushed at what an SSD sustains, not in storms that stall the other hosts' commits")
             .containsExactly(2000L, 4000L);
+        assertThat(settings(map.hosts().get(host), "@@innodb_flush_log_at_trx_commit, @@sync_binlog"))
+            .as("a commit answered only once both its redo log and its binary log are on disk: at sync_binlog=0"
+                + " an OS crash rolls back acknowledged transactions the binary log had not flushed")
+            .containsExactly(1L, 1L);
       }
     }
 
@@ -109,13 +113,17 @@ class DevStackTest {
     }
   }
 
-  /** The host's {@code innodb_io_capacity} and {@code innodb_io_capacity_max}, as its server runs them. */
-  private static java.util.List<Long> ioCapacity(io.quiver.store.shard.Host host) throws Exception {
+  /** The numeric server variables {@code variables} (a select list such as {@code "@@a, @@b"}) as the host's server runs them. */
+  private static java.util.List<Long> settings(io.quiver.store.shard.Host host, String variables) throws Exception {
     try (var connection = connect(host.primary());
         var statement = connection.createStatement();
-        var rows = statement.executeQuery("SELECT @@innodb_io_capacity, @@innodb_io_capacity_max")) {
+        var rows = statement.executeQuery("SELECT " + variables)) {
       rows.next();
-      return java.util.List.of(rows.getLong(1), rows.getLong(2));
+      java.util.List<Long> values = new java.util.ArrayList<>();
+      for (int column = 1; column <= rows.getMetaData().getColumnCount(); column++) {
+        values.add(rows.getLong(column));
+      }
+      return values;
     }
   }
 

@@ -110,8 +110,16 @@ public final class EmbeddedMariaDb implements AutoCloseable {
     if ("root".equals(System.getProperty("user.name"))) {
       config.addArg("--user=root");
     }
-    // Durable acknowledgements: every commit is flushed to the redo log before it is answered.
+    // Durable acknowledgements: every commit is flushed to the redo log and the binary log before it
+    // is answered. Both, because with the binary log on, MariaDB's two-phase commit leaves InnoDB's
+    // commit record unflushed and recovers a transaction from the binary log: at MariaDB's default
+    // sync_binlog=0 the binary log's tail lives in the page cache, so an OS crash or power loss rolls
+    // back transactions already acknowledged (MariaDB KB, "Binlog group commit and
+    // innodb_flush_log_at_trx_commit"). Flushed at each group commit, the binary log is also written
+    // steadily, where left to the kernel it went out in bursts of tens of megabytes that queued every
+    // host's flushes behind them (issue 37; benchmarks/README, "A binary log written in bursts").
     config.addArg("--innodb-flush-log-at-trx-commit=1");
+    config.addArg("--sync-binlog=1");
     // Dirty pages flushed steadily, at what an SSD sustains, not in storms. At MariaDB's default
     // (200 pages a second) a write-heavy host let its checkpoint age climb to the redo log's limit
     // and then flushed thousands of pages at once, every 20 to 40 s. The hosts of one machine share
