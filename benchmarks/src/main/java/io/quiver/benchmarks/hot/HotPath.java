@@ -34,6 +34,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import one.profiler.AsyncProfiler;
+import one.profiler.Counter;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -50,8 +52,10 @@ import org.slf4j.LoggerFactory;
  * measures).
  *
  * <p>{@code ./bench hot [--rounds N] [--duration SECONDS] [--warmup SECONDS] [--warmup-max SECONDS]
- * [--connections N] [--no-access-log]}: {@code --warmup-max} bounds the warm-up after the first
- * (default 120 s).
+ * [--connections N] [--no-access-log] [--profile]}: {@code --warmup-max} bounds the warm-up after the first
+ * (default 120 s); {@code --profile} takes async-profiler's CPU profile of the servers' JVM around
+ * each measured round and prints each case's CPU per request by layer ({@link StackProfile}), so
+ * what separates a cached read from bare Vert.x is read in microseconds where it is spent.
  */
 public final class HotPath {
   private HotPath() {}
@@ -61,7 +65,7 @@ public final class HotPath {
   /** A call measured against bare Vert.x serving its bytes: the two cases of each round. */
   private record Pair(Case quiver, Case bare) {}
 
-  private record Run(double perSecond, double generatorCpuShare, double serverCpuShare, long errors) {}
+  private record Run(long requests, double perSecond, double generatorCpuShare, double serverCpuShare, long errors) {}
 
   public static void main(String[] args) throws Exception {
     long duration = 5;
@@ -70,6 +74,7 @@ public final class HotPath {
     int connections = 16;
     int rounds = 8;
     boolean accessLog = true;
+    boolean profile = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--duration" -> duration = Long.parseLong(args[++i]);
@@ -78,9 +83,10 @@ public final class HotPath {
         case "--connections" -> connections = Integer.parseInt(args[++i]);
         case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--no-access-log" -> accessLog = false;
+        case "--profile" -> profile = true;
         default -> {
           System.err.println("usage: ./bench hot [--rounds N] [--duration S] [--warmup S] [--warmup-max S] [--connections N]"
-              + " [--no-access-log]");
+              + " [--no-access-log] [--profile]");
           System.exit(2);
         }
       }
@@ -121,6 +127,11 @@ public final class HotPath {
           generators.put(each, Generator.warmed(each, connections, warmup));
         }
       }
+      Optional<AsyncProfiler> profiler = profile ? profiler() : Optional.empty();
+      Map<String, StackProfile> profiles = new LinkedHashMap<>();
+      for (Case each : generators.keySet()) {
+        java.nio.file.Files.deleteIfExists(stacksOf(target, each));
+      }
       try {
         System.out.println(settle(generators.values(), warmupMax));
         Optional<JitActivity> jitBefore = JitActivity.of(ProcessHandle.current());
@@ -129,7 +140,12 @@ public final class HotPath {
           for (Pair pair : pairs) {
             List<Case> order = round % 2 == 0 ? List.of(pair.quiver(), pair.bare()) : List.of(pair.bare(), pair.quiver());
             for (Case each : order) {
-              Run measured = generators.get(each).measure(duration);
+              Generator generator = generators.get(each);
+              long seconds = duration;
+              Run measured = profiler.isEmpty() ? generator.measure(seconds)
+                  : profiled(profiler.get(), profiles.computeIfAbsent(each.name(), name -> new StackProfile()),
+                      stacksOf(target, each),
+                      () -> generator.measure(seconds));
               System.out.printf(Locale.ROOT,
                   "  round %d: %-20s %,10.0f req/s  generator CPU %4.0f %%  server CPU %4.0f %%%n",
                   round + 1, each.name(), measured.perSecond(), measured.generatorCpuShare() * 100,
@@ -150,6 +166,9 @@ public final class HotPath {
       quiver.cache().ifPresent(cache -> cache.figures().forEach(figures -> System.out.printf(Locale.ROOT,
           "cache %s: hit ratio %.4f%n", figures.cache(), figures.hitRatio())));
       System.out.println(table(results));
+      if (!profiles.isEmpty()) {
+        System.out.println(profileTable(profiles));
+      }
     } finally {
       bare.close().await();
       vertx.close().await();
@@ -244,7 +263,8 @@ public final class HotPath {
       }
       int cores = Runtime.getRuntime().availableProcessors();
       double elapsed = Double.parseDouble(fields.get("seconds"));
-      return new Run(Long.parseLong(fields.get("requests")) / elapsed,
+      long requests = Long.parseLong(fields.get("requests"));
+      return new Run(requests, requests / elapsed,
           Double.parseDouble(fields.get("cpuSeconds")) / (elapsed * cores), serverCpu / (serverSeconds * cores),
           Long.parseLong(fields.get("errors")));
     }
@@ -267,6 +287,64 @@ public final class HotPath {
       process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
       process.destroy();
     }
+  }
+
+  /** Where a case's collapsed stacks go, every round's appended: {@code benchmarks/target/hot-profile-quiver-getNode.collapsed}. */
+  private static Path stacksOf(Path target, Case each) {
+    return target.resolve("hot-profile-" + each.name().replace(' ', '-') + ".collapsed");
+  }
+
+  /** Async-profiler's library, loaded into this JVM (the servers'), or empty with the reason printed. */
+  private static Optional<AsyncProfiler> profiler() {
+    try {
+      AsyncProfiler profiler = AsyncProfiler.getInstance();
+      System.out.println("profile: async-profiler " + profiler.getVersion() + ", CPU of every thread of the servers' JVM,"
+          + " each case's rounds summed (stacks in benchmarks/target/hot-profile-*.collapsed)");
+      return Optional.of(profiler);
+    } catch (Throwable unavailable) {
+      System.out.println("profile: not taken, async-profiler could not load here (" + unavailable + ")");
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * One measured round under the profiler: started right before it, its stacks added to the case's
+   * profile (and appended to {@code stacks}, for a flame graph) right after. A failure to start
+   * the profiler (no perf events, nor a timer) is reported and the round measured without it.
+   */
+  private static Run profiled(AsyncProfiler profiler, StackProfile into, Path stacks,
+      java.util.concurrent.Callable<Run> round) throws Exception {
+    try {
+      profiler.execute("start,event=cpu,interval=1ms");
+    } catch (Exception refused) {
+      System.out.println("  profile: not taken for this round (" + refused.getMessage() + ")");
+      return round.call();
+    }
+    Run measured;
+    try {
+      measured = round.call();
+    } finally {
+      profiler.stop();
+    }
+    String collapsed = profiler.dumpCollapsed(Counter.TOTAL);
+    into.add(collapsed, measured.requests());
+    java.nio.file.Files.writeString(stacks, collapsed, StandardCharsets.UTF_8,
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    return measured;
+  }
+
+  /** Each case's CPU per request by layer ({@link StackProfile#LAYERS}), the cases side by side. */
+  private static String profileTable(Map<String, StackProfile> profiles) {
+    StringBuilder out = new StringBuilder("\n| µs of CPU per request |");
+    profiles.keySet().forEach(name -> out.append(' ').append(name).append(" |"));
+    out.append("\n|---|").append("---:|".repeat(profiles.size())).append('\n');
+    List<Map<String, Double>> micros = profiles.values().stream().map(StackProfile::microsPerRequest).toList();
+    for (StackProfile.Layer layer : StackProfile.LAYERS) {
+      out.append("| ").append(layer.name().replace("  ", "  ")).append(" |");
+      micros.forEach(each -> out.append(String.format(Locale.ROOT, " %.1f |", each.get(layer.name()))));
+      out.append('\n');
+    }
+    return out.toString();
   }
 
   private static String table(Map<String, List<Run>> results) {
