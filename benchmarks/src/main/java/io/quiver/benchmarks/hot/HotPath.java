@@ -129,8 +129,10 @@ public final class HotPath {
       }
       Optional<AsyncProfiler> profiler = profile ? profiler() : Optional.empty();
       Map<String, StackProfile> profiles = new LinkedHashMap<>();
-      for (Case each : generators.keySet()) {
-        java.nio.file.Files.deleteIfExists(stacksOf(target, each));
+      if (profiler.isPresent()) {
+        for (Case each : generators.keySet()) {
+          java.nio.file.Files.deleteIfExists(stacksOf(target, each));
+        }
       }
       try {
         System.out.println(settle(generators.values(), warmupMax));
@@ -141,11 +143,9 @@ public final class HotPath {
             List<Case> order = round % 2 == 0 ? List.of(pair.quiver(), pair.bare()) : List.of(pair.bare(), pair.quiver());
             for (Case each : order) {
               Generator generator = generators.get(each);
-              long seconds = duration;
-              Run measured = profiler.isEmpty() ? generator.measure(seconds)
-                  : profiled(profiler.get(), profiles.computeIfAbsent(each.name(), name -> new StackProfile()),
-                      stacksOf(target, each),
-                      () -> generator.measure(seconds));
+              Run measured = profiler.isEmpty() ? generator.measure(duration)
+                  : profiled(profiler.get(), generator, duration,
+                      profiles.computeIfAbsent(each.name(), name -> new StackProfile()), stacksOf(target, each));
               System.out.printf(Locale.ROOT,
                   "  round %d: %-20s %,10.0f req/s  generator CPU %4.0f %%  server CPU %4.0f %%%n",
                   round + 1, each.name(), measured.perSecond(), measured.generatorCpuShare() * 100,
@@ -312,17 +312,17 @@ public final class HotPath {
    * profile (and appended to {@code stacks}, for a flame graph) right after. A failure to start
    * the profiler (no perf events, nor a timer) is reported and the round measured without it.
    */
-  private static Run profiled(AsyncProfiler profiler, StackProfile into, Path stacks,
-      java.util.concurrent.Callable<Run> round) throws Exception {
+  private static Run profiled(AsyncProfiler profiler, Generator generator, long seconds, StackProfile into, Path stacks)
+      throws Exception {
     try {
       profiler.execute("start,event=cpu,interval=1ms");
     } catch (Exception refused) {
       System.out.println("  profile: not taken for this round (" + refused.getMessage() + ")");
-      return round.call();
+      return generator.measure(seconds);
     }
     Run measured;
     try {
-      measured = round.call();
+      measured = generator.measure(seconds);
     } finally {
       profiler.stop();
     }
@@ -340,7 +340,7 @@ public final class HotPath {
     out.append("\n|---|").append("---:|".repeat(profiles.size())).append('\n');
     List<Map<String, Double>> micros = profiles.values().stream().map(StackProfile::microsPerRequest).toList();
     for (StackProfile.Layer layer : StackProfile.LAYERS) {
-      out.append("| ").append(layer.name().replace("  ", "  ")).append(" |");
+      out.append("| ").append("· ".repeat(layer.depth())).append(layer.name()).append(" |");
       micros.forEach(each -> out.append(String.format(Locale.ROOT, " %.1f |", each.get(layer.name()))));
       out.append('\n');
     }

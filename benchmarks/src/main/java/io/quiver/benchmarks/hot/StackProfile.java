@@ -24,9 +24,15 @@ import java.util.Map;
  */
 final class StackProfile {
 
-  /** A named part of a request's path: a stack belongs to it if one of its frames contains one of {@code frames}. */
-  record Layer(String name, List<String> frames) {
+  /**
+   * A named part of a request's path, {@code depth} rows inside the outermost: a stack belongs to
+   * it if one of its frames contains one of {@code frames}; a layer of no frames holds every stack.
+   */
+  record Layer(String name, int depth, List<String> frames) {
     boolean holds(String[] stack) {
+      if (frames.isEmpty()) {
+        return true;
+      }
       for (String frame : stack) {
         for (String marker : frames) {
           if (frame.contains(marker)) {
@@ -39,25 +45,25 @@ final class StackProfile {
   }
 
   /**
-   * The layers reported, outermost first; indented names nest in the row above. The event loops'
+   * The layers reported, outermost first, each nested in the nearest row above it of lesser depth. The event loops'
    * rows cover Quiver's loops and bare Vert.x's alike (both are Netty's), the handler's row the
    * bare server's one-line handler as much as Quiver's whole route.
    */
   static final List<Layer> LAYERS = List.of(
-      new Layer("every thread of the servers' JVM", List.of("")),
-      new Layer("event loops", List.of("NioIoHandler.run", "EpollIoHandler.run")),
-      new Layer("  waiting for sockets (epoll)", List.of("NioIoHandler.select", "EpollIoHandler.epollWait")),
-      new Layer("  reading requests from sockets", List.of("NioSocketChannel.doReadBytes", "EpollSocketChannel.doReadBytes")),
-      new Layer("  decoding HTTP", List.of("HttpObjectDecoder.decode")),
-      new Layer("  the request's handler", List.of("Http1xServerRequestHandler.handle")),
-      new Layer("    Quiver's call (route table, store, answer)", List.of("RouteTable.handle")),
-      new Layer("      rendering JSON", List.of("ApiJson.render")),
-      new Layer("      ending the answer (headers, end handlers)", List.of("Http1xServerResponse.end")),
-      new Layer("    access log and metrics, on the loop", List.of("RequestObserver.observe")),
-      new Layer("  writing answers to sockets", List.of("NioSocketChannel.doWrite", "EpollSocketChannel.doWrite")),
-      new Layer("the access log's writer thread", List.of("AsyncAppenderBase$Worker.run")),
-      new Layer("the JIT compiler", List.of("CompileBroker::compiler_thread_loop")),
-      new Layer("the collector", List.of("GangWorker::", "ConcurrentGCThread::", "G1ServiceThread::")));
+      new Layer("every thread of the servers' JVM", 0, List.of()),
+      new Layer("event loops", 0, List.of("NioIoHandler.run", "EpollIoHandler.run")),
+      new Layer("waiting for sockets (epoll)", 1, List.of("NioIoHandler.select", "EpollIoHandler.epollWait")),
+      new Layer("reading requests from sockets", 1, List.of("NioSocketChannel.doReadBytes", "EpollSocketChannel.doReadBytes")),
+      new Layer("decoding HTTP", 1, List.of("HttpObjectDecoder.decode")),
+      new Layer("the request's handler", 1, List.of("Http1xServerRequestHandler.handle")),
+      new Layer("Quiver's call (route table, store, answer)", 2, List.of("RouteTable.handle")),
+      new Layer("rendering JSON", 3, List.of("ApiJson.render")),
+      new Layer("ending the answer (headers, end handlers)", 3, List.of("Http1xServerResponse.end")),
+      new Layer("access log and metrics, on the loop", 2, List.of("RequestObserver.observe")),
+      new Layer("writing answers to sockets", 1, List.of("NioSocketChannel.doWrite", "EpollSocketChannel.doWrite")),
+      new Layer("the access log's writer thread", 0, List.of("AsyncAppenderBase$Worker.run")),
+      new Layer("the JIT compiler", 0, List.of("CompileBroker::compiler_thread_loop")),
+      new Layer("the collector", 0, List.of("GangWorker::", "ConcurrentGCThread::", "G1ServiceThread::")));
 
   private final Map<String, Long> nanosByLayer = new LinkedHashMap<>();
   private long requests;

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 /** How a case's collapsed stacks become CPU per request by layer. */
 class StackProfileTest {
   private static final String EVERY = "every thread of the servers' JVM";
-  private static final String HANDLER = "  the request's handler";
-  private static final String CALL = "    Quiver's call (route table, store, answer)";
-  private static final String RENDERING = "      rendering JSON";
+  private static final String HANDLER = "the request's handler";
+  private static final String CALL = "Quiver's call (route table, store, answer)";
+  private static final String RENDERING = "rendering JSON";
   private static final String COMPILER = "the JIT compiler";
 
   private static final String ROUND = String.join("\n",
