@@ -2,8 +2,8 @@
 # Watches MariaDB hosts for a statement running longer than a threshold, and at the first sight of
 # one takes what says why it waits: the host's processlist, its open transactions, SHOW ENGINE
 # INNODB STATUS and its lock waits, a thread dump of mariadbd (gdb), a jstack of each Quiver server
-# started under the same directory, and the disk's counters. Then it waits 15 s before it looks
-# again, so one stall gives one set of dumps. Every sample is kept too, one line a poll per host.
+# started under the same directory, and the disk's counters. It dumps nothing more for 15 s after, so
+# one stall gives one set of dumps. Every sample is kept too, one line a poll per host.
 #   benchmarks/stall-watch.sh DATA_DIR [THRESHOLD_MS] [OUT_DIR]
 # DATA_DIR: where the hosts keep their data, e.g. a workload run's workload-data-*/quiver (the
 # hosts whose --datadir lies under it are watched, those running when the script starts);
@@ -45,20 +45,22 @@ dump() {
   wait
 }
 
-# One host: a poll every 0.25 s through one connection; a dump at the first statement past the threshold.
+# One host: a poll every 0.25 s through one connection; a dump at the first statement past the
+# threshold, and none for 15 s after it. The samples go on being read meanwhile: a loop that slept
+# instead would find the ones queued during its sleep, taken during the stall, and dump it again.
 watch_host() {
-  local pid=$1 port=$2 name=$3 connection
+  local pid=$1 port=$2 name=$3 connection quiet_until=0
   connect "$port"
   while true; do
-    echo "SELECT NOW(6), COUNT(*), COALESCE(MAX(TIME_MS), 0) FROM information_schema.PROCESSLIST
+    echo "SELECT UNIX_TIMESTAMP(), NOW(6), COUNT(*), COALESCE(MAX(TIME_MS), 0) FROM information_schema.PROCESSLIST
           WHERE COMMAND = 'Query' AND TIME_MS > $threshold AND INFO NOT LIKE '%PROCESSLIST%';"
     sleep 0.25
-  done | "${connection[@]}" -N -n 2>> "$out/errors.log" | while read -r day time count longest; do
+  done | "${connection[@]}" -N -n 2>> "$out/errors.log" | while read -r epoch day time count longest; do
     echo "$day $time $count $longest" >> "$out/samples-$name.log"
-    if [ "${count:-0}" -gt 0 ]; then
-      echo "$(date +%T.%N | cut -c1-12) $name: $count statement(s) past $threshold ms, the longest $longest ms" | tee -a "$out/stalls.log"
+    if [ "${count:-0}" -gt 0 ] && [ "$epoch" -ge "$quiet_until" ]; then
+      echo "$day $time $name: $count statement(s) past $threshold ms, the longest $longest ms" | tee -a "$out/stalls.log"
       dump "$pid" "$name" "$port"
-      sleep 15
+      quiet_until=$(( $(date +%s) + 15 ))
     fi
   done
 }

@@ -26,7 +26,9 @@ import io.vertx.ext.web.client.WebClientOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -131,7 +133,7 @@ public final class HotPath {
       Map<String, StackProfile> profiles = new LinkedHashMap<>();
       if (profiler.isPresent()) {
         for (Case each : generators.keySet()) {
-          java.nio.file.Files.deleteIfExists(stacksOf(target, each));
+          Files.deleteIfExists(stacksOf(target, each));
         }
       }
       try {
@@ -328,8 +330,8 @@ public final class HotPath {
     }
     String collapsed = profiler.dumpCollapsed(Counter.TOTAL);
     into.add(collapsed, measured.requests());
-    java.nio.file.Files.writeString(stacks, collapsed, StandardCharsets.UTF_8,
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(stacks, collapsed, StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     return measured;
   }
 
