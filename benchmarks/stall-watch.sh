@@ -3,15 +3,20 @@
 # one takes what says why it waits: the host's processlist, its open transactions, SHOW ENGINE
 # INNODB STATUS and its lock waits, a thread dump of mariadbd (gdb), a jstack of each Quiver server
 # started under the same directory, and the disk's counters. It dumps nothing more for 15 s after, so
-# one stall gives one set of dumps. Every sample is kept too, one line a poll per host.
-#   benchmarks/stall-watch.sh DATA_DIR [THRESHOLD_MS] [OUT_DIR]
+# one stall gives one set of dumps. Every sample is kept too, one line a poll per host: its time,
+# the statements past the threshold, and the longest statement running then, whatever its age.
+#   benchmarks/stall-watch.sh [--samples-only] DATA_DIR [THRESHOLD_MS] [OUT_DIR]
 # DATA_DIR: where the hosts keep their data, e.g. a workload run's workload-data-*/quiver (the
 # hosts whose --datadir lies under it are watched, those running when the script starts);
 # THRESHOLD_MS: default 1500; OUT_DIR: default DATA_DIR/../stall-watch. Polls each host every
-# 0.25 s through one client connection. A thread dump stops mariadbd for a second or two: the
-# dumps perturb what they watch, the samples do not. Stop it with Ctrl-C (or kill its group).
+# 0.25 s through one client connection. A thread dump stops mariadbd for seconds under load, long
+# enough for Quiver to find the host down and answer its writes 503 (thousands in one round): the
+# dumps perturb what they watch, the samples do not. --samples-only takes no dump, for rounds
+# whose holds are to be counted rather than explained. Stop it with Ctrl-C (or kill its group).
 set -uo pipefail
-data="$(cd "${1:?usage: stall-watch.sh DATA_DIR [THRESHOLD_MS] [OUT_DIR]}" && pwd)"
+dumps=yes
+if [ "${1:-}" = --samples-only ]; then dumps=no; shift; fi
+data="$(cd "${1:?usage: stall-watch.sh [--samples-only] DATA_DIR [THRESHOLD_MS] [OUT_DIR]}" && pwd)"
 threshold="${2:-1500}"
 out="${3:-$data/../stall-watch}"
 [[ "$threshold" =~ ^[0-9]+$ ]] || { echo "THRESHOLD_MS must be a whole number of milliseconds" >&2; exit 2; }
@@ -26,16 +31,18 @@ export LD_LIBRARY_PATH="$(dirname "$(dirname "$server_binary")")/libs${LD_LIBRAR
 # The client's arguments for the host on port $1 (an array, so that timeout can run it too).
 connect() { connection=("$client" --skip-ssl-verify-server-cert -h127.0.0.1 -P"$1" -uroot); }
 
-# What holds host $2 (port $3, mariadbd $1), taken side by side, each bounded in time.
+# What holds host $2 (port $3, mariadbd $1), taken side by side, each bounded in time. The SQL
+# first: gdb stops mariadbd while it walks the threads, and a client that connects then gets nothing.
 dump() {
   local pid=$1 name=$2 port=$3 stamp
   stamp="$(date +%H%M%S.%N | cut -c1-10)-$name"
-  timeout 20 gdb -p "$pid" -batch -ex "thread apply all bt" > "$out/$stamp-gdb.txt" 2>&1 &
   local connection; connect "$port"
   timeout 10 "${connection[@]}" -e "SHOW FULL PROCESSLIST; SELECT * FROM information_schema.INNODB_TRX\G
     SHOW ENGINE INNODB STATUS\G
     SELECT * FROM information_schema.INNODB_LOCK_WAITS; SELECT * FROM information_schema.INNODB_LOCKS" \
     > "$out/$stamp-sql.txt" 2>&1 &
+  sleep 0.3
+  timeout 20 gdb -p "$pid" -batch -ex "thread apply all bt" > "$out/$stamp-gdb.txt" 2>&1 &
   for server in $(pgrep -f -- "$data" | grep -vx "$$"); do
     if [ "$(cat "/proc/$server/comm" 2>/dev/null)" = java ]; then
       timeout 10 jstack "$server" > "$out/$stamp-jstack-$server.txt" 2>&1 &
@@ -46,20 +53,23 @@ dump() {
 }
 
 # One host: a poll every 0.25 s through one connection; a dump at the first statement past the
-# threshold, and none for 15 s after it. The samples go on being read meanwhile: a loop that slept
-# instead would find the ones queued during its sleep, taken during the stall, and dump it again.
+# threshold, and none for 15 s after it. A statement is a text command ('Query': BEGIN, COMMIT) or
+# a prepared one ('Execute': every statement Quiver's SQL client sends). The samples go on being
+# read meanwhile: a loop that slept instead would find the ones queued during its sleep, taken
+# during the stall, and dump it again.
 watch_host() {
   local pid=$1 port=$2 name=$3 connection quiet_until=0
   connect "$port"
   while true; do
-    echo "SELECT UNIX_TIMESTAMP(), NOW(6), COUNT(*), COALESCE(MAX(TIME_MS), 0) FROM information_schema.PROCESSLIST
-          WHERE COMMAND = 'Query' AND TIME_MS > $threshold AND INFO NOT LIKE '%PROCESSLIST%';"
+    echo "SELECT UNIX_TIMESTAMP(), NOW(6), COALESCE(SUM(TIME_MS > $threshold), 0), COALESCE(MAX(TIME_MS), 0)
+          FROM information_schema.PROCESSLIST
+          WHERE COMMAND IN ('Query', 'Execute') AND INFO NOT LIKE '%PROCESSLIST%';"
     sleep 0.25
   done | "${connection[@]}" -N -n 2>> "$out/errors.log" | while read -r epoch day time count longest; do
     echo "$day $time $count $longest" >> "$out/samples-$name.log"
     if [ "${count:-0}" -gt 0 ] && [ "$epoch" -ge "$quiet_until" ]; then
       echo "$day $time $name: $count statement(s) past $threshold ms, the longest $longest ms" | tee -a "$out/stalls.log"
-      dump "$pid" "$name" "$port"
+      [ "$dumps" = yes ] && dump "$pid" "$name" "$port"
       quiet_until=$(( $(date +%s) + 15 ))
     fi
   done
@@ -68,7 +78,7 @@ watch_host() {
 while read -r pid rest; do
   port="$(grep -o -- '--port=[0-9]*' <<< "$rest" | head -1 | cut -d= -f2)"
   name="$(grep -o -- "--datadir=$data/[^ ]*" <<< "$rest" | sed "s|--datadir=$data/||; s|/|-|g; s|-data\$||")"
-  echo "watching ${name:-host} (mariadbd $pid, port $port); dumps in $out"
+  echo "watching ${name:-host} (mariadbd $pid, port $port); $([ "$dumps" = yes ] && echo dumps || echo samples) in $out"
   watch_host "$pid" "$port" "${name:-host-$port}" &
 done <<< "$hosts"
 trap 'kill 0' INT TERM
