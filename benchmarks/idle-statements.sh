@@ -13,14 +13,12 @@ trap 'kill -TERM $server 2>/dev/null; wait $server 2>/dev/null || true; rm -rf "
 for _ in $(seq 1 300); do grep -q "Quiver serves HTTP" "$log" && break; sleep 1; done
 grep -q "Quiver serves HTTP" "$log" || { echo "the server did not start; see $log" >&2; exit 1; }
 sleep 20
-# The hosts' client beside their server binary, wherever the machine cache unpacked it, with its libraries.
-server_binary="$(pgrep -a mariadbd | grep -- "$data" | head -1 | awk '{print $2}')"
-client="$(dirname "$server_binary")/mariadb"
-libs="$(dirname "$(dirname "$server_binary")")/libs"
-ports="$(pgrep -a mariadbd | grep -- "$data" | grep -o -- '--port=[0-9]*' | cut -d= -f2 | sort -u)"
+source "$(dirname "${BASH_SOURCE[0]}")/mariadb-hosts.sh"
+find_hosts "$data" || { echo "no mariadbd runs with its data under $data; see $log" >&2; exit 1; }
+ports="$(while read -r line; do port_of "$line"; done <<< "$hosts" | sort -u)"
 questions() {
-  LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$client" --skip-ssl-verify-server-cert -h127.0.0.1 -P"$1" -uroot -N \
-    -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'
+  local connection; connect "$1"
+  "${connection[@]}" -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}'
 }
 declare -A before
 for port in $ports; do before[$port]=$(questions "$port"); done

@@ -23,13 +23,8 @@ out="${3:-$data/../stall-watch}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
-hosts="$(pgrep -a mariadbd | grep -- "--datadir=$data/" || true)"
-[ -n "$hosts" ] || { echo "no mariadbd runs with its data under $data" >&2; exit 1; }
-server_binary="$(echo "$hosts" | head -1 | awk '{print $2}')"
-client="$(dirname "$server_binary")/mariadb"
-export LD_LIBRARY_PATH="$(dirname "$(dirname "$server_binary")")/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# The client's arguments for the host on port $1 (an array, so that timeout can run it too).
-connect() { connection=("$client" --skip-ssl-verify-server-cert -h127.0.0.1 -P"$1" -uroot); }
+source "$(dirname "${BASH_SOURCE[0]}")/mariadb-hosts.sh"
+find_hosts "$data" || { echo "no mariadbd runs with its data under $data" >&2; exit 1; }
 
 # What holds host $2 (port $3, mariadbd $1), taken side by side, each bounded in time. The SQL
 # first: gdb stops mariadbd while it walks the threads, and a client that connects then gets nothing.
@@ -76,7 +71,7 @@ watch_host() {
 }
 
 while read -r pid rest; do
-  port="$(grep -o -- '--port=[0-9]*' <<< "$rest" | head -1 | cut -d= -f2)"
+  port="$(port_of "$rest")"
   name="$(grep -o -- "--datadir=$data/[^ ]*" <<< "$rest" | sed "s|--datadir=$data/||; s|/|-|g; s|-data\$||")"
   echo "watching ${name:-host} (mariadbd $pid, port $port); $([ "$dumps" = yes ] && echo dumps || echo samples) in $out"
   watch_host "$pid" "$port" "${name:-host-$port}" &
