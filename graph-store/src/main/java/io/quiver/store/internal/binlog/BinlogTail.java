@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -54,7 +55,7 @@ import java.util.regex.Pattern;
  * event. A reader that keeps, with what it did for a transaction, the position through it, and
  * starts its next tail there, sees every transaction once and none twice. So a tail does not
  * reconnect by itself: a lost connection, an event it cannot decode, or a listener that throws
- * ends it ({@link #failure()}), and its owner starts another from the last position it kept.
+ * ends it ({@link #ended()}), and its owner starts another from the last position it kept.
  *
  * <h2>Only the rows asked for are decoded</h2>
  * Row events of tables outside the shard databases, or of tables the caller does not want
@@ -138,8 +139,8 @@ public final class BinlogTail implements AutoCloseable {
     ROWS
   }
 
-  /** A table a row event names: its shard and name. */
-  private record TableRef(int shard, String table) {}
+  /** A table a row event names: its shard, its name, and how many columns its table map declares. */
+  private record TableRef(int shard, String table, int columns) {}
 
   private final BinaryLogClient client;
   private final Tables tables;
@@ -148,7 +149,8 @@ public final class BinlogTail implements AutoCloseable {
   private final Map<Long, String> position = new TreeMap<>();
   /** Table ids as the log's table maps name them; null for a table whose rows are skipped. */
   private final Map<Long, TableRef> tableIds = new HashMap<>();
-  private volatile Throwable failure;
+  /** Completed when the tail ends: with why, or with null when it was closed. */
+  private final CompletableFuture<Throwable> ended = new CompletableFuture<>();
   /** The transaction being read: its GTID and domain, and the rows read so far; null between transactions. */
   private String gtid;
   private long domain;
@@ -194,14 +196,20 @@ public final class BinlogTail implements AutoCloseable {
    * after that transaction, empty for everything the host's log still holds), and answers once
    * connected.
    *
-   * @throws IOException when the host cannot be read (not reachable, no binary log, the user not
-   *     allowed to replicate, or not MariaDB)
+   * @throws IOException when the host cannot be read: not reachable, refusing the user, or not
+   *     MariaDB. A host that lets the user in but not replicate says so once reading begins, which
+   *     ends the tail ({@link #ended()}); the fixtures' hosts check no privileges, so that is untested
    * @throws TimeoutException when it is not connected within the settings' timeout
    */
   public static BinlogTail start(Settings settings, String after, Tables tables, Listener listener)
       throws IOException, TimeoutException {
     BinlogTail tail = new BinlogTail(settings, after, tables, listener);
-    tail.client.connect(settings.connectTimeout().toMillis());
+    try {
+      tail.client.connect(settings.connectTimeout().toMillis());
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      tail.close();
+      throw e;
+    }
     if (!Boolean.TRUE.equals(tail.client.getMariaDB())) {
       tail.close();
       throw new IOException(settings.host() + ":" + settings.port() + " is not MariaDB; a tail reads MariaDB's GTIDs");
@@ -214,9 +222,18 @@ public final class BinlogTail implements AutoCloseable {
     return logger;
   }
 
-  /** Why the tail ended, if it did: its connection lost, an event it could not decode, or its listener's failure. */
+  /**
+   * Completed when the tail ends, on the thread that ended it: with why — its connection lost, an
+   * event it could not decode, or its listener's failure — or with null when it was closed. Its
+   * owner starts the next tail from there.
+   */
+  public CompletableFuture<Throwable> ended() {
+    return ended.copy();
+  }
+
+  /** Why the tail ended, if it ended by a failure. */
   public Optional<Throwable> failure() {
-    return Optional.ofNullable(failure);
+    return Optional.ofNullable(ended.getNow(null));
   }
 
   /** Whether it still reads. */
@@ -231,6 +248,7 @@ public final class BinlogTail implements AutoCloseable {
     } catch (IOException e) {
       // Closing: the socket is gone either way.
     }
+    ended.complete(null);
   }
 
   /** The library's deserializer, with every row event's rows skipped unless its table is wanted. */
@@ -269,7 +287,7 @@ public final class BinlogTail implements AutoCloseable {
 
   /** One event, on the tail's thread. */
   private void read(Event event) {
-    if (failure != null) {
+    if (ended.isDone()) {
       return;
     }
     try {
@@ -302,7 +320,7 @@ public final class BinlogTail implements AutoCloseable {
     if (SHARD_DATABASE.matcher(database).matches()) {
       int shard = Integer.parseInt(database.substring(2));
       if (shard <= NodeId.MAX_SHARD && tables.wanted(shard, data.getTable())) {
-        table = new TableRef(shard, data.getTable());
+        table = new TableRef(shard, data.getTable(), data.getColumnTypes().length);
       }
     }
     tableIds.put(data.getTableId(), table);
@@ -317,9 +335,8 @@ public final class BinlogTail implements AutoCloseable {
 
   private void updated(EventData data) {
     if (data instanceof UpdateRowsEventData updated) {
-      BitSet both = (BitSet) updated.getIncludedColumnsBeforeUpdate().clone();
-      both.and(updated.getIncludedColumns());
-      TableRef table = wanted(updated.getTableId(), both);
+      wanted(updated.getTableId(), updated.getIncludedColumnsBeforeUpdate());
+      TableRef table = wanted(updated.getTableId(), updated.getIncludedColumns());
       updated.getRows().forEach(row -> add(table, RowChange.Kind.UPDATE, row.getKey(), row.getValue()));
     }
   }
@@ -331,12 +348,15 @@ public final class BinlogTail implements AutoCloseable {
     }
   }
 
-  /** The table of a decoded row event, whose images must hold every column: positions name them. */
+  /**
+   * The table of a decoded row event, whose images must hold every column, as its table map
+   * declares them: a row's values are named by their positions ({@link RowChange}).
+   */
   private TableRef wanted(long tableId, BitSet included) {
     TableRef table = tableIds.get(tableId);
-    if (included.cardinality() != included.length()) {
-      throw new IllegalStateException("the host logs partial row images of " + table.table()
-          + "; a tail needs binlog_row_image=FULL");
+    if (included.cardinality() != table.columns()) {
+      throw new IllegalStateException("the host logged an image of " + included.cardinality() + " of the "
+          + table.columns() + " columns of " + table.table() + "; a tail needs binlog_row_image=FULL");
     }
     return table;
   }
@@ -371,9 +391,7 @@ public final class BinlogTail implements AutoCloseable {
   }
 
   private void fail(Throwable cause) {
-    if (failure == null) {
-      failure = cause;
-    }
+    ended.complete(cause);
     rows = null;
     close();
   }

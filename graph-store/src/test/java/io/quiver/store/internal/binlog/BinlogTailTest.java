@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.quiver.store.testing.TestBackend;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -16,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -76,6 +80,7 @@ class BinlogTailTest {
   @AfterEach
   void closeTails() throws Exception {
     tails.forEach(BinlogTail::close);
+    tails.forEach(tail -> assertThat(tail.ended()).isDone());
     session.close();
   }
 
@@ -180,9 +185,39 @@ class BinlogTailTest {
     assertThat(nextWithRows().rows().get(0).value(0)).isEqualTo(30L);
     commit("INSERT INTO " + PROBE + " VALUES (31, NULL, 0)");
 
+    assertThat(tail.ended()).succeedsWithin(Duration.ofSeconds(10)).isSameAs(refused);
     assertThat(tail.failure()).containsSame(refused);
     assertThat(tail.connected()).isFalse();
-    assertThat(delivered.poll(500, TimeUnit.MILLISECONDS)).isNull();
+    assertThat(delivered).isEmpty();
+  }
+
+  @Test
+  void aRowImageWithoutEveryColumnEndsTheTailSayingWhy() throws Exception {
+    commit("INSERT INTO " + PROBE + " VALUES (40, NULL, 0)");
+    BinlogTail tail = tail(hostPosition());
+
+    try (Statement sql = session.createStatement()) {
+      sql.execute("SET SESSION binlog_row_image = 'MINIMAL'");
+      sql.execute("UPDATE " + PROBE + " SET n = 1 WHERE id = 40");
+      sql.execute("SET SESSION binlog_row_image = 'FULL'");
+    }
+    commit("INSERT INTO " + PROBE + " VALUES (41, NULL, 0)");
+
+    assertThat(tail.ended()).succeedsWithin(Duration.ofSeconds(10)).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("image of 1 of the 3 columns of tail_probe").hasMessageContaining("binlog_row_image=FULL");
+    assertThat(delivered).noneMatch(transaction -> !transaction.rows().isEmpty());
+  }
+
+  @Test
+  void aHostNobodyAnswersOnIsRefusedAtStart() throws Exception {
+    int closed;
+    try (ServerSocket free = new ServerSocket(0)) {
+      closed = free.getLocalPort();
+    }
+    BinlogTail.Settings nowhere = new BinlogTail.Settings(settings().host(), closed, "root", "",
+        SERVER_IDS.incrementAndGet());
+    assertThatThrownBy(() -> BinlogTail.start(nowhere, "", (shard, table) -> true, delivered::add))
+        .isInstanceOf(IOException.class);
   }
 
   @Test
