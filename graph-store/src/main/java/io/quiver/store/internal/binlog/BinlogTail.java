@@ -13,7 +13,7 @@ import com.github.shyiko.mysql.binlog.event.WriteRowsEventData;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDataDeserializer;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import com.github.shyiko.mysql.binlog.io.ByteArrayInputStream;
-import io.quiver.store.NodeId;
+import io.quiver.store.internal.sql.SqlNames;
 import java.io.IOException;
 import java.io.Serializable;
 import java.time.Duration;
@@ -129,8 +129,6 @@ public final class BinlogTail implements AutoCloseable {
       BinaryLogClient.class.getPackageName()));
   /** A GTID position: domain-server-sequence, comma-separated, one per domain. */
   private static final Pattern POSITION = Pattern.compile("(\\d+-\\d+-\\d+(,\\d+-\\d+-\\d+)*)?");
-  /** A shard's database name, {@code db00000}–{@code db65535} ({@code SqlNames#database}). */
-  private static final Pattern SHARD_DATABASE = Pattern.compile("db\\d{5}");
   /** The bytes a row event's table id takes, first in its body. */
   private static final int TABLE_ID_BYTES = 6;
 
@@ -194,7 +192,8 @@ public final class BinlogTail implements AutoCloseable {
    * Starts reading {@code settings}' host after {@code after}, a GTID position (the host's
    * {@code @@gtid_binlog_pos} to read from now, a {@link TailedTransaction#through()} to resume
    * after that transaction, empty for everything the host's log still holds), and answers once
-   * connected.
+   * connected: it blocks its caller for up to the settings' connect timeout, so an owner on an
+   * event loop calls it from a worker ({@code executeBlocking}), as fleet work runs.
    *
    * @throws IOException when the host cannot be read: not reachable, refusing the user, or not
    *     MariaDB. A host that lets the user in but not replicate says so once reading begins, which
@@ -315,15 +314,9 @@ public final class BinlogTail implements AutoCloseable {
   }
 
   private void map(TableMapEventData data) {
-    String database = data.getDatabase();
-    TableRef table = null;
-    if (SHARD_DATABASE.matcher(database).matches()) {
-      int shard = Integer.parseInt(database.substring(2));
-      if (shard <= NodeId.MAX_SHARD && tables.wanted(shard, data.getTable())) {
-        table = new TableRef(shard, data.getTable(), data.getColumnTypes().length);
-      }
-    }
-    tableIds.put(data.getTableId(), table);
+    int shard = SqlNames.shardOf(data.getDatabase());
+    tableIds.put(data.getTableId(), shard >= 0 && tables.wanted(shard, data.getTable())
+        ? new TableRef(shard, data.getTable(), data.getColumnTypes().length) : null);
   }
 
   private void inserted(EventData data) {

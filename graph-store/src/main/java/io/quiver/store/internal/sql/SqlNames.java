@@ -28,6 +28,25 @@ public final class SqlNames {
     return "db00000".substring(0, 7 - digits.length()) + digits;
   }
 
+  /**
+   * The shard whose database {@code name} is, {@link #database}'s inverse; -1 for a name that is
+   * no shard's database (read back from a host: a binary log's table map names any database).
+   */
+  public static int shardOf(String name) {
+    if (name == null || name.length() != 7 || !name.startsWith("db")) {
+      return -1;
+    }
+    int shard = 0;
+    for (int i = 2; i < 7; i++) {
+      char c = name.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      shard = shard * 10 + (c - '0');
+    }
+    return shard <= NodeId.MAX_SHARD ? shard : -1;
+  }
+
   /** Whether {@code name} matches {@value #TABLE_PATTERN}. */
   static boolean isName(String name) {
     if (name == null || name.isEmpty() || name.length() > MAX_NAME) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.quiver.store.shard.Host;
 import io.quiver.store.testing.TestBackend;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -242,9 +243,9 @@ class BinlogTailTest {
 
   private static BinlogTail.Settings settings() {
     TestBackend backend = TestBackend.get();
-    int colon = address.lastIndexOf(':');
-    return new BinlogTail.Settings(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)),
-        backend.hosts().user(), backend.hosts().password(), SERVER_IDS.incrementAndGet());
+    Host host = new Host("h", address, List.of());
+    return new BinlogTail.Settings(host.primaryHost(), host.primaryPort(), backend.hosts().user(),
+        backend.hosts().password(), SERVER_IDS.incrementAndGet());
   }
 
   /** The host's position now: a tail started there reads what commits next. */

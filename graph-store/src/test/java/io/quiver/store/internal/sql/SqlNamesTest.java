@@ -21,6 +21,17 @@ class SqlNamesTest {
   }
 
   @Test
+  void shardOf_isDatabasesInverse_andAnyOtherNameIsNoShard() {
+    for (int shard : new int[] {0, 7, 4242, NodeId.MAX_SHARD}) {
+      assertThat(SqlNames.shardOf(SqlNames.database(shard))).isEqualTo(shard);
+    }
+    for (String other : new String[] {null, "", "db", "db0000", "db000001", "db0000x", "DB00003", "xb00003", "mysql",
+        "db99999", "quiver_tail_scratch"}) {
+      assertThat(SqlNames.shardOf(other)).as("'%s'", other).isEqualTo(-1);
+    }
+  }
+
+  @Test
   void theNameCheck_acceptsExactlyWhatTheStrictPatternAccepts() {
     Pattern strict = Pattern.compile("[a-z][a-z0-9_]{0,63}");
     List<String> names = new ArrayList<>(List.of("", "a", "z", "nodes_pin", "edges_follows", "a1_", "outbox",
