@@ -44,7 +44,7 @@ public final class ShardLayout {
 
   /**
    * Every table a shard holds under {@code schema}: one per node type and one per unique field of
-   * it, one per edge type, counts, the outbox and bulk imports' references.
+   * it, one per edge type, counts, the outbox, the change log, bulk imports' references and the inverse marks.
    */
   public static List<Table> tables(Schema schema) {
     return List.copyOf(ShardTables.of(schema));

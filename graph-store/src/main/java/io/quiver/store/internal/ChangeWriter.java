@@ -14,6 +14,7 @@ import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
 import io.quiver.store.internal.table.EdgeRow;
 import io.quiver.store.internal.table.EdgesTable;
+import io.quiver.store.internal.table.InverseMarksTable;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
@@ -66,15 +67,28 @@ public final class ChangeWriter {
     if (!enabled) {
       return null;
     }
-    String type = node != null ? node.type()
+    return node == null ? node(id, null, null, 0) : node(id, node.type(), node.data(), node.version());
+  }
+
+  /**
+   * The entry of a node of type {@code type} written at {@code version} with {@code data} (its
+   * type's defaults applied), or deleted ({@code data} null; {@code type} may be null then, and is
+   * looked up); null when disabled. For a reader that has the row rather than a {@link Node}
+   * ({@code TailedChanges}).
+   */
+  public ChangesTable.Entry node(NodeId id, String type, ObjectNode data, long version) {
+    if (!enabled) {
+      return null;
+    }
+    String name = type != null ? type
         : schemas.current().nodeType(id.type()).map(found -> found.name()).orElse("#" + id.type());
     ObjectNode event = JSON.createObjectNode().put("kind", "node")
-        .put("change", node == null ? "deleted" : node.version() == 1 ? "created" : "updated")
-        .put("id", id.toString()).put("type", type);
-    if (node != null) {
-      event.put("version", node.version()).set("data", node.data());
+        .put("change", data == null ? "deleted" : version == 1 ? "created" : "updated")
+        .put("id", id.toString()).put("type", name);
+    if (data != null) {
+      event.put("version", version).set("data", data);
     }
-    return new ChangesTable.Entry(type, event.toString());
+    return new ChangesTable.Entry(name, event.toString());
   }
 
   /**
@@ -155,7 +169,9 @@ public final class ChangeWriter {
         new ChangesTable.VersionedEntry(table.type().name(), text.substring(0, hole + VERSION_KEY.length()),
             text.substring(hole + VERSION_FIELD.length())),
         SqlValues.nowMicros(clock));
-    return Future.all(written, logged).map(both -> written.result());
+    Future<Void> marked = copy == Copy.INVERSE ? InverseMarksTable.INSTANCE.mark(connection, route)
+        : Future.succeededFuture();
+    return Future.all(written, logged, marked).map(all -> written.result());
   }
 
   /** The entries of a batch's rewrites, {@code changed} answering them in order ({@link EdgesTable#writeMany}). */
@@ -166,6 +182,20 @@ public final class ChangeWriter {
       entries.add(edge(changed.get(i), rewrites.get(i).before(), rewrites.get(i).after(), copy));
     }
     return entries;
+  }
+
+  /**
+   * Logs the changes a batch of inverse copies made ({@link #edges} of {@code changed} and
+   * {@code rewrites}) on {@code route}'s shard, and marks the transaction as one writing inverse
+   * copies there ({@link InverseMarksTable}), which is what tells a reader of the binary log which
+   * copies these rows are.
+   */
+  public Future<Void> logInverses(SqlConnection connection, ShardRoute route, List<GraphChange.EdgeChanged> changed,
+      List<EdgesTable.Rewrite> rewrites) {
+    List<ChangesTable.Entry> entries = edges(changed, rewrites, Copy.INVERSE);
+    boolean any = entries.stream().anyMatch(Objects::nonNull);
+    return !any ? Future.succeededFuture()
+        : Future.all(log(connection, route, entries), InverseMarksTable.INSTANCE.mark(connection, route)).mapEmpty();
   }
 
   /** Logs {@code entries} (nulls skipped) on {@code route}'s shard, in {@code connection}'s transaction. */

@@ -215,7 +215,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
       }
     }
     return target.table().writeMany(connection, target.route(), rewrites)
-        .compose(changed -> log.log(connection, target.route(), log.edges(changed, rewrites, ChangeWriter.Copy.INVERSE))
+        .compose(changed -> log.logInverses(connection, target.route(), changed, rewrites)
             .map(new GroupOutcome(orphans, changed)));
   }
 

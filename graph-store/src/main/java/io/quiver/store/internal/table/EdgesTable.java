@@ -25,6 +25,7 @@ import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -412,15 +413,22 @@ public final class EdgesTable implements ShardTable {
     Future<Map<Long, Long>> versions = CountsTable.INSTANCE.adjustMany(connection, route, type.id(),
         List.copyOf(lists.values()));
     return Future.all(inserted, updated, versions).map(all -> {
+      // A list's versions go to its rows in the order they were written, the inserts' statement
+      // before the updates', which is the order a reader of the binary log meets them in
+      // (TailedChanges numbers a list's rows so).
       Map<Long, Long> next = new HashMap<>();
       lists.forEach((from, adjustment) -> next.put(from, versions.result().get(from) - adjustment.changes() + 1));
+      Map<Rewrite, Long> versionOf = new IdentityHashMap<>();
+      for (List<Rewrite> written : List.of(inserts, updates)) {
+        written.forEach(rewrite -> versionOf.put(rewrite, next.merge(rewrite.key().from(), 1L, Long::sum) - 1));
+      }
       List<GraphChange.EdgeChanged> changed = new ArrayList<>(rewrites.size());
       for (Rewrite rewrite : rewrites) {
         NodeId from = new NodeId(rewrite.key().from());
         NodeId to = new NodeId(rewrite.key().to());
         changed.add(new GraphChange.EdgeChanged(from, type.name(), to,
             rewrite.after().live() ? edge(from, to, rewrite.after()) : null,
-            next.merge(rewrite.key().from(), 1L, Long::sum) - 1, countDelta(rewrite.held(), rewrite.after())));
+            versionOf.get(rewrite), countDelta(rewrite.held(), rewrite.after())));
       }
       return changed;
     });

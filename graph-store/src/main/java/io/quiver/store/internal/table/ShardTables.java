@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Every table a shard holds under a schema: one per node type and one per unique field of it, one per
- * edge type, counts, the outbox and bulk imports' references. */
+ * edge type, counts, the outbox, the change log, bulk imports' references and the inverse marks. */
 public final class ShardTables {
   private ShardTables() {}
 
@@ -24,6 +24,7 @@ public final class ShardTables {
     tables.add(OutboxTable.INSTANCE);
     tables.add(ChangesTable.INSTANCE);
     tables.add(ImportRefsTable.INSTANCE);
+    tables.add(InverseMarksTable.INSTANCE);
     return tables;
   }
 }

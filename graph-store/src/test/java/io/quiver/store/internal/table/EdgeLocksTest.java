@@ -234,7 +234,7 @@ class EdgeLocksTest {
   }
 
   @Test
-  void writeMany_numbersEachListsChanges_fromTheVersionsItsCountsStatementAnswers() throws Exception {
+  void writeMany_numbersEachListsChangesInTheOrderItWritesThem_fromTheVersionsItsCountsStatementAnswers() throws Exception {
     NodeId first = board(1);
     NodeId second = board(2);
     NodeId third = board(3);
@@ -257,7 +257,9 @@ class EdgeLocksTest {
 
     List<GraphChange.EdgeChanged> changed = written.answer().changed();
     assertThat(changed).extracting(GraphChange.EdgeChanged::listVersion)
-        .as("each list's changes numbered in order, up to the version its count row holds").containsExactly(6L, 7L, 1L, 1L);
+        .as("each list's changes numbered in the order their rows are written — the batch's new rows before its"
+            + " stored ones, as the binary log holds them — up to the version its count row holds")
+        .containsExactly(7L, 6L, 1L, 1L);
     assertThat(changed).extracting(GraphChange.EdgeChanged::countDelta).containsExactly(-1, 1, 1, 1);
     assertThat(written.answer().held()).as("what the count rows hold after the batch")
         .isEqualTo(Map.of(first.value(), 7L, second.value(), 1L, third.value(), 1L));
