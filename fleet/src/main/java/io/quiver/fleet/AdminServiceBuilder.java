@@ -2,6 +2,7 @@ package io.quiver.fleet;
 
 import io.quiver.fleet.internal.DefaultAdminService;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.Repairs;
@@ -27,6 +28,7 @@ public final class AdminServiceBuilder {
   private RegistryPaths registry;
   private ReplicaAcks acks = ReplicaAcks.defaults();
   private FailoverSettings failover = FailoverSettings.disabled();
+  private ChangeLogSettings changeLog = ChangeLogSettings.defaults();
   private Clock clock = Clock.systemUTC();
   private String serverId = UUID.randomUUID().toString();
 
@@ -80,6 +82,16 @@ public final class AdminServiceBuilder {
     return this;
   }
 
+  /**
+   * How the servers' change log is written (default: by the writes). Written from the binary log
+   * ({@link ChangeLogSettings.Source#BINARY_LOG}), shard moves and replicas are refused until the
+   * tailer follows them (docs/operations.md, "The change log").
+   */
+  public AdminServiceBuilder changeLog(ChangeLogSettings settings) {
+    this.changeLog = Objects.requireNonNull(settings, "settings");
+    return this;
+  }
+
   public AdminServiceBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
@@ -97,6 +109,6 @@ public final class AdminServiceBuilder {
         Objects.requireNonNull(schemas, "schemas"),
         Objects.requireNonNull(shardMaps, "shardMaps"),
         Objects.requireNonNull(pools, "pools"),
-        registry, acks, failover, clock, serverId));
+        registry, acks, failover, changeLog, clock, serverId));
   }
 }

@@ -4,6 +4,7 @@ import io.quiver.schema.Schema;
 import io.quiver.store.internal.sql.SqlNames;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
+import io.quiver.store.internal.table.TailPositionsTable;
 import io.quiver.store.internal.table.ShardTables;
 import java.time.Instant;
 import java.util.List;
@@ -66,6 +67,21 @@ public final class ShardLayout {
   public static Statement changeLogFailover(int shard, Instant at) {
     ChangesTable.Marker marker = ChangesTable.INSTANCE.failoverMark(shard, SqlValues.micros(at));
     return new Statement(marker.sql(), marker.parameters());
+  }
+
+  /**
+   * What provisioning runs once on each host beside its shard databases, in order: the table where
+   * the host's change-log tailer keeps its position in the host's binary log, created where it is
+   * missing, with the host's position now kept where it has none, so a tailer started later logs
+   * every change made after the host's shards were provisioned ({@code TailPositionsTable}).
+   */
+  public static List<Statement> hostStatements(String host) {
+    List<String> sql = TailPositionsTable.INSTANCE.provisioning();
+    List<Statement> statements = new java.util.ArrayList<>();
+    for (int i = 0; i < sql.size(); i++) {
+      statements.add(new Statement(sql.get(i), i == sql.size() - 1 ? List.of(host) : List.of()));
+    }
+    return statements;
   }
 
   /** The database of a shard: {@code db00000} … {@code db65535}. */

@@ -161,7 +161,7 @@ public final class Workload {
           case "jdbc" -> new Served(new GeneratorSetup.TargetSpec(name, "jdbc", 0, false), null, set, false, null);
           case "bare-vertx" -> new Served(new GeneratorSetup.TargetSpec(name, "bare", Ports.free(), false), null, null,
               false, null);
-          // quiver-nocache, quiver-nolog (quiverSettings says what each changes), and another build of
+          // quiver-nocache, quiver-nolog, quiver-tailed (quiverSettings says what each changes), and another build of
           // Quiver (quiver's settings and cache, its own data set).
           default -> new Served(GeneratorSetup.TargetSpec.api(name, Ports.free()), null, set, true, null);
         });
@@ -369,13 +369,16 @@ public final class Workload {
   /**
    * A Quiver target's configuration: {@code config} (its data set's hosts and port) with the cache
    * at {@code budget}; {@code quiver-nocache} without its cache, {@code quiver-nolog} without its
-   * change log ({@code changes.enabled: false}), every other one as shipped.
+   * change log ({@code changes.enabled: false}), {@code quiver-tailed} with it written from the
+   * binary log ({@code changes.source: binlog}), every other one as shipped.
    */
   static ObjectNode quiverSettings(String name, ObjectNode config, CacheBudget budget) {
     config.putObject("cache").put("enabled", !name.equals("quiver-nocache")).put("nodeMaxBytes", budget.nodeBytes())
         .put("edgeMaxBytes", budget.edgeBytes());
     if (name.equals("quiver-nolog")) {
       config.putObject("changes").put("enabled", false);
+    } else if (name.equals("quiver-tailed")) {
+      config.putObject("changes").put("source", "binlog");
     }
     return config;
   }

@@ -21,14 +21,15 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
     Mix mix, Path output, int runs, Double cacheFraction, Integer bufferPoolMb, Duration warmupMax,
     Set<String> targets, Map<String, Path> builds) {
   /** The targets every run can measure, in the report's order; other builds' come after {@code quiver}. */
-  static final List<String> TARGETS = List.of("quiver", "quiver-nolog", "quiver-nocache", "lookaside", "jdbc-http",
-      "jdbc", "bare-vertx");
+  static final List<String> TARGETS = List.of("quiver", "quiver-nolog", "quiver-tailed", "quiver-nocache",
+      "lookaside", "jdbc-http", "jdbc", "bare-vertx");
   /**
-   * Targets measured only when named: {@code quiver-nolog} answers a question about Quiver (what
-   * its change log costs a mix), not about its rivals, and would lengthen every default run by a
-   * server and a data set.
+   * Targets measured only when named: {@code quiver-nolog} and {@code quiver-tailed} answer
+   * questions about Quiver (what its change log costs a mix, and what writing it from the binary
+   * log saves), not about its rivals, and would lengthen every default run by a server and a data
+   * set each.
    */
-  private static final Set<String> NAMED_ONLY = Set.of("quiver-nolog");
+  private static final Set<String> NAMED_ONLY = Set.of("quiver-nolog", "quiver-tailed");
   /** A build's label: what follows {@code quiver-} in its target's name. */
   private static final java.util.regex.Pattern LABEL = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9.]{0,23}");
 
@@ -124,7 +125,8 @@ record WorkloadOptions(int nodes, Duration warmup, Duration measure, List<Intege
         --out          the JSON report (default benchmarks/target/workload-report.json)
         --targets      measure only these (default: all of quiver, quiver-nocache, lookaside, jdbc-http, jdbc,
                        bare-vertx, and quiver-LABEL for each --build; quiver-nolog, quiver with
-                       changes.enabled: false on a data set of its own, only when named)
+                       changes.enabled: false, and quiver-tailed, quiver with changes.source: binlog,
+                       each on a data set of its own, only when named)
         --build        another build of Quiver (its dev/target/quiver.jar, say of an earlier commit), measured
                        side by side as quiver-LABEL: the same settings and cache as quiver, a data set of its own;
                        may be given several times

@@ -42,6 +42,18 @@ class WorkloadOptionsTest {
   }
 
   @Test
+  void quiverWithItsLogTailed_isMeasuredOnlyWhenNamed_andRunsWithTheLogWrittenFromTheBinaryLog() {
+    assertThat(parse("--quick").measures("quiver-tailed")).as("not in the default set").isFalse();
+    assertThat(parse("--targets", "quiver,quiver-tailed").measures("quiver-tailed")).isTrue();
+    ObjectNode tailed = Workload.quiverSettings("quiver-tailed", new ObjectMapper().createObjectNode(),
+        new Workload.CacheBudget(1_000, 2_000, "test"));
+
+    assertThat(tailed.at("/changes/source").asText()).isEqualTo("binlog");
+    assertThat(tailed.at("/changes/enabled").asBoolean(true)).as("the log kept").isTrue();
+    assertThat(tailed.at("/cache/enabled").asBoolean()).as("its cache as quiver's").isTrue();
+  }
+
+  @Test
   void targets_measureOnlyThoseNamed_andTheOtherBuildOnlyWithItsJar() throws Exception {
     Path jar = Files.createTempFile("quiver-before", ".jar");
 

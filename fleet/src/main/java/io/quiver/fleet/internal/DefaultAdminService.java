@@ -23,6 +23,7 @@ import io.quiver.schema.SchemaChanges;
 import io.quiver.schema.SchemaSource;
 import io.quiver.schema.SchemaStore;
 import io.quiver.schema.UniqueIndex;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.GraphStoreBuilder.RegistryPaths;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.RepairReport;
@@ -97,9 +98,12 @@ public final class DefaultAdminService implements AdminService {
   };
 
   public record Settings(Repairs repairs, SchemaSource schemas, ShardMapSource shardMaps, PoolSettings pools,
-      RegistryPaths registry, ReplicaAcks acks, FailoverSettings failover, Clock clock, String serverId) {}
+      RegistryPaths registry, ReplicaAcks acks, FailoverSettings failover, ChangeLogSettings changeLog, Clock clock,
+      String serverId) {}
 
   private final Vertx vertx;
+  /** Whether the change log is written from the binary log: then moves and replicas are refused, for now. */
+  private final boolean tailed;
   /** Admin jobs block on ZooKeeper, JDBC and the reactive client: daemon threads of their own. */
   private final ExecutorService jobs = DaemonThreads.cached("quiver-admin-job");
   private final SchemaSource schemas;
@@ -127,6 +131,7 @@ public final class DefaultAdminService implements AdminService {
     this.provisioner = new ShardProvisioner(pools.user(), pools.password());
     this.replicas = new Replicas(provisioner, pools.user(), pools.password());
     this.acks = settings.acks();
+    this.tailed = settings.changeLog().tailed();
     if (paths == null) {
       this.schemaStore = null;
       this.maps = null;
@@ -289,7 +294,22 @@ public final class DefaultAdminService implements AdminService {
   @Override
   public Future<MoveReport> moveShards(ShardSpan shards, String to, String stopBefore,
       Consumer<MoveProgress> progress) {
-    return run(() -> mover().move(shards, to, stopBefore, progress));
+    return run(() -> {
+      refuseTailed("shard moves");
+      return mover().move(shards, to, stopBefore, progress);
+    });
+  }
+
+  /**
+   * Refuses {@code what} while the change log is written from the binary log: a move's cut-over
+   * does not yet wait for the source's tailer to log the shard's last writes, and a replica does
+   * not log its primary's transactions for a promoted tailer to read, so either could lose changes.
+   */
+  private void refuseTailed(String what) {
+    if (tailed) {
+      throw GraphException.invalid(what + " are not supported yet while the change log is written from the binary"
+          + " log (changes.source: binlog); with changes.source: writes they are");
+    }
   }
 
   @Override
@@ -305,6 +325,7 @@ public final class DefaultAdminService implements AdminService {
   @Override
   public Future<ShardMap> addReplica(String host, String address, Consumer<String> progress) {
     return run(() -> {
+      refuseTailed("replicas");
       ShardMapChange.AddReplica change = new ShardMapChange.AddReplica(host, address);
       ShardMap map = maps().stored();
       Host primary = map.hosts().get(host);

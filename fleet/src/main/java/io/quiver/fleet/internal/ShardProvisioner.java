@@ -71,6 +71,7 @@ public final class ShardProvisioner {
             }
           }
         }
+        run(connection, ShardLayout.hostStatements(host.name()));
       }
     }
     ProvisionReport report = new ProvisionReport(shards, databases, created);
@@ -178,6 +179,18 @@ public final class ShardProvisioner {
 
   private static String firstLine(String message) {
     return message == null ? "no answer" : message.lines().findFirst().orElse(message);
+  }
+
+  /** Runs graph-store's {@code statements} ({@link ShardLayout}) on {@code connection}, in order, with their parameters bound. */
+  public static void run(Connection connection, List<ShardLayout.Statement> statements) throws SQLException {
+    for (ShardLayout.Statement statement : statements) {
+      try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
+        for (int i = 0; i < statement.parameters().size(); i++) {
+          prepared.setObject(i + 1, statement.parameters().get(i));
+        }
+        prepared.execute();
+      }
+    }
   }
 
   private static void execute(Connection connection, String ddl) throws SQLException {

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.quiver.fleet.ProvisionReport;
 import io.quiver.store.testing.ShardTables;
 import io.quiver.store.testing.TestBackend;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 
 class ShardProvisionerTest {
@@ -21,6 +24,32 @@ class ShardProvisionerTest {
 
     assertThat(again.shards()).isEqualTo(TestBackend.SHARDS);
     assertThat(again.changedNothing()).as("%s", again).isTrue();
+  }
+
+  @Test
+  void provision_keepsEachHostsTailPositionWhereItHasNone_andLeavesOneItHas() throws Exception {
+    TestBackend backend = TestBackend.get();
+    String host = backend.shardMap().hosts().keySet().iterator().next();
+    String address = backend.shardMap().hosts().get(host).primary();
+    try (Connection connection = backend.connect(address); Statement sql = connection.createStatement()) {
+      sql.execute("DELETE FROM quiver_tail.positions WHERE host = '" + host + "'");
+
+      provisioner(backend).provision(backend.shardMap(), backend.schema());
+      String kept = position(sql, host);
+      assertThat(kept).as("the host's binary log position at provisioning").matches("\\d+-\\d+-\\d+(,\\d+-\\d+-\\d+)*");
+
+      sql.execute("UPDATE quiver_tail.positions SET gtid_pos = '0-1-1' WHERE host = '" + host + "'");
+      provisioner(backend).provision(backend.shardMap(), backend.schema());
+      assertThat(position(sql, host)).as("a position a tailer keeps is its own").isEqualTo("0-1-1");
+      sql.execute("UPDATE quiver_tail.positions SET gtid_pos = '" + kept + "' WHERE host = '" + host + "'");
+    }
+  }
+
+  private static String position(Statement sql, String host) throws Exception {
+    try (ResultSet row = sql.executeQuery("SELECT gtid_pos FROM quiver_tail.positions WHERE host = '" + host + "'")) {
+      assertThat(row.next()).as("a row for " + host).isTrue();
+      return row.getString(1);
+    }
   }
 
   @Test

@@ -37,7 +37,7 @@ import java.util.Set;
  *  "admin":     {"token": "…at least 16 characters…"},
  *  "replication": {"withoutAck": "refuse", "ackTimeoutMs": 1000, "readMaxLagMs": 1000, "hedgeAfterMs": 50},
  *  "failover":  {"enabled": true, "detectAfterMs": 3000},
- *  "changes":   {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000},
+ *  "changes":   {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000, "source": "writes"},
  *  "consistency": {"tokenWaitMs": 1000},
  *  "schemaFile": "/etc/quiver/schema.json"}
  * }</pre>
@@ -193,7 +193,7 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
       Map.entry("replication", Set.of("withoutAck", "ackTimeoutMs", "readMaxLagMs", "hedgeAfterMs", "lagProbeEveryMs",
           "replicaPoolSize")),
       Map.entry("failover", Set.of("enabled", "detectAfterMs", "probeEveryMs", "fenceTimeoutMs")),
-      Map.entry("changes", Set.of("enabled", "retentionHours", "maxPerShard")),
+      Map.entry("changes", Set.of("enabled", "retentionHours", "maxPerShard", "source")),
       Map.entry("consistency", Set.of("tokenWaitMs")));
 
   /**
@@ -303,12 +303,22 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
             .asLong(ReadTokenSettings.DEFAULT_BOUND.toMillis()))));
   }
 
-  /** {@code {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000}}: each shard's change log. */
+  /**
+   * {@code {"enabled": true, "retentionHours": 168, "maxPerShard": 10000000, "source": "writes"}}:
+   * each shard's change log, written by the writes or ({@code "binlog"}) from each host's binary log.
+   */
   private static ChangeLogSettings changeLog(JsonNode changes) {
+    String source = changes.path("source").asText("writes");
+    ChangeLogSettings.Source parsed = switch (source) {
+      case "writes" -> ChangeLogSettings.Source.WRITES;
+      case "binlog" -> ChangeLogSettings.Source.BINARY_LOG;
+      default -> throw new IllegalArgumentException("changes.source must be \"writes\" or \"binlog\", got \""
+          + source + "\"");
+    };
     return new ChangeLogSettings(changes.path("enabled").asBoolean(true),
         Duration.ofHours(changes.path("retentionHours").asLong(ChangeLogSettings.DEFAULT_RETENTION.toHours())),
         changes.path("maxPerShard").asLong(ChangeLogSettings.DEFAULT_MAX_PER_SHARD),
-        ChangeLogSettings.DEFAULT_TRIM_EVERY);
+        ChangeLogSettings.DEFAULT_TRIM_EVERY, parsed);
   }
 
   /**

@@ -134,6 +134,7 @@ public final class QuiverServer implements AutoCloseable {
         .registry(curator, config.zooKeeper().shardMapPath(), config.zooKeeper().schemaPath())
         .replicaAcks(config.replication())
         .failover(config.failover())
+        .changeLog(config.changeLog())
         .clock(Clock.systemUTC())
         .build();
     // Before the backend: a move this server runs stops at its next step while its pools still answer.

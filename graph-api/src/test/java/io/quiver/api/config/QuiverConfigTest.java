@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.ReplicaAcks;
+import io.quiver.store.ChangeLogSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +42,7 @@ class QuiverConfigTest {
          "admin": {"token": "a-long-enough-secret"},
          "replication": {"withoutAck": "async", "ackTimeoutMs": 250},
          "failover": {"enabled": false, "detectAfterMs": 2000, "probeEveryMs": 200, "fenceTimeoutMs": 1000},
-         "changes": {"enabled": false, "retentionHours": 24, "maxPerShard": 1000},
+         "changes": {"enabled": false, "retentionHours": 24, "maxPerShard": 1000, "source": "binlog"},
          "consistency": {"tokenWaitMs": 2500},
          "schemaFile": "/etc/quiver/schema.json"}""");
     assertThat(config.mysql().maxSize()).isEqualTo(160);
@@ -52,7 +53,16 @@ class QuiverConfigTest {
     assertThat(config.http().headerTimeout().toMillis()).isEqualTo(3000);
     assertThat(config.zooKeeper().connectTimeout().toMillis()).isEqualTo(4000);
     assertThat(config.changeLog().maxPerShard()).isEqualTo(1000);
+    assertThat(config.changeLog().source()).isEqualTo(ChangeLogSettings.Source.BINARY_LOG);
     assertThat(config.readTokens().bound()).isEqualTo(Duration.ofMillis(2500));
+  }
+
+  @Test
+  void theChangeLog_isWrittenByTheWritesByDefault_andAnUnknownSourceIsAnError() throws Exception {
+    assertThat(parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}}").changeLog().source())
+        .isEqualTo(ChangeLogSettings.Source.WRITES);
+    assertThatThrownBy(() -> parse("{\"zooKeeper\": {\"connect\": \"z:2181\"}, \"changes\": {\"source\": \"kafka\"}}"))
+        .hasMessageContaining("changes.source must be \"writes\" or \"binlog\"");
   }
 
   @Test

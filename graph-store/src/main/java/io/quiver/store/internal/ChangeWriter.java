@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeState;
 import io.quiver.store.GraphChange;
@@ -28,6 +29,12 @@ import java.util.Objects;
  * copy — a client's write, the inverse writer, the delete rule, a cascade, a bulk import — builds
  * an entry for each ({@link #node}, {@link #edge}) and logs them ({@link #log}) before it commits,
  * so a change is logged if and only if it committed. Disabled, it builds and writes nothing.
+ *
+ * <p>When the log is written from the binary log ({@link ChangeLogSettings.Source#BINARY_LOG}) a
+ * write builds and inserts no entry — its host's tailer makes them from the transaction's rows
+ * ({@code TailedChanges}) — but a transaction writing inverse copies still marks itself
+ * ({@link InverseMarksTable}), since the rows cannot say which copy they are. The same marks are
+ * written when the writes log themselves, so either source reads a transaction alike.
  */
 public final class ChangeWriter {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,14 +51,28 @@ public final class ChangeWriter {
   /** The hole as compact JSON writes it: the first such text in an event, as every field before it is a name or an id. */
   private static final String VERSION_FIELD = VERSION_KEY + VERSION_HOLE;
 
+  /** Whether events are built and their entries inserted. */
   private final boolean enabled;
+  /** Whether transactions writing inverse copies mark themselves. */
+  private final boolean marks;
   private final SchemaSource schemas;
   private final Clock clock;
 
+  /** A writer that builds and logs every change ({@code enabled}), marks included, or nothing. */
   public ChangeWriter(boolean enabled, SchemaSource schemas, Clock clock) {
+    this(enabled, enabled, schemas, clock);
+  }
+
+  private ChangeWriter(boolean enabled, boolean marks, SchemaSource schemas, Clock clock) {
     this.enabled = enabled;
+    this.marks = marks;
     this.schemas = schemas;
     this.clock = clock;
+  }
+
+  /** The writes' writer for a store whose log is as {@code settings} say. */
+  public static ChangeWriter of(ChangeLogSettings settings, SchemaSource schemas, Clock clock) {
+    return new ChangeWriter(settings.writtenByWrites(), settings.enabled(), schemas, clock);
   }
 
   /** A writer that logs nothing (a test's, or a store with its log turned off). */
@@ -156,7 +177,7 @@ public final class ChangeWriter {
         after.live() ? table.edge(from, to, after) : null, VERSION_HOLE, 0);
     ObjectNode event = edgeEvent(unversioned, before, after, copy);
     if (event == null) {
-      return written;
+      return copy == Copy.INVERSE && marks && !enabled ? marked(connection, route, written) : written;
     }
     String text = event.toString();
     int hole = text.indexOf(VERSION_FIELD);
@@ -169,17 +190,25 @@ public final class ChangeWriter {
         new ChangesTable.VersionedEntry(table.type().name(), text.substring(0, hole + VERSION_KEY.length()),
             text.substring(hole + VERSION_FIELD.length())),
         SqlValues.nowMicros(clock));
-    Future<Void> marked = copy == Copy.INVERSE ? InverseMarksTable.INSTANCE.mark(connection, route)
-        : Future.succeededFuture();
-    return Future.all(written, logged, marked).map(all -> written.result());
+    Future<GraphChange.EdgeChanged> both = Future.all(written, logged).map(all -> written.result());
+    return copy == Copy.INVERSE ? marked(connection, route, both) : both;
   }
 
-  /** The entries of a batch's rewrites, {@code changed} answering them in order ({@link EdgesTable#writeMany}). */
+  /**
+   * The entries of a batch's rewrites, {@code changed} answering them in order ({@link
+   * EdgesTable#writeMany}), in the order the batch writes its rows — new rows first, then stored
+   * ones — which is the order their lists' versions were given in, so a list's events are logged in
+   * version order, as the binary log holds them.
+   */
   public List<ChangesTable.Entry> edges(List<GraphChange.EdgeChanged> changed, List<EdgesTable.Rewrite> rewrites,
       Copy copy) {
     List<ChangesTable.Entry> entries = new ArrayList<>(changed.size());
-    for (int i = 0; i < changed.size(); i++) {
-      entries.add(edge(changed.get(i), rewrites.get(i).before(), rewrites.get(i).after(), copy));
+    for (boolean inserts : new boolean[] {true, false}) {
+      for (int i = 0; i < changed.size(); i++) {
+        if ((rewrites.get(i).before() == null) == inserts) {
+          entries.add(edge(changed.get(i), rewrites.get(i).before(), rewrites.get(i).after(), copy));
+        }
+      }
     }
     return entries;
   }
@@ -192,10 +221,16 @@ public final class ChangeWriter {
    */
   public Future<Void> logInverses(SqlConnection connection, ShardRoute route, List<GraphChange.EdgeChanged> changed,
       List<EdgesTable.Rewrite> rewrites) {
-    List<ChangesTable.Entry> entries = edges(changed, rewrites, Copy.INVERSE);
-    boolean any = entries.stream().anyMatch(Objects::nonNull);
-    return !any ? Future.succeededFuture()
-        : Future.all(log(connection, route, entries), InverseMarksTable.INSTANCE.mark(connection, route)).mapEmpty();
+    if (!marks || rewrites.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    return marked(connection, route, log(connection, route, edges(changed, rewrites, Copy.INVERSE)));
+  }
+
+  /** {@code written}, with the transaction marked as writing inverse copies on {@code route}'s shard, sent beside it. */
+  private static <T> Future<T> marked(SqlConnection connection, ShardRoute route, Future<T> written) {
+    Future<Void> marked = InverseMarksTable.INSTANCE.mark(connection, route);
+    return Future.all(written, marked).map(both -> written.result());
   }
 
   /** Logs {@code entries} (nulls skipped) on {@code route}'s shard, in {@code connection}'s transaction. */

@@ -1,6 +1,7 @@
 package io.quiver.store.internal;
 
 import io.quiver.core.Futures;
+import io.quiver.core.GraphException;
 import io.quiver.core.zk.ServedVersions;
 import io.quiver.core.zk.VersionFence;
 import io.quiver.schema.Schema;
@@ -91,6 +92,11 @@ public final class DefaultBackend implements GraphBackend {
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
+    if (settings.changeLog().tailed() && withReplicas(initial)) {
+      throw GraphException.invalid("the change log cannot be written from the binary log (changes.source: binlog)"
+          + " on hosts with replicas yet: a promoted replica's tailer would not find its primary's last transactions;"
+          + " use changes.source: writes");
+    }
     SchemaSource schemas = settings.schemas();
     this.schemas = schemas;
     Clock clock = settings.clock();
@@ -114,7 +120,7 @@ public final class DefaultBackend implements GraphBackend {
         served == null ? version -> { } : served::acknowledge);
     schemas.onChange(changed -> writes.evaluate());
     UniqueClaims unique = new UniqueClaims(router, backgroundRouter, client, schemas, clock);
-    ChangeWriter changeWriter = new ChangeWriter(settings.changeLog().enabled(), schemas, clock);
+    ChangeWriter changeWriter = ChangeWriter.of(settings.changeLog(), schemas, clock);
     this.groups = new GroupCommit(client, settings.pools().writeTransactions(), settings.pools().maxWaitQueue());
     NodeStore nodes = new NodeStore(router, client, groups, schemas, changes, unique, writes, changeWriter, clock);
     InverseNow inverseNow = new InverseNow(router, client,
@@ -140,7 +146,9 @@ public final class DefaultBackend implements GraphBackend {
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, client, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(),
             settings.changeLog(), clock,
-            settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE);
+            settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE,
+            new TailedChanges(schemas, new ChangeWriter(true, schemas, clock)), settings.pools().user(),
+            settings.pools().password());
     this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer),
         new UniqueRepair(backgroundRouter, client, unique),
         new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten));
@@ -148,8 +156,9 @@ public final class DefaultBackend implements GraphBackend {
     this.changeLog = new ChangeReader(router, client);
     this.changeGroups = new ZkChangeGroups(vertx, paths == null ? null : paths.curator(),
         paths == null ? null : paths.changeGroupsPath(), () -> router.shardMap().allShards());
-    // Every committed change wakes its host's drainer, which numbers the change in the log at once.
-    if (drain != null && settings.changeLog().enabled()) {
+    // Every committed change wakes its host's drainer, which numbers the change in the log at once
+    // (written from the binary log, the change needs no numbering: the host's tailer reads it).
+    if (drain != null && settings.changeLog().writtenByWrites()) {
       changes.subscribe(this::wakeSequencer);
     }
 
@@ -175,6 +184,10 @@ public final class DefaultBackend implements GraphBackend {
     if (drain != null) {
       drain.wake(shard);
     }
+  }
+
+  private static boolean withReplicas(ShardMap map) {
+    return map.hosts().values().stream().anyMatch(host -> !host.replicas().isEmpty());
   }
 
   private void follow(ShardMap map) {

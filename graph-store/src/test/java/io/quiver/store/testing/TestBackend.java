@@ -180,6 +180,14 @@ public final class TestBackend {
             statement.execute(table.ddl(shard));
           }
         }
+        for (ShardLayout.Statement hostStatement : ShardLayout.hostStatements(host.name())) {
+          try (java.sql.PreparedStatement prepared = connection.prepareStatement(hostStatement.sql())) {
+            for (int i = 0; i < hostStatement.parameters().size(); i++) {
+              prepared.setObject(i + 1, hostStatement.parameters().get(i));
+            }
+            prepared.execute();
+          }
+        }
       }
     }
   }

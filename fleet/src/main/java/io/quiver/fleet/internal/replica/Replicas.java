@@ -233,14 +233,7 @@ public final class Replicas {
   public void prepare(Host primary, String address, List<ShardLayout.Statement> statements) throws SQLException {
     try (Connection connection = hosts.connect(replicaOf(primary, address), Duration.ofSeconds(2),
         Duration.ofSeconds(10))) {
-      for (ShardLayout.Statement statement : statements) {
-        try (PreparedStatement prepared = connection.prepareStatement(statement.sql())) {
-          for (int i = 0; i < statement.parameters().size(); i++) {
-            prepared.setObject(i + 1, statement.parameters().get(i));
-          }
-          prepared.executeUpdate();
-        }
-      }
+      ShardProvisioner.run(connection, statements);
     }
   }
 

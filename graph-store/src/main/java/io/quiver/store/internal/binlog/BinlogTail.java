@@ -149,6 +149,8 @@ public final class BinlogTail implements AutoCloseable {
   private final Map<Long, TableRef> tableIds = new HashMap<>();
   /** Completed when the tail ends: with why, or with null when it was closed. */
   private final CompletableFuture<Throwable> ended = new CompletableFuture<>();
+  /** Set by {@link #close}, so the disconnection it makes is not taken for the host's. */
+  private volatile boolean closing;
   /** The transaction being read: its GTID and domain, and the rows read so far; null between transactions. */
   private String gtid;
   private long domain;
@@ -184,6 +186,15 @@ public final class BinlogTail implements AutoCloseable {
       @Override
       public void onEventDeserializationFailure(BinaryLogClient ended, Exception cause) {
         fail(cause);
+      }
+
+      // A connection the host ends (its dump thread killed, the server shutting down) reaches
+      // the library as the end of its stream, not as a failure: it disconnects and says only this.
+      @Override
+      public void onDisconnect(BinaryLogClient ended) {
+        if (!closing) {
+          fail(new IOException("host " + settings.host() + ":" + settings.port() + " ended the tail's connection"));
+        }
       }
     });
   }
@@ -242,6 +253,7 @@ public final class BinlogTail implements AutoCloseable {
 
   @Override
   public void close() {
+    closing = true;
     try {
       client.disconnect();
     } catch (IOException e) {

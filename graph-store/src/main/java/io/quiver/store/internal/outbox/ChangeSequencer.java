@@ -5,6 +5,7 @@ import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRoute;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
+import io.quiver.store.internal.table.TailPositionsTable;
 import io.vertx.core.Future;
 import io.vertx.sqlclient.SqlConnection;
 import java.time.Clock;
@@ -19,6 +20,9 @@ import java.util.Set;
  * A write wakes the pass ({@code OutboxDrain#wake}), so a change is readable a pass after its
  * commit — a few milliseconds on a quiet host.
  *
+ * <p>When a tailer writes the log from the binary log ({@link ChangeTailer}) its rows come
+ * numbered, so the numbering finds nothing to do; the trim is the same.
+ *
  * <p>The numbering runs in a transaction the drainer lends it, its pass's last on the host, which
  * also deletes the outbox entries the pass handled ({@code OutboxDrainer#close}): one COMMIT for
  * both.
@@ -29,12 +33,14 @@ final class ChangeSequencer {
   /** Rows trimmed per shard and statement. */
   private static final int TRIM_BATCH = 10_000;
 
+  private final String host;
   private final ShardClient client;
   private final ChangeLogSettings settings;
   private final Clock clock;
   private long lastTrimUs;
 
-  ChangeSequencer(ShardClient client, ChangeLogSettings settings, Clock clock) {
+  ChangeSequencer(String host, ShardClient client, ChangeLogSettings settings, Clock clock) {
+    this.host = host;
     this.client = client;
     this.settings = settings;
     this.clock = clock;
@@ -58,19 +64,26 @@ final class ChangeSequencer {
     return Future.all(numbered).map(all -> numbered.stream().mapToInt(Future::result).sum());
   }
 
-  /** Every {@link ChangeLogSettings#trimEvery()}: every shard's changes older than the retention window, or beyond its row bound, deleted. */
+  /**
+   * Every {@link ChangeLogSettings#trimEvery()}, the first pass included: every shard's changes
+   * older than the retention window, or beyond its row bound, deleted; and where the writes log
+   * their own changes, the host's tail position moved to its binary log's position now
+   * ({@link TailPositionsTable#markLogged}).
+   */
   Future<Void> trimIfDue(List<ShardRoute> routes) {
     long now = SqlValues.nowMicros(clock);
     if (now - lastTrimUs < settings.trimEvery().toNanos() / 1000) {
       return Future.succeededFuture();
     }
     lastTrimUs = now;
+    Future<Void> marked = !settings.writtenByWrites() || routes.isEmpty() ? Future.succeededFuture()
+        : client.write(routes.get(0), sql -> TailPositionsTable.INSTANCE.markLogged(sql, host));
     long before = now - settings.retention().toNanos() / 1000;
     List<Future<Integer>> trims = new ArrayList<>();
     for (ShardRoute route : routes) {
       trims.add(client.write(route,
           sql -> ChangesTable.INSTANCE.trim(sql, route, before, settings.maxPerShard(), TRIM_BATCH)));
     }
-    return Future.join(trims).mapEmpty();
+    return Future.join(marked, Future.join(trims)).mapEmpty();
   }
 }

@@ -7,6 +7,8 @@ import io.quiver.store.OutboxStats;
 import io.quiver.store.internal.sql.ShardClient;
 import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.shard.ShardMap;
+import io.quiver.store.internal.TailedChanges;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Clock;
@@ -20,7 +22,8 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * This server's part in draining outboxes: it holds a lease per host ({@link HostLeases}), runs
  * an {@link OutboxDrainer} for each host whose lease it holds, and follows the shard map as
- * hosts come and go.
+ * hosts come and go. When the change log is written from the binary log, the same lease runs the
+ * host's {@link ChangeTailer}.
  *
  * <h2>Why nothing is lost</h2>
  * Entries are deleted only after their handler succeeded, and a server that dies loses its
@@ -34,7 +37,10 @@ public final class OutboxDrain {
   private final ApplierSettings settings;
   private final ChangeLogSettings changeLog;
   private final HostLeases leases;
+  /** What each host's change-log tailer shares; null when the log is not written from the binary log. */
+  private final ChangeTailer.Parts tailing;
   private final Map<String, OutboxDrainer> drainers = new ConcurrentHashMap<>();
+  private final Map<String, ChangeTailer> tailers = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   /**
@@ -42,14 +48,23 @@ public final class OutboxDrain {
    * @param client runs every statement of the drainers, under its deadlines
    * @param parallelism entries handled at once per host: no more than the background pool's connections
    */
-  /** @param changeLog how long each shard's change log is kept ({@link ChangeSequencer} trims it) */
+  /**
+   * @param changeLog how each shard's change log is written and kept ({@link ChangeSequencer} numbers and trims it;
+   *     written from the binary log, a {@link ChangeTailer} per host drained writes it)
+   * @param tailed what builds a tailed transaction's entries, when the log is written from the binary log
+   * @param user the user a tailer reads each host's binary log as
+   * @param password its password
+   */
   public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, ShardClient client,
       SchemaSource schemas, OutboxHandlers handlers, ApplierSettings settings, ChangeLogSettings changeLog, Clock clock,
-      String serverId, int parallelism) {
+      String serverId, int parallelism, TailedChanges tailed, String user, String password) {
     this.changeLog = changeLog;
-    this.parts = new OutboxDrainer.Parts(vertx, vertx.getOrCreateContext(), router, client, handlers,
+    Context context = vertx.getOrCreateContext();
+    this.parts = new OutboxDrainer.Parts(vertx, context, router, client, handlers,
         new RetryPolicy(settings), settings.batchSize(), settings.idleDelay().toMillis(),
         settings.busyPause().toMillis(), parallelism, clock);
+    this.tailing = changeLog.tailed()
+        ? new ChangeTailer.Parts(vertx, context, router, client, tailed, user, password, clock) : null;
     this.schemas = schemas;
     this.settings = settings;
     this.leases = new HostLeases(curator, settings.leasePath(), serverId, new HostLeases.Holder() {
@@ -106,18 +121,30 @@ public final class OutboxDrain {
     }
     OutboxDrainer drainer =
         new OutboxDrainer(host, parts, new TombstoneCollector(parts.client(), schemas, settings, parts.clock()),
-            new ChangeSequencer(parts.client(), changeLog, parts.clock()));
+            new ChangeSequencer(host, parts.client(), changeLog, parts.clock()));
     OutboxDrainer previous = drainers.put(host, drainer);
     if (previous != null) {
       previous.stop();
     }
     drainer.start();
+    if (tailing != null) {
+      ChangeTailer tailer = new ChangeTailer(host, tailing);
+      ChangeTailer before = tailers.put(host, tailer);
+      if (before != null) {
+        before.stop();
+      }
+      tailer.start();
+    }
   }
 
   private void stopDraining(String host) {
     OutboxDrainer drainer = drainers.remove(host);
     if (drainer != null) {
       drainer.stop();
+    }
+    ChangeTailer tailer = tailers.remove(host);
+    if (tailer != null) {
+      tailer.stop();
     }
   }
 
@@ -128,6 +155,8 @@ public final class OutboxDrain {
     List<Future<Void>> stopping = new ArrayList<>();
     drainers.values().forEach(drainer -> stopping.add(drainer.stop()));
     drainers.clear();
+    tailers.values().forEach(tailer -> stopping.add(tailer.stop()));
+    tailers.clear();
     return Future.join(stopping).mapEmpty();
   }
 }

@@ -5,5 +5,8 @@
  * {@link io.quiver.store.internal.outbox.Cascades} for cascades), and the drain in small
  * parts: host leases, the per-host drainer, the retry policy, tombstone collection and the
  * figures. {@link io.quiver.store.internal.outbox.InverseRepair} finds and fixes copies that differ.
+ * Under the same host leases, the change log's upkeep: its numbering and trim
+ * ({@code ChangeSequencer}) and, when it is written from the binary log, each host's
+ * {@code ChangeTailer}.
  */
 package io.quiver.store.internal.outbox;

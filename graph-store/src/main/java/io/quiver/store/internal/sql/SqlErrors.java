@@ -45,6 +45,10 @@ public final class SqlErrors {
   public static final int ER_SERVER_SHUTDOWN = 1053;
   /** Disk full, waiting for someone to free space (the statement then fails rather than waits). */
   public static final int ER_DISK_FULL = 1021;
+  /** An unknown database. */
+  public static final int ER_BAD_DB_ERROR = 1049;
+  /** A table that does not exist. */
+  public static final int ER_NO_SUCH_TABLE = 1146;
   /** Error writing a file (errno 28: no space left on the device). */
   public static final int ER_ERROR_ON_WRITE = 1026;
   /** The server ran out of memory. */
@@ -99,6 +103,11 @@ public final class SqlErrors {
       };
     }
     return 0;
+  }
+
+  /** Whether {@code failure} is MySQL's refusal of a table or database that does not exist (1146, 1049). */
+  public static boolean missingTable(Throwable failure) {
+    return failure instanceof DatabaseException db && (db.getErrorCode() == ER_NO_SUCH_TABLE || db.getErrorCode() == ER_BAD_DB_ERROR);
   }
 
   /**

@@ -121,21 +121,46 @@ public final class ChangesTable implements ShardTable {
   /** The positions a shard's log holds now: the oldest kept and the newest (both 0 when it holds none). */
   public record Bounds(long oldest, long newest) {}
 
+  /** Appends {@code entries} inside the transaction of the write that made them, to be numbered by the sequencer. */
+  public Future<Void> append(SqlConnection connection, ShardRoute route, List<Entry> entries, long writtenUs) {
+    return insert(connection, route.shard(), entries, 0, writtenUs);
+  }
+
   /**
-   * Appends {@code entries} inside the transaction of the write that made them, in statements of a
+   * Appends {@code entries} already numbered, the first at position {@code first} and each next one
+   * after it: a tailer's, which numbers the changes in the order it reads them from the host's
+   * binary log, so no sequencer numbers them after. The position index is unique, so a second
+   * writer numbering the same positions fails instead of logging twice.
+   */
+  public Future<Void> appendNumbered(SqlConnection connection, int shard, long first, List<Entry> entries,
+      long writtenUs) {
+    if (first < 1) {
+      throw new IllegalArgumentException("positions start at 1, not " + first);
+    }
+    return insert(connection, shard, entries, first, writtenUs);
+  }
+
+  /**
+   * {@code entries}' INSERTs, numbered from {@code first} or not numbered (0), in statements of a
    * power-of-two number of rows each (a batch of 13 is 8, 4 and 1), so the statement shapes a
    * connection prepares stay few.
    */
-  public Future<Void> append(SqlConnection connection, ShardRoute route, List<Entry> entries, long writtenUs) {
+  private Future<Void> insert(SqlConnection connection, int shard, List<Entry> entries, long first, long writtenUs) {
+    boolean numbered = first > 0;
+    String row = numbered ? "(?, ?, ?, ?)" : "(?, ?, ?)";
     List<Future<?>> sent = new ArrayList<>();
     int from = 0;
     while (from < entries.size()) {
       int size = Integer.highestOneBit(entries.size() - from);
-      List<Object> arguments = new ArrayList<>(size * 3);
-      StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(route.shard()))
-          .append(" (type_name, event, written_us) VALUES ");
-      for (Entry entry : entries.subList(from, from + size)) {
-        sql.append(arguments.isEmpty() ? "" : ", ").append("(?, ?, ?)");
+      List<Object> arguments = new ArrayList<>(size * 4);
+      StringBuilder sql = new StringBuilder("INSERT INTO ").append(on(shard))
+          .append(numbered ? " (pos, type_name, event, written_us) VALUES " : " (type_name, event, written_us) VALUES ");
+      for (int i = from; i < from + size; i++) {
+        Entry entry = entries.get(i);
+        sql.append(i == from ? "" : ", ").append(row);
+        if (numbered) {
+          arguments.add(first + i);
+        }
         arguments.add(entry.typeName());
         arguments.add(entry.event());
         arguments.add(writtenUs);
@@ -144,6 +169,12 @@ public final class ChangesTable implements ShardTable {
       from += size;
     }
     return Future.all(sent).mapEmpty();
+  }
+
+  /** The highest position the shard's log has given (0 for none), read in the caller's transaction. */
+  public Future<Long> newest(SqlConnection connection, int shard) {
+    return connection.query("SELECT COALESCE(MAX(pos), 0) AS newest FROM " + on(shard)).execute()
+        .map(rows -> rows.iterator().next().getLong("newest"));
   }
 
   /**

@@ -210,6 +210,31 @@ class BinlogTailTest {
   }
 
   @Test
+  void aConnectionTheHostEnds_endsTheTail_sayingSo() throws Exception {
+    BinlogTail tail = tail(hostPosition());
+    commit("INSERT INTO " + PROBE + " VALUES (50, NULL, 0)");
+    nextWithRows();
+    try (Statement sql = session.createStatement();
+        ResultSet dumps = sql.executeQuery(
+            "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")) {
+      List<Long> ids = new ArrayList<>();
+      while (dumps.next()) {
+        ids.add(dumps.getLong(1));
+      }
+      assertThat(ids).isNotEmpty();
+      for (long id : ids) {
+        try (Statement kill = session.createStatement()) {
+          kill.execute("KILL " + id);
+        }
+      }
+    }
+
+    assertThat(tail.ended()).succeedsWithin(Duration.ofSeconds(10)).asInstanceOf(InstanceOfAssertFactories.THROWABLE)
+        .hasMessageContaining("ended the tail's connection");
+    assertThat(tail.failure()).isPresent();
+  }
+
+  @Test
   void aHostNobodyAnswersOnIsRefusedAtStart() throws Exception {
     int closed;
     try (ServerSocket free = new ServerSocket(0)) {

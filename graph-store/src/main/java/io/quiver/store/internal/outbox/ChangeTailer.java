@@ -1,0 +1,331 @@
+package io.quiver.store.internal.outbox;
+
+import io.quiver.core.GraphException;
+import io.quiver.store.internal.TailedChanges;
+import io.quiver.store.internal.binlog.BinlogTail;
+import io.quiver.store.internal.binlog.TailedTransaction;
+import io.quiver.store.internal.sql.Access;
+import io.quiver.store.internal.sql.ShardClient;
+import io.quiver.store.internal.sql.ShardRoute;
+import io.quiver.store.internal.sql.ShardRouter;
+import io.quiver.store.internal.sql.SqlErrors;
+import io.quiver.store.internal.sql.SqlValues;
+import io.quiver.store.internal.table.ChangesTable;
+import io.quiver.store.internal.table.TailPositionsTable;
+import io.quiver.store.shard.Host;
+import io.quiver.store.shard.ShardMap;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes one host's change log from the host's binary log: the log's source when
+ * {@code changes.source} is {@code binlog} (docs/design.md, "The change log written from the
+ * binary log"). Run beside the host's {@link OutboxDrainer}, under the same lease, so one server
+ * tails a host at a time.
+ *
+ * <h2>How</h2>
+ * A {@link BinlogTail} reads every committed transaction of the host's shard databases, on a thread
+ * of its own; {@link TailedChanges} makes each one's change-log entries from its row images. Every
+ * {@value #BATCH_MS} ms after the first transaction waiting, one transaction on the host writes the
+ * entries of everything read since the last batch, each shard's numbered on from its newest
+ * position ({@link ChangesTable#appendNumbered}) in the order the binary log holds them — commit
+ * order, so no sequencer numbers them after — and moves the host's tail position
+ * ({@link TailPositionsTable}) to the GTID position through the batch's last transaction. So what a
+ * batch logs and where the tail resumes commit together, and a tailer that dies, or whose batch
+ * fails, starts again from the position of its last committed batch: every change is logged once,
+ * none twice, none skipped. This is what Debezium and Maxwell do with MySQL's log (their offset
+ * kept in Kafka or a table), with the offset committed in the same transaction as the output.
+ *
+ * <h2>What it costs a write</h2>
+ * Nothing: a write inserts no change row and wakes no sequencer ({@code ChangeWriter}); the change
+ * becomes readable a batch and a commit after the write's, tens of milliseconds. What it costs the
+ * host: one transaction per batch, the tail's reading (a replica's), and the rows themselves.
+ *
+ * <h2>Failures</h2>
+ * A tail that ends (its connection lost, an event it cannot read) or a batch that fails ends this
+ * round: the tail is closed, what it had read and not committed is dropped, and after
+ * {@value #RESTART_MS} ms a new tail starts from the committed position, which reads the dropped
+ * transactions again. A second tailer of the host (two servers holding its lease for a moment)
+ * finds the position moved under it by the other and stops the same way ({@link
+ * TailPositionsTable#readLocked}); the shard's unique positions refuse whichever would number a
+ * position twice.
+ *
+ * <h2>Not yet</h2>
+ * A host with replicas, and shard moves: a replica logs the primary's transactions in its own
+ * binary log only with {@code log_slave_updates}, and a move's cut-over would have to wait for the
+ * source's tailer to log the shard's last writes. Until those are built a store with this source is
+ * refused where either could happen (docs/operations.md, "The change log").
+ */
+final class ChangeTailer {
+  private static final Logger log = LoggerFactory.getLogger(ChangeTailer.class);
+  /** How long a batch gathers after its first transaction arrives. */
+  static final long BATCH_MS = 10;
+  /** The most transactions one batch commits; a longer backlog goes in several, one after another. */
+  static final int MAX_TRANSACTIONS = 2000;
+  /** How long a tailer waits to start again after its tail or a batch failed. */
+  static final long RESTART_MS = 1000;
+  /**
+   * How long a position moved only by transactions without changes (the drainer's deletions, say)
+   * goes unkept: kept at the next batch after that, so a restart never reads more than this much
+   * of the log again for nothing, nor starts from a position the host has purged from its log. A
+   * batch that logs changes always keeps its position.
+   */
+  static final long KEEP_IDLE_MS = 60_000;
+
+  /** What every host's tailer shares. */
+  record Parts(Vertx vertx, Context context, ShardRouter router, ShardClient client, TailedChanges changes,
+      String user, String password, Clock clock) {}
+
+  private final String host;
+  private final Parts parts;
+  private final AtomicBoolean scheduled = new AtomicBoolean();
+  private volatile boolean running;
+
+  /** The transactions the current tail delivered and no batch has taken yet; a new queue per tail. */
+  private volatile ConcurrentLinkedQueue<TailedTransaction> queue = new ConcurrentLinkedQueue<>();
+  // Touched on the context only.
+  private BinlogTail tail;
+  /** The position the host's row holds, as this tailer last read or wrote it. */
+  private String committed;
+  private long committedAtMs;
+  /** Per shard, the newest position given, once read; cleared when the shard map changes or a round ends. */
+  private final Map<Integer, Long> newest = new HashMap<>();
+  private long mapVersion = -1;
+  private boolean committing;
+  private boolean failing;
+  private Future<Void> inFlight = Future.succeededFuture();
+
+  ChangeTailer(String host, Parts parts) {
+    this.host = host;
+    this.parts = parts;
+  }
+
+  void start() {
+    running = true;
+    parts.context().runOnContext(started -> connect());
+  }
+
+  /** Stops tailing; the answer waits for the batch under way. */
+  Future<Void> stop() {
+    running = false;
+    parts.context().runOnContext(stopping -> closeTail());
+    return inFlight.otherwiseEmpty();
+  }
+
+  /** The first readable shard of {@code host}, routed to its primary; null when the host holds none. */
+  static ShardRoute onHost(ShardRouter router, String host) {
+    for (int shard : router.shardMap().shardsOn(host)) {
+      try {
+        return router.route(shard, Access.READ);
+      } catch (GraphException offline) {
+        // the next one
+      }
+    }
+    return null;
+  }
+
+  /** Reads the host's kept position and starts a tail there. */
+  private void connect() {
+    if (!running) {
+      return;
+    }
+    ShardRoute route = onHost(parts.router(), host);
+    Host address = parts.router().shardMap().hosts().get(host);
+    if (route == null || address == null) {
+      parts.vertx().setTimer(RESTART_MS, later -> connect());
+      return;
+    }
+    ConcurrentLinkedQueue<TailedTransaction> delivered = new ConcurrentLinkedQueue<>();
+    parts.client().write(route, sql -> TailPositionsTable.INSTANCE.read(sql, host)
+            .recover(failure -> SqlErrors.missingTable(failure) ? Future.succeededFuture(null)
+                : Future.failedFuture(failure))
+            .compose(kept -> kept != null ? Future.succeededFuture(kept) : unprovisioned(sql)))
+        .compose(position -> parts.vertx().executeBlocking(() -> BinlogTail.start(settings(address), position,
+                parts.changes().tables(), transaction -> deliver(delivered, transaction)))
+            .map(started -> {
+              committed = position;
+              return started;
+            }))
+        .onComplete(started -> {
+          if (started.failed()) {
+            restart(started.cause());
+            return;
+          }
+          BinlogTail opened = started.result();
+          if (!running) {
+            opened.close();
+            return;
+          }
+          tail = opened;
+          queue = delivered;
+          committedAtMs = parts.clock().millis();
+          if (failing) {
+            log.info("the change log of host {} is tailed again from {}", host, committed);
+          }
+          failing = false;
+          opened.ended().whenComplete((cause, thrown) -> parts.context().runOnContext(ended -> {
+            if (tail == opened && cause != null) {
+              restart(cause);
+            }
+          }));
+          if (!delivered.isEmpty()) {
+            schedule();
+          }
+        });
+  }
+
+  /**
+   * A host provisioned before tail positions were: its position kept as where its binary log is
+   * now, so changes made before this moment are not logged — said, since it should not happen on a
+   * host provisioned by this version.
+   */
+  private Future<String> unprovisioned(SqlClient sql) {
+    log.warn("host {} keeps no tail position (provisioned by an older version?): its change log begins now", host);
+    return TailPositionsTable.INSTANCE.provision(sql, host)
+        .compose(provisioned -> TailPositionsTable.INSTANCE.read(sql, host));
+  }
+
+  private BinlogTail.Settings settings(Host address) {
+    return new BinlogTail.Settings(address.primaryHost(), address.primaryPort(), parts.user(), parts.password(),
+        ThreadLocalRandom.current().nextLong(1L << 31, 1L << 32));
+  }
+
+  /** On the tail's thread: queues the transaction, and has a batch taken {@value #BATCH_MS} ms after the first waiting. */
+  private void deliver(ConcurrentLinkedQueue<TailedTransaction> delivered, TailedTransaction transaction) {
+    delivered.add(transaction);
+    if (delivered == queue) {
+      schedule();
+    }
+  }
+
+  private void schedule() {
+    if (scheduled.compareAndSet(false, true)) {
+      parts.context().runOnContext(now -> parts.vertx().setTimer(BATCH_MS, fired -> batch()));
+    }
+  }
+
+  /** Takes what waits and commits it, unless a batch is under way (then it follows that one). */
+  private void batch() {
+    scheduled.set(false);
+    if (committing || tail == null) {
+      return;
+    }
+    List<TailedTransaction> taken = new ArrayList<>();
+    for (TailedTransaction next; taken.size() < MAX_TRANSACTIONS && (next = queue.poll()) != null; ) {
+      taken.add(next);
+    }
+    if (taken.isEmpty()) {
+      return;
+    }
+    Map<Integer, List<ChangesTable.Entry>> entries = new LinkedHashMap<>();
+    taken.forEach(transaction -> parts.changes().entries(transaction)
+        .forEach((shard, made) -> entries.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(made)));
+    String through = taken.get(taken.size() - 1).through();
+    if (entries.isEmpty() && parts.clock().millis() - committedAtMs < KEEP_IDLE_MS) {
+      return;
+    }
+    committing = true;
+    BinlogTail round = tail;
+    inFlight = commit(entries, through).andThen(done -> {
+      committing = false;
+      if (done.failed()) {
+        if (tail == round) {
+          restart(done.cause());
+        }
+      } else if (!queue.isEmpty()) {
+        schedule();
+      }
+    });
+  }
+
+  /**
+   * One transaction on the host: the position checked to be this tailer's, every shard's entries
+   * numbered on, and the position moved to {@code through}.
+   */
+  private Future<Void> commit(Map<Integer, List<ChangesTable.Entry>> entries, String through) {
+    ShardMap map = parts.router().shardMap();
+    if (map.version() != mapVersion) {
+      newest.clear();
+      mapVersion = map.version();
+    }
+    ShardRoute route = onHost(parts.router(), host);
+    if (route == null) {
+      return Future.failedFuture(GraphException.unavailable("host " + host + " holds no readable shard"));
+    }
+    String expected = committed;
+    long writtenUs = SqlValues.nowMicros(parts.clock());
+    Map<Integer, Long> next = new HashMap<>();
+    return parts.client().inTransaction(route, connection -> {
+          Future<Void> ours = TailPositionsTable.INSTANCE.readLocked(connection, host)
+              .compose(held -> expected.equals(held) ? Future.<Void>succeededFuture()
+                  : Future.failedFuture(GraphException.of(GraphException.Code.ABORTED, "the tail position of host "
+                      + host + " is " + held + ", not " + expected + " as this tailer left it: another tailer runs")));
+          return newestOf(connection, entries.keySet()).compose(known -> {
+            List<Future<Void>> written = new ArrayList<>();
+            entries.forEach((shard, made) -> {
+              long first = known.get(shard) + 1;
+              written.add(ChangesTable.INSTANCE.appendNumbered(connection, shard, first, made, writtenUs));
+              next.put(shard, first + made.size() - 1);
+            });
+            written.add(TailPositionsTable.INSTANCE.write(connection, host, through));
+            return Future.all(ours, Future.all(written)).<Void>mapEmpty();
+          });
+        })
+        .onSuccess(done -> {
+          committed = through;
+          committedAtMs = parts.clock().millis();
+          newest.putAll(next);
+        });
+  }
+
+  /** Each shard's newest position: those known, and those not yet read, each read in the transaction. */
+  private Future<Map<Integer, Long>> newestOf(SqlConnection connection, Iterable<Integer> shards) {
+    Map<Integer, Future<Long>> reads = new HashMap<>();
+    for (int shard : shards) {
+      reads.put(shard, newest.containsKey(shard) ? Future.succeededFuture(newest.get(shard))
+          : ChangesTable.INSTANCE.newest(connection, shard));
+    }
+    return Future.all(new ArrayList<>(reads.values())).map(all -> {
+      Map<Integer, Long> known = new HashMap<>();
+      reads.forEach((shard, read) -> known.put(shard, read.result()));
+      return known;
+    });
+  }
+
+  /** Ends this round (the tail and what it read unlogged dropped) and starts another from the committed position. */
+  private void restart(Throwable cause) {
+    if (running && !failing) {
+      log.warn("tailing the change log of host {} stopped, starting again from {} every {} ms until it runs: {}",
+          host, committed, RESTART_MS, cause.getMessage());
+    }
+    failing = running;
+    closeTail();
+    if (running) {
+      parts.vertx().setTimer(RESTART_MS, later -> connect());
+    }
+  }
+
+  private void closeTail() {
+    BinlogTail closing = tail;
+    tail = null;
+    queue = new ConcurrentLinkedQueue<>();
+    newest.clear();
+    if (closing != null) {
+      closing.close();
+    }
+  }
+}
