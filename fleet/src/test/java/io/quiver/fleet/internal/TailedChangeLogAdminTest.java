@@ -1,0 +1,56 @@
+package io.quiver.fleet.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.quiver.core.GraphException;
+import io.quiver.fleet.AdminService;
+import io.quiver.schema.SchemaSource;
+import io.quiver.store.ChangeLogSettings;
+import io.quiver.store.shard.ShardMapSource;
+import io.quiver.store.shard.ShardSpan;
+import io.quiver.store.testing.TestBackend;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * While the change log is written from the binary log, the admin API refuses what the tailer does
+ * not follow yet — a shard move, a new replica — before doing any of it, saying why; with the log
+ * written by the writes, the same calls go on to their own checks.
+ */
+class TailedChangeLogAdminTest {
+  private final Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void close() {
+    vertx.close().await();
+  }
+
+  private AdminService admin(ChangeLogSettings changeLog) {
+    TestBackend backend = TestBackend.get();
+    return AdminService.builder(vertx).schemas(SchemaSource.fixed(backend.schema()))
+        .shardMaps(ShardMapSource.fixed(backend.shardMap())).pools(backend.poolSettings()).changeLog(changeLog)
+        .build();
+  }
+
+  @Test
+  void movesAndNewReplicas_areRefusedWhileTheLogIsTailed_sayingWhy() {
+    AdminService tailed = admin(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG));
+
+    assertThatThrownBy(() -> tailed.moveShards(new ShardSpan(0, 0), "h2", null, step -> { }).await())
+        .isInstanceOf(GraphException.class).hasMessageContaining("shard moves are not supported yet")
+        .hasMessageContaining("changes.source: binlog")
+        .satisfies(refusal -> assertThat(((GraphException) refusal).code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT));
+    assertThatThrownBy(() -> tailed.addReplica("h1", "127.0.0.1:1", line -> { }).await())
+        .isInstanceOf(GraphException.class).hasMessageContaining("replicas are not supported yet");
+  }
+
+  @Test
+  void theSameCalls_goOnToTheirOwnChecks_whenTheWritesLogThemselves() {
+    AdminService writes = admin(ChangeLogSettings.defaults());
+
+    assertThatThrownBy(() -> writes.moveShards(new ShardSpan(0, 0), "h2", null, step -> { }).await())
+        .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("changes.source"));
+  }
+}
