@@ -1,11 +1,12 @@
 package io.quiver.store;
 
 import io.quiver.schema.Schema;
+import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlNames;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
-import io.quiver.store.internal.table.TailPositionsTable;
 import io.quiver.store.internal.table.ShardTables;
+import io.quiver.store.internal.table.TailPositionsTable;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -69,11 +70,16 @@ public final class ShardLayout {
     return new Statement(marker.sql(), marker.parameters());
   }
 
+  /** MySQL's error for a system variable it does not have, which {@link #hostStatements}' last statement meets on MySQL. */
+  public static final int UNKNOWN_SYSTEM_VARIABLE = SqlErrors.ER_UNKNOWN_SYSTEM_VARIABLE;
+
   /**
    * What provisioning runs once on each host beside its shard databases, in order: the table where
    * the host's change-log tailer keeps its position in the host's binary log, created where it is
    * missing, with the host's position now kept where it has none, so a tailer started later logs
-   * every change made after the host's shards were provisioned ({@code TailPositionsTable}).
+   * every change made after the host's shards were provisioned ({@code TailPositionsTable}). On
+   * MySQL the last fails as {@link #UNKNOWN_SYSTEM_VARIABLE} (the position is MariaDB's), and
+   * provisioning passes over that: no tailer reads a MySQL host.
    */
   public static List<Statement> hostStatements(String host) {
     List<String> sql = TailPositionsTable.INSTANCE.provisioning();

@@ -71,7 +71,15 @@ public final class ShardProvisioner {
             }
           }
         }
-        run(connection, ShardLayout.hostStatements(host.name()));
+        try {
+          run(connection, ShardLayout.hostStatements(host.name()));
+        } catch (SQLException e) {
+          if (e.getErrorCode() != ShardLayout.UNKNOWN_SYSTEM_VARIABLE) {
+            throw e;
+          }
+          log.info("host {} is not MariaDB: it keeps no tail position (changes.source: binlog needs MariaDB)",
+              host.name());
+        }
       }
     }
     ProvisionReport report = new ProvisionReport(shards, databases, created);

@@ -49,6 +49,8 @@ public final class SqlErrors {
   public static final int ER_BAD_DB_ERROR = 1049;
   /** A table that does not exist. */
   public static final int ER_NO_SUCH_TABLE = 1146;
+  /** A system variable the server does not have (MySQL has no {@code gtid_binlog_pos}: it is MariaDB's). */
+  public static final int ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
   /** Error writing a file (errno 28: no space left on the device). */
   public static final int ER_ERROR_ON_WRITE = 1026;
   /** The server ran out of memory. */
@@ -108,6 +110,11 @@ public final class SqlErrors {
   /** Whether {@code failure} is MySQL's refusal of a table or database that does not exist (1146, 1049). */
   public static boolean missingTable(Throwable failure) {
     return failure instanceof DatabaseException db && (db.getErrorCode() == ER_NO_SUCH_TABLE || db.getErrorCode() == ER_BAD_DB_ERROR);
+  }
+
+  /** Whether {@code failure} is the refusal of a system variable the server does not have (1193). */
+  public static boolean unknownVariable(Throwable failure) {
+    return failure instanceof DatabaseException db && db.getErrorCode() == ER_UNKNOWN_SYSTEM_VARIABLE;
   }
 
   /**

@@ -34,7 +34,9 @@ public final class TailPositionsTable {
    * The statements that create the database and table where they are missing, and keep the host's
    * position now where it has none, the host's name their one parameter (the last statement's):
    * provisioning runs them on every host, so a tailer started later logs every change made to the
-   * host's shards after they were created.
+   * host's shards after they were created. On MySQL the last statement fails with
+   * {@link SqlErrors#ER_UNKNOWN_SYSTEM_VARIABLE} (the position is MariaDB's), which provisioning
+   * passes over: no tailer reads a MySQL host.
    */
   public List<String> provisioning() {
     return List.of(
@@ -87,6 +89,8 @@ public final class TailPositionsTable {
     return client.preparedQuery(sql).execute(Tuple.of(host)).<Void>mapEmpty()
         .recover(failure -> !SqlErrors.missingTable(failure) ? Future.failedFuture(failure)
             : provision(client, host).compose(created -> client.preparedQuery(sql).execute(Tuple.of(host)))
-                .mapEmpty());
+                .mapEmpty())
+        // A MySQL host has no GTID position of MariaDB's, and no tailer reads it (BinlogTail refuses it).
+        .recover(failure -> SqlErrors.unknownVariable(failure) ? Future.succeededFuture() : Future.failedFuture(failure));
   }
 }
