@@ -177,7 +177,7 @@ public final class ChangeWriter {
         after.live() ? table.edge(from, to, after) : null, VERSION_HOLE, 0);
     ObjectNode event = edgeEvent(unversioned, before, after, copy);
     if (event == null) {
-      return copy == Copy.INVERSE && marks && !enabled ? marked(connection, route, written) : written;
+      return copy == Copy.INVERSE && marks ? marked(connection, route, written) : written;
     }
     String text = event.toString();
     int hole = text.indexOf(VERSION_FIELD);
@@ -191,7 +191,7 @@ public final class ChangeWriter {
             text.substring(hole + VERSION_FIELD.length())),
         SqlValues.nowMicros(clock));
     Future<GraphChange.EdgeChanged> both = Future.all(written, logged).map(all -> written.result());
-    return copy == Copy.INVERSE ? marked(connection, route, both) : both;
+    return copy == Copy.INVERSE && marks ? marked(connection, route, both) : both;
   }
 
   /**

@@ -167,7 +167,8 @@ final class ChangeTailer {
           }
           BinlogTail opened = started.result();
           if (!running) {
-            opened.close();
+            tail = opened;
+            closeTail();
             return;
           }
           tail = opened;
@@ -325,7 +326,11 @@ final class ChangeTailer {
     queue = new ConcurrentLinkedQueue<>();
     newest.clear();
     if (closing != null) {
-      closing.close();
+      // The library's disconnect waits for its reading thread: never on the event loop.
+      parts.vertx().executeBlocking(() -> {
+        closing.close();
+        return null;
+      });
     }
   }
 }
