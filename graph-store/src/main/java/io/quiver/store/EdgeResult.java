@@ -8,7 +8,8 @@ package io.quiver.store;
  * @param inverse where the inverse copy stands
  * @param change what the write did to the forward copy
  * @param token what a later read carries to observe this write, its inverse copy included
- *     ({@link ReadToken}): the outbox entry of an inverse still pending, nothing otherwise
+ *     ({@link ReadToken}): what an inverse still pending waits in (its outbox entry, or the copy
+ *     written), nothing otherwise
  */
 public record EdgeResult(Edge edge, Inverse inverse, Change change, ReadToken token) {
 

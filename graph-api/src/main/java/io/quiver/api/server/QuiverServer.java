@@ -110,6 +110,9 @@ public final class QuiverServer implements AutoCloseable {
     schemas.start();
     schemas.awaitInitialized(STARTUP_TIMEOUT);
 
+    // Before anything drains: a fleet runs one source of its change log (ChangeSources says why).
+    started.add(ChangeSources.join(curator, config.outbox().leasePath(), config.changeLog()));
+
     int cores = Runtime.getRuntime().availableProcessors();
     Vertx vertx = UnhandledErrors.install(Vertx.vertx(new VertxOptions().setEventLoopPoolSize(cores)));
     started.add(() -> vertx.close().await());

@@ -13,6 +13,7 @@ import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaJson;
 import io.quiver.schema.SchemaRule;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.testing.TestBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,34 @@ class QuiverServerTest {
             refusal -> assertThat(SchemaRule.of(refusal)).contains(SchemaRule.TYPE_ID_NEVER_REUSED));
 
     assertThat(everythingUnder(backend.curator(), LEASES)).as("outbox lease participants").isEmpty();
+    Await.until("no change-log source left", Duration.ofSeconds(5),
+        () -> everythingUnder(backend.curator(), LEASES + "-sources").isEmpty());
+    assertThat(everythingUnder(backend.curator(), LEASES + "-sources")).as("change-log sources").isEmpty();
     assertThat(everythingUnder(backend.curator(), PEERS)).as("cache peer registrations").isEmpty();
+  }
+
+  @Test
+  void start_besideARunningServerOfTheOtherChangeLogSource_isRefusedSayingWhich_andOfTheSameSourceJoins()
+      throws Exception {
+    TestBackend backend = TestBackend.get();
+    QuiverConfig writes = config(backend);
+    QuiverConfig tailed = writes.withChangeLog(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG));
+    try (QuiverServer first = QuiverServer.start(tailed, null)) {
+      assertThatThrownBy(() -> QuiverServer.start(writes, null))
+          .isInstanceOfSatisfying(GraphException.class,
+              refusal -> assertThat(refusal.code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT))
+          .hasMessageContaining("changes.source: binlog").hasMessageContaining("changes.source: writes")
+          .hasMessageContaining("every server of a fleet must use the same");
+      try (QuiverServer second = QuiverServer.start(tailed, null)) {
+        assertThat(second.port()).isNotEqualTo(first.port());
+      }
+    }
+    Await.until("the stopped servers' sources gone", Duration.ofSeconds(5),
+        () -> everythingUnder(backend.curator(), LEASES + "-sources").isEmpty());
+    assertThat(everythingUnder(backend.curator(), LEASES + "-sources")).isEmpty();
+    try (QuiverServer afterwards = QuiverServer.start(writes, null)) {
+      assertThat(afterwards.port()).isPositive();
+    }
   }
 
   @Test

@@ -102,14 +102,17 @@ final class BulkWriter implements BulkImport {
    */
   private final Map<String, NodeId> refs = new ConcurrentHashMap<>();
   private final ChangeWriter changeLog;
+  /** Where the batch's forward copies leave their inverses (retired here once this import writes them). */
+  private final InverseEntries inverseEntries;
   /** The line that defined each reference in this run. */
   private final Map<String, Long> definedAt = new HashMap<>();
 
   BulkWriter(String name, ImportClaims.Claim claim, ShardRouter router, ShardClient client, SchemaSource schemas,
       NodeStore nodes, EdgeStore edges, InverseWriter inverseWriter, Changes changes, ChangeWriter changeLog,
-      Clock clock) {
+      InverseEntries inverseEntries, Clock clock) {
     this.name = requireName(name);
     this.changeLog = changeLog;
+    this.inverseEntries = inverseEntries;
     this.claim = claim;
     this.router = router;
     this.client = client;
@@ -460,10 +463,8 @@ final class BulkWriter implements BulkImport {
               Future<List<GraphChange.EdgeChanged>> changed = target.table().writeMany(connection, route, rewrites)
                   .compose(written -> changeLog.log(connection, route,
                       changeLog.edges(written, rewrites, ChangeWriter.Copy.FORWARD)).map(written));
-              Future<List<Long>> entries = inverses.isEmpty() ? Future.succeededFuture(List.of())
-                  : OutboxTable.INSTANCE.appendMany(connection, route,
-                      inverses.stream().map(InverseOp::columns).toList(), nowUs,
-                      nowUs + HANDOVER.toNanos() / 1000);
+              Future<List<Long>> entries = inverseEntries.leaveAll(connection, route, inverses, nowUs,
+                  nowUs + HANDOVER.toNanos() / 1000);
               return Future.all(changed, entries).map(both ->
                   new Outcome(missing, rewrites, inverses, entries.result(), changed.result()));
             }))
@@ -500,8 +501,9 @@ final class BulkWriter implements BulkImport {
             .toList()))
         .<Void>mapEmpty()
         .recover(failure -> {
-          // Committed forward copies keep their entries: the drainer applies them once due.
-          log.warn("bulk import '{}': inverses left to the outbox drainer: {}", name, failure.getMessage());
+          // Committed forward copies keep their entries, or their rows in the binary log: the drainer or the
+          // tailer applies them.
+          log.warn("bulk import '{}': inverses left to the drainer: {}", name, failure.getMessage());
           batch.inversesLeft += pending.stream().mapToLong(forward -> forward.ops().size()).sum();
           return Future.succeededFuture();
         });

@@ -29,6 +29,7 @@ import io.quiver.store.internal.outbox.InverseWriter;
 import io.quiver.store.internal.outbox.OutboxDrain;
 import io.quiver.store.internal.outbox.OutboxHandlers;
 import io.quiver.store.internal.outbox.OutboxRetry;
+import io.quiver.store.internal.outbox.TailBarrier;
 import io.quiver.store.internal.sql.CommitWatch;
 import io.quiver.store.internal.sql.GroupCommit;
 import io.quiver.store.internal.sql.HostHealth;
@@ -123,16 +124,17 @@ public final class DefaultBackend implements GraphBackend {
     ChangeWriter changeWriter = ChangeWriter.of(settings.changeLog(), schemas, clock);
     this.groups = new GroupCommit(client, settings.pools().writeTransactions(), settings.pools().maxWaitQueue());
     NodeStore nodes = new NodeStore(router, client, groups, schemas, changes, unique, writes, changeWriter, clock);
-    InverseNow inverseNow = new InverseNow(router, client,
+    InverseEntries inverseEntries = InverseEntries.of(settings.changeLog(), clock);
+    InverseNow inverseNow = new InverseNow(router, client, schemas,
         new InverseWriter(router, client, schemas, changes, changeWriter));
     this.store = new DefaultGraphStore(nodes, new EdgeStore(router, client, groups, schemas, changes, changeWriter,
-        clock),
+        inverseEntries, clock),
         inverseNow, new TokenSettler(vertx, inverseNow, settings.readTokens(), clock), this::outboxWritten, clock);
 
     NodeStore backgroundNodes = new NodeStore(backgroundRouter, client, groups, schemas, changes, unique, writes,
         changeWriter, clock);
     EdgeStore backgroundEdges = new EdgeStore(backgroundRouter, client, groups, schemas, changes, changeWriter,
-        clock);
+        inverseEntries, clock);
     GraphStore backgroundStore = new DefaultGraphStore(backgroundNodes, backgroundEdges, null, null,
         this::outboxWritten, clock);
     InverseWriter writer = new InverseWriter(backgroundRouter, client, schemas, changes, changeWriter);
@@ -141,15 +143,16 @@ public final class DefaultBackend implements GraphBackend {
     this.imports = name -> Futures.attempt(() -> BulkWriter.requireName(name))
         .compose(importClaims::claim)
         .map(claim -> new BulkWriter(name, claim, backgroundRouter, client, schemas, backgroundNodes, backgroundEdges,
-            writer, changes, changeWriter, clock));
+            writer, changes, changeWriter, inverseEntries, clock));
     this.drain = settings.drainCoordination() == null ? null
         : new OutboxDrain(vertx, settings.drainCoordination(), backgroundRouter, client, schemas,
             new OutboxHandlers(writer, new Cascades(backgroundStore, schemas), unique::release), settings.applier(),
             settings.changeLog(), clock,
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE,
-            new TailedChanges(schemas, new ChangeWriter(true, schemas, clock)), settings.pools().user(),
+            new TailedChanges(schemas, new ChangeWriter(true, schemas, clock)), writer, settings.pools().user(),
             settings.pools().password());
-    this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer),
+    this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer,
+            settings.changeLog().tailed() ? new TailBarrier(vertx, backgroundRouter, client, clock) : null),
         new UniqueRepair(backgroundRouter, client, unique),
         new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten));
     this.telemetry = new Telemetry();

@@ -89,9 +89,10 @@ final class DefaultGraphStore implements GraphStore {
    * copies of every edge the answer shows both sides of: a board's list and a pin's list of the
    * inverse type must show the pair alike (present on both or neither, with one sequence and
    * write stamp), as far as their windows reach. A pair that disagrees is a write caught half-done — its
-   * inverse still in the outbox, or applied between the two lists' reads — and costs a second
-   * round: the outbox entries of that pair are applied now (as {@code waitForInverse} does), and
-   * everything is read again. An answer with no disagreeing pair holds every write whole.
+   * inverse still in the outbox or the binary log, or applied between the two lists' reads — and
+   * costs a second round: the pair's two copies are brought together now, each made to hold at
+   * least what the other holds (as {@code waitForInverse} writes an inverse), and everything is
+   * read again. An answer with no disagreeing pair holds every write whole.
    */
   @Override
   public Future<AtomicRead> readAtomically(List<NodeId> nodeIds, List<AtomicRead.ListRead> lists) {
@@ -123,15 +124,15 @@ final class DefaultGraphStore implements GraphStore {
         read.merge(new EdgeListId(lists.get(i).from(), lists.get(i).type()), heads.get(i).result(),
             (one, other) -> one.edges().size() >= other.edges().size() ? one : other);
       }
-      List<EdgeListId[]> torn = torn(read);
+      Set<TornEdge> torn = torn(read);
       return torn.isEmpty() ? Future.succeededFuture(answer(nodeIds, nodesRead.result(), heads, round))
           : complete(torn).compose(completed -> round(nodeIds, lists, round + 1));
     });
   }
 
   /** The pairs of lists of the read that show one edge's two copies differently. */
-  private List<EdgeListId[]> torn(Map<EdgeListId, EdgeListHead> read) {
-    List<EdgeListId[]> torn = new ArrayList<>();
+  private Set<TornEdge> torn(Map<EdgeListId, EdgeListHead> read) {
+    Set<TornEdge> torn = new HashSet<>();
     read.forEach((list, head) -> {
       String inverse = edges.inverseTypeOf(list.type());
       if (inverse == null) {
@@ -141,7 +142,7 @@ final class DefaultGraphStore implements GraphStore {
         EdgeListId mirror = new EdgeListId(edge.to(), inverse);
         EdgeListHead other = read.get(mirror);
         if (other != null && !mirrored(edge, other)) {
-          torn.add(new EdgeListId[] {list, mirror});
+          torn.add(TornEdge.of(list.type(), list.from(), inverse, edge.to()));
         }
       }
     });
@@ -164,19 +165,29 @@ final class DefaultGraphStore implements GraphStore {
         && edge.sequence() <= other.edges().get(other.edges().size() - 1).sequence();
   }
 
-  /** Applies the outbox entries of the torn pairs' edges now; UNAVAILABLE when one's host cannot take it. */
-  private Future<Void> complete(List<EdgeListId[]> torn) {
-    // One look per list, however many torn pairs it is in (each pair is found from both sides).
-    Set<EdgeListId> wanted = new HashSet<>();
-    torn.forEach(pair -> wanted.addAll(List.of(pair)));
-    List<Future<List<EdgeStore.InverseInFlight>>> looks = new ArrayList<>(wanted.size());
-    wanted.forEach(list -> looks.add(edges.inversesInFlight(list.from(), list.type())));
-    return Future.all(looks).compose(all -> {
-      List<Future<EdgeResult.Inverse>> applied = new ArrayList<>();
-      looks.forEach(look -> look.result().stream().filter(copy -> wanted.contains(copy.onto()))
-          .forEach(copy -> applied.add(inverses.apply(new EdgeWrite.PendingInverse(copy.shard(), copy.entryId())))));
-      return Future.all(applied).mapEmpty();
-    });
+  /**
+   * An edge whose two copies a multi-read found shown differently: the copy (from, to) of
+   * {@code type} and its mirror (to, from) of {@code inverse}; one value per pair, whichever side
+   * found it ({@link #of} puts the smaller FROM first).
+   */
+  private record TornEdge(String type, NodeId from, String inverse, NodeId to) {
+    static TornEdge of(String type, NodeId from, String inverse, NodeId to) {
+      return from.compareTo(to) <= 0 ? new TornEdge(type, from, inverse, to) : new TornEdge(inverse, to, type, from);
+    }
+  }
+
+  /**
+   * Brings each torn edge's copies together now, each made to hold at least what the other holds
+   * ({@link InverseNow#converge}): what an outbox entry or the tailer would write, written for this
+   * read. UNAVAILABLE comes later, from the rounds, when a host cannot take it.
+   */
+  private Future<Void> complete(Set<TornEdge> torn) {
+    List<Future<EdgeResult.Inverse>> converged = new ArrayList<>(torn.size() * 2);
+    for (TornEdge edge : torn) {
+      converged.add(inverses.converge(edges.edgeType(edge.type()), edge.from(), edge.to())
+          .compose(one -> inverses.converge(edges.edgeType(edge.inverse()), edge.to(), edge.from())));
+    }
+    return Future.all(converged).mapEmpty();
   }
 
   private static AtomicRead answer(List<NodeId> nodeIds, NodeBatch batch, List<Future<EdgeListHead>> heads, int round) {
@@ -322,21 +333,29 @@ final class DefaultGraphStore implements GraphStore {
 
   /** The forward write has committed: whatever happens next, the answer is a success. */
   private Future<EdgeResult> settleInverse(EdgeWrite write, InverseWait wait) {
-    if (write.inverse() == null) {
+    EdgeWrite.PendingInverse pending = write.inverse();
+    if (pending == null) {
       return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.NONE, write.change()));
     }
     if (wait == InverseWait.ASYNC || inverses == null) {
-      outboxWritten.accept(write.inverse().shard());
+      wakeDrainer(pending);
       return Future.succeededFuture(new EdgeResult(write.edge(), EdgeResult.Inverse.PENDING, write.change(),
-          ReadToken.of(write.inverse().shard(), write.inverse().entryId())));
+          pending.token()));
     }
-    return inverses.apply(write.inverse()).map(inverse -> {
+    return inverses.apply(pending).map(inverse -> {
       if (inverse == EdgeResult.Inverse.PENDING) {
-        outboxWritten.accept(write.inverse().shard());
+        wakeDrainer(pending);
       }
       return new EdgeResult(write.edge(), inverse, write.change(), inverse == EdgeResult.Inverse.PENDING
-          ? ReadToken.of(write.inverse().shard(), write.inverse().entryId()) : ReadToken.EMPTY);
+          ? pending.token() : ReadToken.EMPTY);
     });
+  }
+
+  /** An outbox entry waits: its host's drainer, if this server runs it, passes now (the tailer needs no wake). */
+  private void wakeDrainer(EdgeWrite.PendingInverse pending) {
+    if (pending.outboxed()) {
+      outboxWritten.accept(pending.shard());
+    }
   }
 
   @Override

@@ -63,7 +63,9 @@ import java.util.function.Function;
  * <p>Removal keeps the row as a tombstone: its write time lets copies of an edge written in
  * different orders converge on the newest operation ({@link EdgeRow}). When the edge type has an
  * inverse, the operation's {@link OutboxTable outbox} entry commits in the same transaction, so
- * the inverse is never lost.
+ * the inverse is never lost — or, with the change log written from the binary log, nothing more
+ * does: the forward copy's row there is the record its host's tailer writes the inverse from
+ * ({@link InverseEntries}).
  *
  * <h2>Group commit</h2>
  * A client's write runs in its host's next transaction ({@link GroupCommit}): alone when the host
@@ -86,24 +88,28 @@ final class EdgeStore {
   private final Changes changes;
   private final Clock clock;
   private final ChangeWriter log;
+  /** Where a write leaves its inverse copy to be written. */
+  private final InverseEntries inverseEntries;
   private final LongAdder readQueries;
   /** How this store's reads go: to the primary ({@code READ}), or within the replicas' lag bound ({@code STALE_READ}). */
   private final Access reads;
 
   /** @param log logs every edge copy this store writes, in the write's transaction */
   EdgeStore(ShardRouter router, ShardClient client, GroupCommit groups, SchemaSource schemas, Changes changes,
-      ChangeWriter log, Clock clock) {
-    this(router, client, groups, schemas, changes, log, clock, new LongAdder(), Access.READ);
+      ChangeWriter log, InverseEntries inverseEntries, Clock clock) {
+    this(router, client, groups, schemas, changes, log, inverseEntries, clock, new LongAdder(), Access.READ);
   }
 
   private EdgeStore(ShardRouter router, ShardClient client, GroupCommit groups, SchemaSource schemas,
-      Changes changes, ChangeWriter log, Clock clock, LongAdder readQueries, Access reads) {
+      Changes changes, ChangeWriter log, InverseEntries inverseEntries, Clock clock, LongAdder readQueries,
+      Access reads) {
     this.router = router;
     this.client = client;
     this.groups = groups;
     this.schemas = schemas;
     this.changes = changes;
     this.log = log;
+    this.inverseEntries = inverseEntries;
     this.clock = clock;
     this.readQueries = readQueries;
     this.reads = reads;
@@ -111,7 +117,8 @@ final class EdgeStore {
 
   /** The same store, its reads tolerating the replicas' lag bound; its writes and counters are this one's. */
   EdgeStore staleTolerant() {
-    return new EdgeStore(router, client, groups, schemas, changes, log, clock, readQueries, Access.STALE_READ);
+    return new EdgeStore(router, client, groups, schemas, changes, log, inverseEntries, clock, readQueries,
+        Access.STALE_READ);
   }
 
   /** List and count statements issued since start. */
@@ -127,8 +134,7 @@ final class EdgeStore {
 
     /** The operation that tells the inverse copy of (from, to), or null when there is none to tell. */
     InverseOp inverseOf(NodeId from, NodeId to, EdgeRow written) {
-      boolean selfInverse = inverse != null && type().symmetric() && from.equals(to);
-      return inverse == null || selfInverse ? null : new InverseOp(inverse.id(), to, from, written);
+      return InverseOp.mirror(type(), inverse, from, to, written);
     }
   }
 
@@ -137,7 +143,7 @@ final class EdgeStore {
   /**
    * Adds the edge, or updates it if present (adding twice keeps one edge). A null sequence keeps
    * an active edge's sequence and gives a new one the write time; null data keeps an active
-   * edge's data. The inverse's outbox entry commits in the same transaction.
+   * edge's data. The inverse is left in the same transaction ({@link InverseEntries}).
    */
   Future<EdgeWrite> add(NodeId from, String typeName, NodeId to, Long sequence, ObjectNode data, EdgeState state,
       EdgeCondition condition) {
@@ -336,23 +342,23 @@ final class EdgeStore {
         target.route(), from, to, stored, written, ChangeWriter.Copy.FORWARD));
   }
 
-  /** {@link #record} for a row an upsert already wrote: its count, its log entry and the inverse's outbox entry. */
+  /** {@link #record} for a row an upsert already wrote: its count, its log entry and the inverse left ({@link InverseEntries}). */
   private Future<Recorded> recordUpserted(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgesTable.Upserted upserted) {
     return withInverse(connection, target, from, to, upserted.after(), log.upsertedEdge(connection, target.table(),
         target.route(), from, to, upserted, ChangeWriter.Copy.FORWARD));
   }
 
-  /** The forward copy's statements ({@code forward}), and behind them the inverse's outbox entry for {@code written}. */
+  /** The forward copy's statements ({@code forward}), and behind them the inverse of {@code written} left ({@link InverseEntries}). */
   private Future<Recorded> withInverse(SqlConnection connection, Target target, NodeId from, NodeId to,
       EdgeRow written, Future<GraphChange.EdgeChanged> forward) {
     InverseOp inverse = target.inverseOf(from, to, written);
     if (inverse == null) {
       return forward.map(changed -> new Recorded(changed, null));
     }
-    Future<Long> entry = OutboxTable.INSTANCE.append(connection, target.route(), inverse.columns(), nowUs());
-    return Future.all(forward, entry).map(both -> new Recorded(forward.result(),
-        new EdgeWrite.PendingInverse(target.route().shard(), entry.result())));
+    Future<EdgeWrite.PendingInverse> left = inverseEntries.leave(connection, target.route(), target.type().id(),
+        inverse);
+    return Future.all(forward, left).map(both -> new Recorded(forward.result(), left.result()));
   }
 
   private void announce(EdgeWrite written) {
@@ -569,30 +575,9 @@ final class EdgeStore {
     return TypeChecks.edgeType(schemas.current(), typeName).inverse();
   }
 
-  /** An inverse copy still in an outbox: its entry, and the list it will land on. */
-  record InverseInFlight(int shard, long entryId, EdgeListId onto) {}
-
-  /**
-   * The inverse copies of the edges of (from, type) still waiting in from's outbox: each lands on
-   * its target's list of the inverse type. None for a type without an inverse.
-   */
-  Future<List<InverseInFlight>> inversesInFlight(NodeId from, String typeName) {
-    return Futures.attempt(() -> planRead(from, typeName, null)).compose(target -> {
-      if (target.inverse() == null) {
-        return Future.succeededFuture(List.of());
-      }
-      ShardRoute route = router.route(from.shard(), Access.READ);
-      return client.read(route, sql -> OutboxTable.INSTANCE.pendingInversesTo(sql, route, target.inverse().id(),
-              from.value()))
-          .map(entries -> {
-            List<InverseInFlight> inFlight = new ArrayList<>(entries.size());
-            for (OutboxTable.Stored entry : entries) {
-              inFlight.add(new InverseInFlight(from.shard(), entry.id(),
-                  new EdgeListId(new NodeId(entry.columns().from()), target.inverse().name())));
-            }
-            return inFlight;
-          });
-    });
+  /** The edge type named {@code typeName}; INVALID_ARGUMENT when the schema has none. */
+  EdgeType edgeType(String typeName) {
+    return TypeChecks.edgeType(schemas.current(), typeName);
   }
 
   Future<EdgeListHead> head(NodeId from, String typeName, int limit) {

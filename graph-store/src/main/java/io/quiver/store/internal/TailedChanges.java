@@ -9,6 +9,7 @@ import io.quiver.store.NodeId;
 import io.quiver.store.internal.binlog.BinlogTail;
 import io.quiver.store.internal.binlog.RowChange;
 import io.quiver.store.internal.binlog.TailedTransaction;
+import io.quiver.store.internal.outbox.InverseOp;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
 import io.quiver.store.internal.table.CountsTable;
@@ -58,13 +59,20 @@ public final class TailedChanges {
   private volatile Lookup lookup;
 
   /** The node and edge tables of one schema version, by table name. */
-  private record Lookup(long version, Map<String, NodeType> nodes, Map<String, EdgesTable> edges) {
+  private record Lookup(long version, Map<String, NodeType> nodes, Map<String, EdgesTable> edges,
+      Map<String, EdgeType> inverses) {
     static Lookup of(Schema schema) {
       Map<String, NodeType> nodes = new HashMap<>();
       schema.nodeTypes().values().forEach(type -> nodes.put(type.tableName(), type));
       Map<String, EdgesTable> edges = new HashMap<>();
-      schema.edgeTypes().values().forEach(type -> edges.put(type.tableName(), new EdgesTable(type)));
-      return new Lookup(schema.version(), Map.copyOf(nodes), Map.copyOf(edges));
+      Map<String, EdgeType> inverses = new HashMap<>();
+      schema.edgeTypes().values().forEach(type -> {
+        edges.put(type.tableName(), new EdgesTable(type));
+        if (type.inverse() != null) {
+          schema.edgeType(type.inverse()).ifPresent(inverse -> inverses.put(type.tableName(), inverse));
+        }
+      });
+      return new Lookup(schema.version(), Map.copyOf(nodes), Map.copyOf(edges), Map.copyOf(inverses));
     }
   }
 
@@ -85,16 +93,50 @@ public final class TailedChanges {
     };
   }
 
+  /**
+   * The inverse copies {@code transaction} leaves to be written: for each forward copy it wrote —
+   * an edge row inserted or updated on a shard whose inverse mark it did not move — the operation
+   * that tells the other copy ({@link InverseOp#mirror}), as the write itself would have put in an
+   * outbox entry. A row deleted outright (a collected tombstone) leaves none, and neither does a
+   * copy the inverse writer wrote, whose own mirror is the copy that asked for it.
+   */
+  public List<InverseOp> inverses(TailedTransaction transaction) {
+    Lookup current = current();
+    Set<Integer> marked = markedShards(transaction.rows());
+    List<InverseOp> ops = new ArrayList<>();
+    for (RowChange row : transaction.rows()) {
+      EdgeType inverse = current.inverses().get(row.table());
+      if (inverse == null || row.after() == null || marked.contains(row.shard())) {
+        continue;
+      }
+      InverseOp op = InverseOp.mirror(current.edges().get(row.table()).type(), inverse,
+          new NodeId(number(row.value(0))), new NodeId(number(row.value(1))), edgeRow(row.after()));
+      if (op != null) {
+        ops.add(op);
+      }
+    }
+    return ops;
+  }
+
+  /** The shards whose inverse mark the rows moved: there, every edge copy written is an inverse one. */
+  private static Set<Integer> markedShards(List<RowChange> rows) {
+    Set<Integer> marked = new HashSet<>();
+    for (RowChange row : rows) {
+      if (row.table().equals(InverseMarksTable.INSTANCE.name())) {
+        marked.add(row.shard());
+      }
+    }
+    return marked;
+  }
+
   /** The entries {@code transaction} makes, by shard, each shard's in the order its rows were written. */
   public Map<Integer, List<ChangesTable.Entry>> entries(TailedTransaction transaction) {
     Lookup current = current();
     List<RowChange> rows = transaction.rows();
-    Set<Integer> inverse = new HashSet<>();
+    Set<Integer> inverse = markedShards(rows);
     Map<ListKey, long[]> versions = new HashMap<>();
     for (RowChange row : rows) {
-      if (row.table().equals(InverseMarksTable.INSTANCE.name())) {
-        inverse.add(row.shard());
-      } else if (row.table().equals(CountsTable.INSTANCE.name()) && row.after() != null) {
+      if (row.table().equals(CountsTable.INSTANCE.name()) && row.after() != null) {
         long[] span = versions.computeIfAbsent(new ListKey(row.shard(), number(row.value(0)),
             (int) number(row.value(1))), key -> new long[] {row.before() == null ? 0 : number(row.before().get(3)), 0});
         span[1] = number(row.after().get(3));

@@ -2,6 +2,7 @@ package io.quiver.store.internal;
 
 import io.quiver.core.GraphException;
 import io.quiver.store.EdgeResult;
+import io.quiver.store.NodeId;
 import io.quiver.store.ReadToken;
 import io.quiver.store.ReadTokenSettings;
 import io.vertx.core.Future;
@@ -13,10 +14,11 @@ import java.util.List;
 
 /**
  * Settles a {@link ReadToken} before a read: each outbox entry it names is applied now by
- * {@link InverseNow}, or found applied (gone), retrying every {@link #RETRY_MS} while its host
- * cannot take it, until {@link ReadTokenSettings#bound()}; then the read is UNAVAILABLE rather than
- * older than the token. Applying an entry twice, here and by the drainer, writes one copy: the
- * inverse writer compares stamps.
+ * {@link InverseNow}, or found applied (gone); each written copy it names has its mirror brought up
+ * to the copy as it is now (a write that left no entry, the change log tailed). It retries every
+ * {@link #RETRY_MS} while a host cannot take it, until {@link ReadTokenSettings#bound()}; then the
+ * read is UNAVAILABLE rather than older than the token. Applying twice, here and by the drainer or
+ * the tailer, writes one copy: the inverse writer compares stamps.
  */
 final class TokenSettler {
   /** How long a settle waits between tries while an entry's host cannot take it. */
@@ -44,19 +46,35 @@ final class TokenSettler {
   }
 
   private Future<Void> settle(ReadToken.Entry entry, long deadline) {
-    return inverses.apply(new EdgeWrite.PendingInverse(entry.shard(), entry.outboxId())).compose(inverse -> {
+    return applied(entry).compose(inverse -> {
       if (inverse != EdgeResult.Inverse.PENDING) {
         return Future.succeededFuture();
       }
       if (clock.millis() >= deadline) {
-        return Future.failedFuture(GraphException.unavailable("the read carries a token whose write's inverse copy"
-            + " (outbox entry " + entry.outboxId() + " on shard " + entry.shard() + ") could not be applied within "
-            + settings.bound().toMillis() + " ms — its host is down or read-only, or the entry parked —"
-            + " so it cannot observe that write yet; retry later"));
+        return Future.failedFuture(GraphException.unavailable("the read carries a token whose write's inverse copy ("
+            + named(entry) + ") could not be applied within " + settings.bound().toMillis() + " ms — its host is"
+            + " down or read-only, or the entry parked — so it cannot observe that write yet; retry later"));
       }
       Promise<Void> later = Promise.promise();
       vertx.setTimer(RETRY_MS, fired -> later.complete());
       return later.future().compose(retry -> settle(entry, deadline));
     });
+  }
+
+  private Future<EdgeResult.Inverse> applied(ReadToken.Entry entry) {
+    if (entry instanceof ReadToken.Outboxed outboxed) {
+      return inverses.applyEntry(outboxed.shard(), outboxed.outboxId());
+    }
+    ReadToken.Written written = (ReadToken.Written) entry;
+    return inverses.converge(written.edgeType(), new NodeId(written.from()), new NodeId(written.to()));
+  }
+
+  private static String named(ReadToken.Entry entry) {
+    if (entry instanceof ReadToken.Outboxed outboxed) {
+      return "outbox entry " + outboxed.outboxId() + " on shard " + outboxed.shard();
+    }
+    ReadToken.Written written = (ReadToken.Written) entry;
+    return "the mirror of edge type " + written.edgeType() + "'s copy from " + new NodeId(written.from()) + " to "
+        + new NodeId(written.to());
   }
 }

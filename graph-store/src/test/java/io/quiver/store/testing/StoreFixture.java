@@ -41,6 +41,11 @@ public final class StoreFixture implements AutoCloseable {
     return new StoreFixture(TestBackend.applierSettings(), false);
   }
 
+  /** A backend that drains no outbox and tails no host, its shards keeping their change logs as {@code changeLog} says. */
+  public static StoreFixture notDraining(io.quiver.store.ChangeLogSettings changeLog) throws Exception {
+    return new StoreFixture(TestBackend.applierSettings(), false, changeLog);
+  }
+
   /** A backend draining outboxes whose shards keep their change logs as {@code changeLog} says. */
   public static StoreFixture withChangeLog(io.quiver.store.ChangeLogSettings changeLog) throws Exception {
     return new StoreFixture(TestBackend.applierSettings(), true, changeLog);

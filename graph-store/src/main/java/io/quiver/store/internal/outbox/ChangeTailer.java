@@ -1,5 +1,6 @@
 package io.quiver.store.internal.outbox;
 
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.store.internal.TailedChanges;
 import io.quiver.store.internal.binlog.BinlogTail;
@@ -11,6 +12,7 @@ import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.sql.SqlErrors;
 import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.ChangesTable;
+import io.quiver.store.internal.table.OutboxTable;
 import io.quiver.store.internal.table.TailPositionsTable;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
@@ -28,6 +30,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,10 +53,25 @@ import org.slf4j.LoggerFactory;
  * none twice, none skipped. This is what Debezium and Maxwell do with MySQL's log (their offset
  * kept in Kafka or a table), with the offset committed in the same transaction as the output.
  *
+ * <h2>Inverses</h2>
+ * The same batch writes the inverse copies its forward copies ask for, so a write leaves its
+ * inverse in no outbox ({@code InverseEntries}): every edge row a transaction inserted or updated
+ * on a shard whose inverse mark it did not move is a forward copy, and its mirror's operation
+ * ({@link TailedChanges#inverses}) is applied before the batch commits, one transaction per target
+ * host ({@link InverseWriter#applyAllLeaving}), idempotent as every inverse write is. Those a host
+ * cannot take now (down, read-only) go into their forward copies' outboxes in the batch's own
+ * transaction, and the drainer retries them as it retries any entry. So the position moves past
+ * a forward copy only once its inverse is written or in an outbox: a tailer that dies in between
+ * reads the transaction again and writes the inverse again, to the same row. The design and its
+ * measurements: docs/design.md, "Inverses written from the binary log".
+ *
  * <h2>What it costs a write</h2>
- * Nothing: a write inserts no change row and wakes no sequencer ({@code ChangeWriter}); the change
- * becomes readable a batch and a commit after the write's, tens of milliseconds. What it costs the
- * host: one transaction per batch, the tail's reading (a replica's), and the rows themselves.
+ * Nothing: a write inserts no change row and no outbox entry, and wakes no sequencer
+ * ({@code ChangeWriter}); the change becomes readable, and the inverse written, a batch and a
+ * commit after the write's, tens of milliseconds. What it costs the host: one transaction per
+ * batch and target host, the tail's reading (a replica's), and the rows themselves. A batch's
+ * position is kept at once whenever a transaction it read changed a row it tails — the inverse
+ * marks included, which is how {@link TailBarrier} asks for it.
  *
  * <h2>Failures</h2>
  * A tail that ends (its connection lost, an event it cannot read) or a batch that fails ends this
@@ -86,17 +104,29 @@ final class ChangeTailer {
    */
   static final long KEEP_IDLE_MS = 60_000;
 
-  /** What every host's tailer shares. */
+  /**
+   * What every host's tailer shares.
+   *
+   * @param inverses writes the inverse copies the tailed forward copies ask for
+   * @param outboxWritten told of each shard where a batch left inverses in the outbox, for its drainer
+   */
   record Parts(Vertx vertx, Context context, ShardRouter router, ShardClient client, TailedChanges changes,
-      String user, String password, Clock clock) {}
+      InverseWriter inverses, IntConsumer outboxWritten, String user, String password, Clock clock) {}
 
   private final String host;
   private final Parts parts;
   private final AtomicBoolean scheduled = new AtomicBoolean();
   private volatile boolean running;
 
+  /** A transaction the tail delivered, and when. */
+  private record Arrived(TailedTransaction transaction, long atMs) {}
+
   /** The transactions the current tail delivered and no batch has taken yet; a new queue per tail. */
-  private volatile ConcurrentLinkedQueue<TailedTransaction> queue = new ConcurrentLinkedQueue<>();
+  private volatile ConcurrentLinkedQueue<Arrived> queue = new ConcurrentLinkedQueue<>();
+  /** When the oldest transaction of the batch being committed arrived; -1 when none is. */
+  private volatile long committingSinceMs = -1;
+  /** Since when no tail has run (not yet started, or ended and not yet started again); -1 while one runs. */
+  private volatile long downSinceMs;
   // Touched on the context only.
   private BinlogTail tail;
   /** The position the host's row holds, as this tailer last read or wrote it. */
@@ -112,6 +142,25 @@ final class ChangeTailer {
   ChangeTailer(String host, Parts parts) {
     this.host = host;
     this.parts = parts;
+    this.downSinceMs = parts.clock().millis();
+  }
+
+  /**
+   * How long the changes this tailer has still to log (and the inverses to write) may have waited:
+   * since the oldest transaction read and not yet committed arrived, or, while no tail runs, since
+   * it stopped; 0 when it has logged all it read. The host's change-log lag in binlog mode
+   * ({@link io.quiver.store.OutboxStats#changeLogLagMillis}).
+   */
+  long lagMillis() {
+    long now = parts.clock().millis();
+    long down = downSinceMs;
+    if (down >= 0) {
+      return Math.max(0, now - down);
+    }
+    long committingSince = committingSinceMs;
+    Arrived oldest = queue.peek();
+    long since = committingSince >= 0 ? committingSince : oldest != null ? oldest.atMs() : -1;
+    return since < 0 ? 0 : Math.max(0, now - since);
   }
 
   void start() {
@@ -149,7 +198,7 @@ final class ChangeTailer {
       parts.vertx().setTimer(RESTART_MS, later -> connect());
       return;
     }
-    ConcurrentLinkedQueue<TailedTransaction> delivered = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Arrived> delivered = new ConcurrentLinkedQueue<>();
     parts.client().write(route, sql -> TailPositionsTable.INSTANCE.read(sql, host)
             .recover(failure -> SqlErrors.missingTable(failure) ? Future.succeededFuture(null)
                 : Future.failedFuture(failure))
@@ -174,6 +223,7 @@ final class ChangeTailer {
           tail = opened;
           queue = delivered;
           committedAtMs = parts.clock().millis();
+          downSinceMs = -1;
           if (failing) {
             log.info("the change log of host {} is tailed again from {}", host, committed);
           }
@@ -206,8 +256,8 @@ final class ChangeTailer {
   }
 
   /** On the tail's thread: queues the transaction, and has a batch taken {@value #BATCH_MS} ms after the first waiting. */
-  private void deliver(ConcurrentLinkedQueue<TailedTransaction> delivered, TailedTransaction transaction) {
-    delivered.add(transaction);
+  private void deliver(ConcurrentLinkedQueue<Arrived> delivered, TailedTransaction transaction) {
+    delivered.add(new Arrived(transaction, parts.clock().millis()));
     if (delivered == queue) {
       schedule();
     }
@@ -226,22 +276,32 @@ final class ChangeTailer {
       return;
     }
     List<TailedTransaction> taken = new ArrayList<>();
-    for (TailedTransaction next; taken.size() < MAX_TRANSACTIONS && (next = queue.poll()) != null; ) {
-      taken.add(next);
+    long firstArrivedMs = -1;
+    for (Arrived next; taken.size() < MAX_TRANSACTIONS && (next = queue.poll()) != null; ) {
+      firstArrivedMs = taken.isEmpty() ? next.atMs() : firstArrivedMs;
+      taken.add(next.transaction());
     }
     if (taken.isEmpty()) {
       return;
     }
     Map<Integer, List<ChangesTable.Entry>> entries = new LinkedHashMap<>();
-    taken.forEach(transaction -> parts.changes().entries(transaction)
-        .forEach((shard, made) -> entries.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(made)));
+    List<InverseOp> inverses = new ArrayList<>();
+    boolean rows = false;
+    for (TailedTransaction transaction : taken) {
+      parts.changes().entries(transaction)
+          .forEach((shard, made) -> entries.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(made));
+      inverses.addAll(parts.changes().inverses(transaction));
+      rows |= !transaction.rows().isEmpty();
+    }
     String through = taken.get(taken.size() - 1).through();
-    if (entries.isEmpty() && parts.clock().millis() - committedAtMs < KEEP_IDLE_MS) {
+    if (!rows && parts.clock().millis() - committedAtMs < KEEP_IDLE_MS) {
       return;
     }
     committing = true;
+    committingSinceMs = firstArrivedMs;
     BinlogTail round = tail;
-    inFlight = commit(entries, through).andThen(done -> {
+    inFlight = parts.inverses().applyAllLeaving(inverses, InverseWriter.Announce.EDGES)
+        .compose(left -> commit(entries, left, through)).andThen(done -> {
       committing = false;
       if (done.failed()) {
         if (tail == round) {
@@ -250,14 +310,17 @@ final class ChangeTailer {
       } else if (!queue.isEmpty()) {
         schedule();
       }
+      committingSinceMs = -1;
     });
   }
 
   /**
    * One transaction on the host: the position checked to be this tailer's, every shard's entries
-   * numbered on, and the position moved to {@code through}.
+   * numbered on, the inverses that could not be written ({@code left}) put in their forward copies'
+   * outboxes, and the position moved to {@code through}.
    */
-  private Future<Void> commit(Map<Integer, List<ChangesTable.Entry>> entries, String through) {
+  private Future<Void> commit(Map<Integer, List<ChangesTable.Entry>> entries, List<InverseOp> left,
+      String through) {
     ShardMap map = parts.router().shardMap();
     if (map.version() != mapVersion) {
       newest.clear();
@@ -282,6 +345,11 @@ final class ChangeTailer {
               written.add(ChangesTable.INSTANCE.appendNumbered(connection, shard, first, made, writtenUs));
               next.put(shard, first + made.size() - 1);
             });
+            byForwardShard(left).forEach((shard, ops) -> written.add(Futures.started(() -> {
+              ShardRoute onShard = parts.router().route(shard, Access.WRITE);
+              return OutboxTable.INSTANCE.appendMany(connection, onShard, ops.stream().map(InverseOp::columns).toList(),
+                  writtenUs, writtenUs).<Void>mapEmpty();
+            })));
             written.add(TailPositionsTable.INSTANCE.write(connection, host, through));
             return Future.all(ours, Future.all(written)).<Void>mapEmpty();
           });
@@ -290,7 +358,15 @@ final class ChangeTailer {
           committed = through;
           committedAtMs = parts.clock().millis();
           newest.putAll(next);
+          byForwardShard(left).keySet().forEach(parts.outboxWritten()::accept);
         });
+  }
+
+  /** Inverse operations by the shard of the forward copy that asked for each: where its outbox entry goes. */
+  private static Map<Integer, List<InverseOp>> byForwardShard(List<InverseOp> ops) {
+    Map<Integer, List<InverseOp>> byShard = new LinkedHashMap<>();
+    ops.forEach(op -> byShard.computeIfAbsent(op.to().shard(), shard -> new ArrayList<>()).add(op));
+    return byShard;
   }
 
   /** Each shard's newest position: those known, and those not yet read, each read in the transaction. */
@@ -321,6 +397,10 @@ final class ChangeTailer {
   }
 
   private void closeTail() {
+    if (downSinceMs < 0) {
+      // What was read and not logged has waited since it arrived: the lag goes on from there.
+      downSinceMs = parts.clock().millis() - lagMillis();
+    }
     BinlogTail closing = tail;
     tail = null;
     queue = new ConcurrentLinkedQueue<>();

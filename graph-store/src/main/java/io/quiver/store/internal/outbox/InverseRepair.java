@@ -5,6 +5,7 @@ import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
+import io.quiver.store.NodeId;
 import io.quiver.store.RepairReport;
 import io.quiver.store.internal.TypeChecks;
 import io.quiver.store.internal.sql.Access;
@@ -21,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -32,7 +34,11 @@ import java.util.function.Consumer;
  *
  * <p>A pair whose copies differ while an outbox entry that will write one of them is pending
  * (on either copy's shard) is work in flight, not damage: it is counted apart ({@code inFlight})
- * and left for the entry, never "fixed" against it.
+ * and left for the entry, never "fixed" against it. With the change log written from the binary
+ * log, a forward copy's inverse waits there before any outbox: a pair that differs with no entry
+ * is checked again once both copies' hosts' tailers have passed what those hosts had committed
+ * ({@link TailBarrier}), and is in flight if either copy changed meanwhile or an entry now holds it
+ * (one the tailer could not write); only a pair that stayed as it was is damage.
  *
  * <p>Reactive: a chain of batches, each checked pair by pair in order, on the background pools —
  * one shard's scan at a time, so a repair never takes more than a few connections from the drainer.
@@ -44,12 +50,17 @@ public final class InverseRepair {
   private final ShardClient client;
   private final SchemaSource schemas;
   private final InverseWriter writer;
+  /** Waits for a host's tailer; null when the change log is not written from the binary log. */
+  private final TailBarrier tails;
 
-  public InverseRepair(ShardRouter router, ShardClient client, SchemaSource schemas, InverseWriter writer) {
+  /** @param tails what waits for a host's tailer, when the change log is written from the binary log; else null */
+  public InverseRepair(ShardRouter router, ShardClient client, SchemaSource schemas, InverseWriter writer,
+      TailBarrier tails) {
     this.router = router;
     this.client = client;
     this.schemas = schemas;
     this.writer = writer;
+    this.tails = tails;
   }
 
   private enum Side { FORWARD, INVERSE }
@@ -142,16 +153,19 @@ public final class InverseRepair {
     if (stored.row().readsAs(held)) {
       return Future.succeededFuture();
     }
-    return inFlight(stored, table, mirrorType).compose(inFlight -> {
-      if (inFlight) {
-        // A pair with both copies was already met from the forward side: count it once.
-        if (side == Side.FORWARD || mirror == null) {
-          tally.inFlight++;
-        }
-        return Future.succeededFuture();
-      }
-      return damaged(stored, mirror, held, table, mirrorType, side, tally);
-    });
+    return inFlight(stored, table, mirrorType)
+        .compose(pending -> pending || tails == null ? Future.succeededFuture(pending)
+            : inFlightThroughTails(stored, mirror, table, mirrorType))
+        .compose(inFlight -> {
+          if (inFlight) {
+            // A pair with both copies was already met from the forward side: count it once.
+            if (side == Side.FORWARD || mirror == null) {
+              tally.inFlight++;
+            }
+            return Future.succeededFuture();
+          }
+          return damaged(stored, mirror, held, table, mirrorType, side, tally);
+        });
   }
 
   private Future<Void> damaged(Stored stored, EdgeRow mirror, EdgeRow held, EdgeType table, EdgeType mirrorType,
@@ -168,6 +182,32 @@ public final class InverseRepair {
     return stored.row().outranks(held)
         ? fix(new InverseOp(mirrorType.id(), stored.to(), stored.from(), stored.row()), tally)
         : fix(new InverseOp(table.id(), stored.from(), stored.to(), mirror), tally);
+  }
+
+  /**
+   * Whether a pair that differs with no entry pending was still on its way through a tail: once
+   * the tailers of both copies' hosts have passed what their hosts had committed, either copy
+   * reads otherwise than it did (a write since, or the tailer's inverse), or an entry now holds it.
+   */
+  private Future<Boolean> inFlightThroughTails(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType) {
+    Set<String> hosts = new LinkedHashSet<>();
+    for (int shard : List.of(stored.from().shard(), stored.to().shard())) {
+      router.shardMap().rangeOf(shard).ifPresent(range -> hosts.add(range.host()));
+    }
+    return Futures.forEach(hosts, tails::passed)
+        .compose(passed -> Future.all(copy(table, stored.from(), stored.to()), copy(mirrorType, stored.to(),
+            stored.from())))
+        .compose(now -> !stored.row().equals(now.resultAt(0)) || !Objects.equals(mirror, now.resultAt(1))
+            ? Future.succeededFuture(true) : inFlight(stored, table, mirrorType));
+  }
+
+  /** The copy (from, to) of {@code type} as its shard's primary holds it now; null when there is none. */
+  private Future<EdgeRow> copy(EdgeType type, NodeId from, NodeId to) {
+    return Futures.started(() -> {
+      ShardRoute route = router.route(from.shard(), Access.READ);
+      return client.read(route, sql -> new EdgesTable(type).among(sql, route, Set.of(from.value()), Set.of(to.value())))
+          .map(rows -> rows.isEmpty() ? null : rows.get(0).row());
+    });
   }
 
   /**

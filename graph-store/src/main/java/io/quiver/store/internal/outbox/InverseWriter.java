@@ -129,6 +129,35 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     });
   }
 
+  /**
+   * {@link #applyAll} for a writer that keeps what could not be written (the tailer): each host's
+   * transaction stands alone, and the answer is the operations of the hosts that failed — or that
+   * cannot be written to now (read-only, offline, a type the schema lacks) — empty when every one
+   * was written. Never fails.
+   */
+  Future<List<InverseOp>> applyAllLeaving(List<InverseOp> ops, Announce announce) {
+    List<InverseOp> left = new ArrayList<>();
+    List<InverseOp> routable = new ArrayList<>(ops.size());
+    for (InverseOp op : ops) {
+      try {
+        target(op);
+        routable.add(op);
+      } catch (GraphException notNow) {
+        left.add(op);
+      }
+    }
+    List<List<Group>> hosts = byHost(routable);
+    List<Future<List<InverseOp>>> applied = new ArrayList<>(hosts.size());
+    for (List<Group> groups : hosts) {
+      List<InverseOp> onHost = groups.stream().flatMap(group -> group.best().stream()).toList();
+      applied.add(applyOnHost(groups, announce).map(List.<InverseOp>of()).otherwise(onHost));
+    }
+    return Future.all(applied).map(all -> {
+      applied.forEach(host -> left.addAll(host.result()));
+      return left;
+    });
+  }
+
   /** The drainer's batch: every edge announced, so caches update their windows in place. */
   @Override
   public Future<?> applyAll(List<InverseOp> ops) {

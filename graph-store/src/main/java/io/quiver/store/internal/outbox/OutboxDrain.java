@@ -52,19 +52,21 @@ public final class OutboxDrain {
    * @param changeLog how each shard's change log is written and kept ({@link ChangeSequencer} numbers and trims it;
    *     written from the binary log, a {@link ChangeTailer} per host drained writes it)
    * @param tailed what builds a tailed transaction's entries, when the log is written from the binary log
+   * @param inverses writes the inverse copies a tailer finds asked for, when the log is written from the binary log
    * @param user the user a tailer reads each host's binary log as
    * @param password its password
    */
   public OutboxDrain(Vertx vertx, CuratorFramework curator, ShardRouter router, ShardClient client,
       SchemaSource schemas, OutboxHandlers handlers, ApplierSettings settings, ChangeLogSettings changeLog, Clock clock,
-      String serverId, int parallelism, TailedChanges tailed, String user, String password) {
+      String serverId, int parallelism, TailedChanges tailed, InverseWriter inverses, String user, String password) {
     this.changeLog = changeLog;
     Context context = vertx.getOrCreateContext();
     this.parts = new OutboxDrainer.Parts(vertx, context, router, client, handlers,
         new RetryPolicy(settings), settings.batchSize(), settings.idleDelay().toMillis(),
         settings.busyPause().toMillis(), parallelism, clock);
     this.tailing = changeLog.tailed()
-        ? new ChangeTailer.Parts(vertx, context, router, client, tailed, user, password, clock) : null;
+        ? new ChangeTailer.Parts(vertx, context, router, client, tailed, inverses, this::wake, user, password, clock)
+        : null;
     this.schemas = schemas;
     this.settings = settings;
     this.leases = new HostLeases(curator, settings.leasePath(), serverId, new HostLeases.Holder() {
@@ -103,7 +105,12 @@ public final class OutboxDrain {
   /** Each host this server drains, with its outbox figures measured now; a host that cannot be measured is left out. */
   public Future<Map<String, OutboxStats>> stats() {
     Map<String, Future<OutboxStats>> measuring = new TreeMap<>();
-    drainers.forEach((host, drainer) -> measuring.put(host, drainer.measure()));
+    drainers.forEach((host, drainer) -> {
+      ChangeTailer tailer = tailers.get(host);
+      // Written from the binary log, no change waits to be numbered: what waits is the tailer's.
+      measuring.put(host, tailer == null ? drainer.measure() : drainer.measure().map(measured -> new OutboxStats(
+          measured.pending(), measured.parked(), measured.oldestPendingAgeMillis(), tailer.lagMillis())));
+    });
     return Future.join(new ArrayList<>(measuring.values())).otherwiseEmpty().map(done -> {
       Map<String, OutboxStats> stats = new TreeMap<>();
       measuring.forEach((host, measured) -> {

@@ -7,6 +7,7 @@
  * figures. {@link io.quiver.store.internal.outbox.InverseRepair} finds and fixes copies that differ.
  * Under the same host leases, the change log's upkeep: its numbering and trim
  * ({@code ChangeSequencer}) and, when it is written from the binary log, each host's
- * {@code ChangeTailer}.
+ * {@code ChangeTailer}, which then writes the inverses too (a write leaves no entry for them), with
+ * {@code TailBarrier} for the repair to wait on it.
  */
 package io.quiver.store.internal.outbox;

@@ -239,20 +239,6 @@ public final class OutboxTable implements ShardTable {
         .map(rows -> rows.size() == 0 ? null : stored(rows.iterator().next()));
   }
 
-  /**
-   * The entries waiting here, not parked, that will write a copy of {@code inverseTypeId} pointing
-   * at {@code to}: inverse copies onto other nodes' lists of the edges from {@code to}.
-   */
-  public Future<List<Stored>> pendingInversesTo(SqlClient client, ShardRoute route, int inverseTypeId, long to) {
-    String sql = "SELECT " + ENTRY + " FROM " + on(route.shard())
-        + " WHERE parked = 0 AND kind = ? AND edge_type = ? AND to_id = ?";
-    return client.preparedQuery(sql).execute(Tuple.of(FIRST_KIND, inverseTypeId, to)).map(rows -> {
-      List<Stored> entries = new ArrayList<>();
-      rows.forEach(row -> entries.add(stored(row)));
-      return entries;
-    });
-  }
-
   /** Retires an entry whose work is done. */
   public Future<Void> delete(SqlClient client, ShardRoute route, long id) {
     return deleteAll(client, route, List.of(id));

@@ -63,6 +63,12 @@ public final class TailPositionsTable {
         .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("gtid_pos"));
   }
 
+  /** Where the host's binary log is now: the position through every transaction it has committed. */
+  public Future<String> now(SqlClient client) {
+    return client.query("SELECT @@GLOBAL.gtid_binlog_pos AS pos").execute()
+        .map(rows -> rows.iterator().next().getString("pos"));
+  }
+
   /** The host's position, read with its row locked in the caller's transaction; null when it has none. */
   public Future<String> readLocked(SqlConnection connection, String host) {
     return connection.preparedQuery("SELECT gtid_pos FROM " + TABLE + " WHERE host = ? FOR UPDATE")

@@ -146,6 +146,34 @@ class ChangeTailerTest {
         .isInstanceOf(GraphException.class).hasMessageContaining("replicas").hasMessageContaining("changes.source");
   }
 
+  @Test
+  void theLogsLag_isNoneOnceTheTailerHasLoggedWhatItRead_andGrowsWhileItsTailIsDown() throws Exception {
+    Await.until("every host's tailer caught up", Duration.ofSeconds(10), () -> lags().values().stream()
+        .allMatch(lag -> lag == 0));
+    assertThat(lags()).containsOnlyKeys("h1", "h2").allSatisfy((host, lag) -> assertThat(lag).isZero());
+
+    assertThat(killTails()).as("dump connections killed").isPositive();
+    Await.until("a tail seen down", Duration.ofSeconds(2), () -> lags().values().stream().anyMatch(lag -> lag > 0));
+    long down = longest();
+    Await.until("the lag growing while the tail is down", Duration.ofSeconds(2), () -> longest() > down);
+    assertThat(longest()).as("growing while the tail is down").isGreaterThan(down);
+
+    Await.until("the tails back and caught up", Duration.ofSeconds(10), () -> lags().values().stream()
+        .allMatch(lag -> lag == 0));
+    assertThat(lags().values()).allSatisfy(lag -> assertThat(lag).isZero());
+  }
+
+  private static long longest() {
+    return lags().values().stream().mapToLong(Long::longValue).max().orElseThrow();
+  }
+
+  /** Each host's change-log lag, as the store's telemetry reports it. */
+  private static Map<String, Long> lags() {
+    Map<String, Long> lags = new TreeMap<>();
+    fixture.backend.telemetry().outboxStats().await().forEach((host, stats) -> lags.put(host, stats.changeLogLagMillis()));
+    return lags;
+  }
+
   /** Kills every binary-log dump connection on the test backend's hosts; answers how many. */
   private static int killTails() throws Exception {
     int killed = 0;
