@@ -16,6 +16,7 @@ import io.quiver.store.internal.table.OutboxTable;
 import io.quiver.store.internal.table.TailPositionsTable;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -295,23 +296,31 @@ final class ChangeTailer {
     }
     String through = taken.get(taken.size() - 1).through();
     if (!rows && parts.clock().millis() - committedAtMs < KEEP_IDLE_MS) {
+      // Nothing to keep yet; a backlog longer than one batch goes on at once, not at the next arrival.
+      if (!queue.isEmpty()) {
+        schedule();
+      }
       return;
     }
     committing = true;
     committingSinceMs = firstArrivedMs;
     BinlogTail round = tail;
     inFlight = parts.inverses().applyAllLeaving(inverses, InverseWriter.Announce.EDGES)
-        .compose(left -> commit(entries, left, through)).andThen(done -> {
-      committing = false;
-      if (done.failed()) {
-        if (tail == round) {
-          restart(done.cause());
-        }
-      } else if (!queue.isEmpty()) {
-        schedule();
+        .compose(left -> commit(entries, left, through))
+        .andThen(done -> batched(done, round));
+  }
+
+  /** A batch of {@code round}'s tail is done: a failure starts the tail again, a backlog goes on. */
+  private void batched(AsyncResult<Void> done, BinlogTail round) {
+    committing = false;
+    if (done.failed()) {
+      if (tail == round) {
+        restart(done.cause());
       }
-      committingSinceMs = -1;
-    });
+    } else if (!queue.isEmpty()) {
+      schedule();
+    }
+    committingSinceMs = -1;
   }
 
   /**
