@@ -8,6 +8,7 @@ import io.quiver.store.internal.table.ChangesTable;
 import io.quiver.store.internal.table.ShardTables;
 import io.quiver.store.internal.table.TailPositionsTable;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -83,7 +84,7 @@ public final class ShardLayout {
    */
   public static List<Statement> hostStatements(String host) {
     List<String> sql = TailPositionsTable.INSTANCE.provisioning();
-    List<Statement> statements = new java.util.ArrayList<>();
+    List<Statement> statements = new ArrayList<>();
     for (int i = 0; i < sql.size(); i++) {
       statements.add(new Statement(sql.get(i), i == sql.size() - 1 ? List.of(host) : List.of()));
     }

@@ -69,6 +69,11 @@ public final class Schema {
     return Optional.ofNullable(edgeTypesById.get(id));
   }
 
+  /** The inverse {@code type} names, once defined; empty when it names none or it is not defined yet. */
+  public Optional<EdgeType> inverseOf(EdgeType type) {
+    return type.inverse() == null ? Optional.empty() : edgeType(type.inverse());
+  }
+
   /** The edge types whose named inverse is not defined yet. */
   public java.util.List<EdgeType> pendingInverses() {
     return edgeTypes.values().stream()

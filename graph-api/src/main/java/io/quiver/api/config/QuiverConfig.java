@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -308,13 +309,9 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
    * each shard's change log, written by the writes or ({@code "binlog"}) from each host's binary log.
    */
   private static ChangeLogSettings changeLog(JsonNode changes) {
-    String source = changes.path("source").asText("writes");
-    ChangeLogSettings.Source parsed = switch (source) {
-      case "writes" -> ChangeLogSettings.Source.WRITES;
-      case "binlog" -> ChangeLogSettings.Source.BINARY_LOG;
-      default -> throw new IllegalArgumentException("changes.source must be \"writes\" or \"binlog\", got \""
-          + source + "\"");
-    };
+    ChangeLogSettings.Source parsed = oneOf("changes.source", changes.path("source").asText("writes"),
+        List.of(Map.entry("writes", ChangeLogSettings.Source.WRITES),
+            Map.entry("binlog", ChangeLogSettings.Source.BINARY_LOG)));
     return new ChangeLogSettings(changes.path("enabled").asBoolean(true),
         Duration.ofHours(changes.path("retentionHours").asLong(ChangeLogSettings.DEFAULT_RETENTION.toHours())),
         changes.path("maxPerShard").asLong(ChangeLogSettings.DEFAULT_MAX_PER_SHARD),
@@ -344,14 +341,23 @@ public record QuiverConfig(Http http, ZooKeeper zooKeeper, PoolSettings mysql, A
 
   /** {@code {"withoutAck": "refuse", "ackTimeoutMs": 1000}}: what a write waits for on a host with replicas. */
   private static ReplicaAcks replication(JsonNode replication) {
-    String mode = replication.path("withoutAck").asText("refuse");
-    ReplicaAcks.Mode parsed = switch (mode) {
-      case "refuse" -> ReplicaAcks.Mode.REFUSE;
-      case "async" -> ReplicaAcks.Mode.ASYNC;
-      default -> throw new IllegalArgumentException("replication.withoutAck must be \"refuse\" or \"async\", got \""
-          + mode + "\"");
-    };
+    ReplicaAcks.Mode parsed = oneOf("replication.withoutAck", replication.path("withoutAck").asText("refuse"),
+        List.of(Map.entry("refuse", ReplicaAcks.Mode.REFUSE), Map.entry("async", ReplicaAcks.Mode.ASYNC)));
     return new ReplicaAcks(parsed, Duration.ofMillis(replication.path("ackTimeoutMs")
         .asLong(ReplicaAcks.DEFAULT_TIMEOUT.toMillis())));
+  }
+
+  /**
+   * The choice {@code value} names among {@code choices}, whose names a refusal lists in the order
+   * given; another value is refused, saying what {@code path} must be.
+   */
+  private static <T> T oneOf(String path, String value, List<Map.Entry<String, T>> choices) {
+    for (Map.Entry<String, T> choice : choices) {
+      if (choice.getKey().equals(value)) {
+        return choice.getValue();
+      }
+    }
+    throw new IllegalArgumentException(path + " must be " + String.join(" or ",
+        choices.stream().map(choice -> "\"" + choice.getKey() + "\"").toList()) + ", got \"" + value + "\"");
   }
 }

@@ -1,6 +1,7 @@
 package io.quiver.store.internal;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.store.AtomicRead;
 import io.quiver.store.Edge;
@@ -184,7 +185,7 @@ final class DefaultGraphStore implements GraphStore {
   private Future<Void> complete(Set<TornEdge> torn) {
     List<Future<EdgeResult.Inverse>> converged = new ArrayList<>(torn.size() * 2);
     for (TornEdge edge : torn) {
-      converged.add(inverses.converge(edges.edgeType(edge.type()), edge.from(), edge.to())
+      converged.add(Futures.started(() -> inverses.converge(edges.edgeType(edge.type()), edge.from(), edge.to()))
           .compose(one -> inverses.converge(edges.edgeType(edge.inverse()), edge.to(), edge.from())));
     }
     return Future.all(converged).mapEmpty();

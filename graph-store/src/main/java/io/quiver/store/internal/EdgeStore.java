@@ -569,10 +569,9 @@ final class EdgeStore {
         });
   }
 
-  /** The newest edges of a list with its count and version, from one statement ({@link EdgesTable#head}). */
   /** The inverse type of {@code typeName} under the current schema; null when it has none. */
   String inverseTypeOf(String typeName) {
-    return TypeChecks.edgeType(schemas.current(), typeName).inverse();
+    return edgeType(typeName).inverse();
   }
 
   /** The edge type named {@code typeName}; INVALID_ARGUMENT when the schema has none. */
@@ -580,6 +579,7 @@ final class EdgeStore {
     return TypeChecks.edgeType(schemas.current(), typeName);
   }
 
+  /** The newest edges of a list with its count and version, from one statement ({@link EdgesTable#head}). */
   Future<EdgeListHead> head(NodeId from, String typeName, int limit) {
     return Futures.attempt(() -> planRead(from, typeName, null))
         .compose(target -> {
@@ -621,8 +621,8 @@ final class EdgeStore {
     for (NodeId to : tos) {
       requireEnd(type, "to", type.to(), TypeChecks.issued(schema, router.shardMap(), to), to);
     }
-    EdgeType inverse = type.inverse() == null ? null : schema.edgeType(type.inverse()).orElse(null);
-    return new Target(new EdgesTable(type), fromType, router.route(from.shard(), access), inverse);
+    return new Target(new EdgesTable(type), fromType, router.route(from.shard(), access),
+        schema.inverseOf(type).orElse(null));
   }
 
   private static void requireEnd(EdgeType type, String end, String expected, NodeType actual, NodeId id) {

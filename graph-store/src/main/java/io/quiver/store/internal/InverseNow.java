@@ -3,7 +3,6 @@ package io.quiver.store.internal;
 import io.quiver.core.Futures;
 import io.quiver.core.GraphException;
 import io.quiver.schema.EdgeType;
-import io.quiver.schema.Schema;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.EdgeResult;
 import io.quiver.store.NodeId;
@@ -17,7 +16,6 @@ import io.quiver.store.internal.sql.ShardRouter;
 import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.internal.table.OutboxTable;
 import io.vertx.core.Future;
-import java.util.Set;
 
 /**
  * Writes a write's inverse copy at once, for a request that waits to read it: a write that waits
@@ -75,19 +73,17 @@ final class InverseNow {
    * multi-read found torn. A copy that is not there, or a type without inverse, leaves nothing to apply.
    */
   Future<EdgeResult.Inverse> converge(EdgeType type, NodeId from, NodeId to) {
-    Schema schema = schemas.current();
-    EdgeType inverse = type.inverse() == null ? null : schema.edgeType(type.inverse()).orElse(null);
+    EdgeType inverse = schemas.current().inverseOf(type).orElse(null);
+    if (inverse == null) {
+      return Future.succeededFuture(EdgeResult.Inverse.APPLIED);
+    }
     return Futures.started(() -> {
-          if (inverse == null) {
-            return Future.succeededFuture(EdgeResult.Inverse.APPLIED);
-          }
           ShardRoute route = router.route(from.shard(), Access.WRITE);
-          return client.read(route, sql -> new EdgesTable(type).among(sql, route, Set.of(from.value()),
-                  Set.of(to.value())))
-              .compose(rows -> {
-                InverseOp op = rows.isEmpty() ? null : InverseOp.mirror(type, inverse, from, to, rows.get(0).row());
-                return op == null ? Future.succeededFuture(EdgeResult.Inverse.APPLIED) : applyOp(op);
-              });
+          return client.read(route, sql -> new EdgesTable(type).get(sql, route, from.value(), to.value()));
+        })
+        .compose(row -> {
+          InverseOp op = row == null ? null : InverseOp.mirror(type, inverse, from, to, row);
+          return op == null ? Future.succeededFuture(EdgeResult.Inverse.APPLIED) : applyOp(op);
         })
         .otherwise(EdgeResult.Inverse.PENDING);
   }

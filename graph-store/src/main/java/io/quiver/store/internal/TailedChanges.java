@@ -68,9 +68,7 @@ public final class TailedChanges {
       Map<String, EdgeType> inverses = new HashMap<>();
       schema.edgeTypes().values().forEach(type -> {
         edges.put(type.tableName(), new EdgesTable(type));
-        if (type.inverse() != null) {
-          schema.edgeType(type.inverse()).ifPresent(inverse -> inverses.put(type.tableName(), inverse));
-        }
+        schema.inverseOf(type).ifPresent(inverse -> inverses.put(type.tableName(), inverse));
       });
       return new Lookup(schema.version(), Map.copyOf(nodes), Map.copyOf(edges), Map.copyOf(inverses));
     }
@@ -94,49 +92,26 @@ public final class TailedChanges {
   }
 
   /**
-   * The inverse copies {@code transaction} leaves to be written: for each forward copy it wrote —
-   * an edge row inserted or updated on a shard whose inverse mark it did not move — the operation
-   * that tells the other copy ({@link InverseOp#mirror}), as the write itself would have put in an
-   * outbox entry. A row deleted outright (a collected tombstone) leaves none, and neither does a
-   * copy the inverse writer wrote, whose own mirror is the copy that asked for it.
+   * What a tailed transaction asks of the tailer: the change-log entries it makes, by shard, each
+   * shard's in the order its rows were written; and the inverse copies it leaves to be written —
+   * for each forward copy it wrote (an edge row inserted or updated on a shard whose inverse mark
+   * it did not move), the operation that tells the other copy ({@link InverseOp#mirror}), as the
+   * write itself would have put in an outbox entry. A row deleted outright (a collected tombstone)
+   * leaves no inverse, and neither does a copy the inverse writer wrote, whose own mirror is the
+   * copy that asked for it.
    */
-  public List<InverseOp> inverses(TailedTransaction transaction) {
-    Lookup current = current();
-    Set<Integer> marked = markedShards(transaction.rows());
-    List<InverseOp> ops = new ArrayList<>();
-    for (RowChange row : transaction.rows()) {
-      EdgeType inverse = current.inverses().get(row.table());
-      if (inverse == null || row.after() == null || marked.contains(row.shard())) {
-        continue;
-      }
-      InverseOp op = InverseOp.mirror(current.edges().get(row.table()).type(), inverse,
-          new NodeId(number(row.value(0))), new NodeId(number(row.value(1))), edgeRow(row.after()));
-      if (op != null) {
-        ops.add(op);
-      }
-    }
-    return ops;
-  }
+  public record Tailed(Map<Integer, List<ChangesTable.Entry>> entries, List<InverseOp> inverses) {}
 
-  /** The shards whose inverse mark the rows moved: there, every edge copy written is an inverse one. */
-  private static Set<Integer> markedShards(List<RowChange> rows) {
+  /** {@code transaction}'s entries and inverses, its rows read once ({@link Tailed}). */
+  public Tailed read(TailedTransaction transaction) {
+    Lookup current = current();
+    List<RowChange> rows = transaction.rows();
     Set<Integer> marked = new HashSet<>();
+    Map<ListKey, long[]> versions = new HashMap<>();
     for (RowChange row : rows) {
       if (row.table().equals(InverseMarksTable.INSTANCE.name())) {
         marked.add(row.shard());
-      }
-    }
-    return marked;
-  }
-
-  /** The entries {@code transaction} makes, by shard, each shard's in the order its rows were written. */
-  public Map<Integer, List<ChangesTable.Entry>> entries(TailedTransaction transaction) {
-    Lookup current = current();
-    List<RowChange> rows = transaction.rows();
-    Set<Integer> inverse = markedShards(rows);
-    Map<ListKey, long[]> versions = new HashMap<>();
-    for (RowChange row : rows) {
-      if (row.table().equals(CountsTable.INSTANCE.name()) && row.after() != null) {
+      } else if (row.table().equals(CountsTable.INSTANCE.name()) && row.after() != null) {
         long[] span = versions.computeIfAbsent(new ListKey(row.shard(), number(row.value(0)),
             (int) number(row.value(1))), key -> new long[] {row.before() == null ? 0 : number(row.before().get(3)), 0});
         span[1] = number(row.after().get(3));
@@ -144,18 +119,39 @@ public final class TailedChanges {
     }
     Map<ListKey, Integer> written = new HashMap<>();
     Map<Integer, List<ChangesTable.Entry>> entries = new LinkedHashMap<>();
+    List<InverseOp> inverses = new ArrayList<>();
     for (RowChange row : rows) {
       NodeType nodeType = current.nodes().get(row.table());
       EdgesTable edges = nodeType == null ? current.edges().get(row.table()) : null;
-      ChangesTable.Entry entry = nodeType != null ? node(nodeType, row)
-          : edges != null ? edge(edges, row, listVersion(versions, written, row, edges),
-              inverse.contains(row.shard()) ? ChangeWriter.Copy.INVERSE : ChangeWriter.Copy.FORWARD)
-          : null;
+      ChangesTable.Entry entry = null;
+      if (nodeType != null) {
+        entry = node(nodeType, row);
+      } else if (edges != null) {
+        boolean inverseCopy = marked.contains(row.shard());
+        Copied copied = Copied.of(row);
+        entry = edge(edges, copied, listVersion(versions, written, row, edges),
+            inverseCopy ? ChangeWriter.Copy.INVERSE : ChangeWriter.Copy.FORWARD);
+        EdgeType inverse = current.inverses().get(row.table());
+        InverseOp op = inverse == null || inverseCopy || row.after() == null ? null
+            : InverseOp.mirror(edges.type(), inverse, copied.from(), copied.to(), copied.after());
+        if (op != null) {
+          inverses.add(op);
+        }
+      }
       if (entry != null) {
         entries.computeIfAbsent(row.shard(), shard -> new ArrayList<>()).add(entry);
       }
     }
-    return entries;
+    return new Tailed(entries, inverses);
+  }
+
+  /** An edge copy's row change as its images hold it: its key, and its row before (null when new) and after. */
+  private record Copied(NodeId from, NodeId to, EdgeRow before, EdgeRow after) {
+    static Copied of(RowChange row) {
+      return new Copied(new NodeId(number(row.value(0))), new NodeId(number(row.value(1))),
+          row.before() == null ? null : edgeRow(row.before()),
+          row.after() == null ? EdgeRow.ABSENT : edgeRow(row.after()));
+    }
   }
 
   private ChangesTable.Entry node(NodeType type, RowChange row) {
@@ -167,14 +163,11 @@ public final class TailedChanges {
         number(row.after().get(2)));
   }
 
-  private ChangesTable.Entry edge(EdgesTable table, RowChange row, long listVersion, ChangeWriter.Copy copy) {
-    NodeId from = new NodeId(number(row.value(0)));
-    NodeId to = new NodeId(number(row.value(1)));
-    EdgeRow before = row.before() == null ? null : edgeRow(row.before());
-    EdgeRow after = row.after() == null ? EdgeRow.ABSENT : edgeRow(row.after());
-    GraphChange.EdgeChanged changed = new GraphChange.EdgeChanged(from, table.type().name(), to,
-        after.live() ? table.edge(from, to, after) : null, listVersion, 0);
-    return writer.edge(changed, before, after, copy);
+  private ChangesTable.Entry edge(EdgesTable table, Copied copied, long listVersion, ChangeWriter.Copy copy) {
+    EdgeRow after = copied.after();
+    GraphChange.EdgeChanged changed = new GraphChange.EdgeChanged(copied.from(), table.type().name(), copied.to(),
+        after.live() ? table.edge(copied.from(), copied.to(), after) : null, listVersion, 0);
+    return writer.edge(changed, copied.before(), after, copy);
   }
 
   /**

@@ -6,7 +6,6 @@ import io.quiver.store.NodeId;
 import io.quiver.store.ReadToken;
 import io.quiver.store.ReadTokenSettings;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -55,9 +54,7 @@ final class TokenSettler {
             + named(entry) + ") could not be applied within " + settings.bound().toMillis() + " ms — its host is"
             + " down or read-only, or the entry parked — so it cannot observe that write yet; retry later"));
       }
-      Promise<Void> later = Promise.promise();
-      vertx.setTimer(RETRY_MS, fired -> later.complete());
-      return later.future().compose(retry -> settle(entry, deadline));
+      return vertx.timer(RETRY_MS).compose(fired -> settle(entry, deadline));
     });
   }
 

@@ -184,7 +184,7 @@ class TailedChangesTest {
   private static List<String> builtEvents() {
     List<String> events = new ArrayList<>();
     for (TailedTransaction transaction : delivered) {
-      built.entries(transaction).values().forEach(entries -> entries.stream().map(ChangesTable.Entry::event)
+      built.read(transaction).entries().values().forEach(entries -> entries.stream().map(ChangesTable.Entry::event)
           .forEach(events::add));
     }
     return events;

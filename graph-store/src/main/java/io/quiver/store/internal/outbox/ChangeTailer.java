@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * The same batch writes the inverse copies its forward copies ask for, so a write leaves its
  * inverse in no outbox ({@code InverseEntries}): every edge row a transaction inserted or updated
  * on a shard whose inverse mark it did not move is a forward copy, and its mirror's operation
- * ({@link TailedChanges#inverses}) is applied before the batch commits, one transaction per target
+ * ({@link TailedChanges#read}) is applied before the batch commits, one transaction per target
  * host ({@link InverseWriter#applyAllLeaving}), idempotent as every inverse write is. Those a host
  * cannot take now (down, read-only) go into their forward copies' outboxes in the batch's own
  * transaction, and the drainer retries them as it retries any entry. So the position moves past
@@ -124,7 +124,7 @@ final class ChangeTailer {
 
   /** The transactions the current tail delivered and no batch has taken yet; a new queue per tail. */
   private volatile ConcurrentLinkedQueue<Arrived> queue = new ConcurrentLinkedQueue<>();
-  /** When the oldest transaction of the batch being committed arrived; -1 when none is. */
+  /** When the oldest transaction of the batch being committed arrived; -1 while no batch is under way. */
   private volatile long committingSinceMs = -1;
   /** Since when no tail has run (not yet started, or ended and not yet started again); -1 while one runs. */
   private volatile long downSinceMs;
@@ -136,7 +136,6 @@ final class ChangeTailer {
   /** Per shard, the newest position given, once read; cleared when the shard map changes or a round ends. */
   private final Map<Integer, Long> newest = new HashMap<>();
   private long mapVersion = -1;
-  private boolean committing;
   private boolean failing;
   private Future<Void> inFlight = Future.succeededFuture();
 
@@ -273,7 +272,7 @@ final class ChangeTailer {
   /** Takes what waits and commits it, unless a batch is under way (then it follows that one). */
   private void batch() {
     scheduled.set(false);
-    if (committing || tail == null) {
+    if (committingSinceMs >= 0 || tail == null) {
       return;
     }
     List<TailedTransaction> taken = new ArrayList<>();
@@ -289,9 +288,9 @@ final class ChangeTailer {
     List<InverseOp> inverses = new ArrayList<>();
     boolean rows = false;
     for (TailedTransaction transaction : taken) {
-      parts.changes().entries(transaction)
-          .forEach((shard, made) -> entries.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(made));
-      inverses.addAll(parts.changes().inverses(transaction));
+      TailedChanges.Tailed read = parts.changes().read(transaction);
+      read.entries().forEach((shard, made) -> entries.computeIfAbsent(shard, s -> new ArrayList<>()).addAll(made));
+      inverses.addAll(read.inverses());
       rows |= !transaction.rows().isEmpty();
     }
     String through = taken.get(taken.size() - 1).through();
@@ -302,7 +301,6 @@ final class ChangeTailer {
       }
       return;
     }
-    committing = true;
     committingSinceMs = firstArrivedMs;
     BinlogTail round = tail;
     inFlight = parts.inverses().applyAllLeaving(inverses, InverseWriter.Announce.EDGES)
@@ -312,7 +310,6 @@ final class ChangeTailer {
 
   /** A batch of {@code round}'s tail is done: a failure starts the tail again, a backlog goes on. */
   private void batched(AsyncResult<Void> done, BinlogTail round) {
-    committing = false;
     if (done.failed()) {
       if (tail == round) {
         restart(done.cause());

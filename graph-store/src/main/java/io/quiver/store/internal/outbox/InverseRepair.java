@@ -93,7 +93,7 @@ public final class InverseRepair {
     if (type.inverse() == null) {
       throw GraphException.invalid("edge type '" + edgeTypeName + "' has no inverse to repair");
     }
-    EdgeType inverse = schema.edgeType(type.inverse()).orElseThrow(() -> GraphException.invalid(
+    EdgeType inverse = schema.inverseOf(type).orElseThrow(() -> GraphException.invalid(
         "the inverse '" + type.inverse() + "' of '" + edgeTypeName + "' is not defined yet"));
     return List.of(type, inverse);
   }
@@ -129,8 +129,13 @@ public final class InverseRepair {
       return Futures.repeat(() -> client.read(route, sql -> rows.scan(sql, route, after[0], after[1], BATCH))
           .compose(page -> page.isEmpty() ? Future.succeededFuture(false)
               : mirrorsOf(page, mirrors)
-                  .compose(found -> Futures.forEach(page, stored -> check(stored,
-                      found.get(List.of(stored.to().value(), stored.from().value())), table, mirror, side, tally)))
+                  .compose(found -> {
+                    // One wait per host and page: every pair of the page was read before the first.
+                    Map<String, Future<Void>> tailsPassed = new HashMap<>();
+                    return Futures.forEach(page, stored -> check(stored,
+                        found.get(List.of(stored.to().value(), stored.from().value())), table, mirror, side, tally,
+                        tailsPassed));
+                  })
                   .map(checked -> {
                     tally.scanned += page.size();
                     Stored last = page.get(page.size() - 1);
@@ -148,14 +153,14 @@ public final class InverseRepair {
    * build's lock left, say), so they are neither counted nor rewritten.
    */
   private Future<Void> check(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType, Side side,
-      Tally tally) {
+      Tally tally, Map<String, Future<Void>> tailsPassed) {
     EdgeRow held = EdgeRow.orAbsent(mirror);
     if (stored.row().readsAs(held)) {
       return Future.succeededFuture();
     }
     return inFlight(stored, table, mirrorType)
         .compose(pending -> pending || tails == null ? Future.succeededFuture(pending)
-            : inFlightThroughTails(stored, mirror, table, mirrorType))
+            : inFlightThroughTails(stored, mirror, table, mirrorType, tailsPassed))
         .compose(inFlight -> {
           if (inFlight) {
             // A pair with both copies was already met from the forward side: count it once.
@@ -188,13 +193,15 @@ public final class InverseRepair {
    * Whether a pair that differs with no entry pending was still on its way through a tail: once
    * the tailers of both copies' hosts have passed what their hosts had committed, either copy
    * reads otherwise than it did (a write since, or the tailer's inverse), or an entry now holds it.
+   * A host's wait, once passed for a page ({@code tailsPassed}), covers every pair of that page.
    */
-  private Future<Boolean> inFlightThroughTails(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType) {
+  private Future<Boolean> inFlightThroughTails(Stored stored, EdgeRow mirror, EdgeType table, EdgeType mirrorType,
+      Map<String, Future<Void>> tailsPassed) {
     Set<String> hosts = new LinkedHashSet<>();
     for (int shard : List.of(stored.from().shard(), stored.to().shard())) {
       router.shardMap().rangeOf(shard).ifPresent(range -> hosts.add(range.host()));
     }
-    return Futures.forEach(hosts, tails::passed)
+    return Futures.forEach(hosts, host -> tailsPassed.computeIfAbsent(host, tails::passed))
         .compose(passed -> Future.all(copy(table, stored.from(), stored.to()), copy(mirrorType, stored.to(),
             stored.from())))
         .compose(now -> !stored.row().equals(now.resultAt(0)) || !Objects.equals(mirror, now.resultAt(1))
@@ -205,8 +212,7 @@ public final class InverseRepair {
   private Future<EdgeRow> copy(EdgeType type, NodeId from, NodeId to) {
     return Futures.started(() -> {
       ShardRoute route = router.route(from.shard(), Access.READ);
-      return client.read(route, sql -> new EdgesTable(type).among(sql, route, Set.of(from.value()), Set.of(to.value())))
-          .map(rows -> rows.isEmpty() ? null : rows.get(0).row());
+      return client.read(route, sql -> new EdgesTable(type).get(sql, route, from.value(), to.value()));
     });
   }
 

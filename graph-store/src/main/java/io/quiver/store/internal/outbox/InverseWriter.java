@@ -122,7 +122,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
    * and type paid its BEGIN, COMMIT and log flush for two or three of them.
    */
   public Future<Void> applyAll(List<InverseOp> ops, Announce announce) {
-    return Futures.attempt(() -> byHost(ops)).compose(hosts -> {
+    return Futures.attempt(() -> byHost(ops, null)).compose(hosts -> {
       List<Future<Void>> applied = new ArrayList<>(hosts.size());
       hosts.forEach(groups -> applied.add(applyOnHost(groups, announce)));
       return Future.all(applied).mapEmpty();
@@ -137,16 +137,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
    */
   Future<List<InverseOp>> applyAllLeaving(List<InverseOp> ops, Announce announce) {
     List<InverseOp> left = new ArrayList<>();
-    List<InverseOp> routable = new ArrayList<>(ops.size());
-    for (InverseOp op : ops) {
-      try {
-        target(op);
-        routable.add(op);
-      } catch (GraphException notNow) {
-        left.add(op);
-      }
-    }
-    List<List<Group>> hosts = byHost(routable);
+    List<List<Group>> hosts = byHost(ops, left);
     List<Future<List<InverseOp>>> applied = new ArrayList<>(hosts.size());
     for (List<Group> groups : hosts) {
       List<InverseOp> onHost = groups.stream().flatMap(group -> group.best().stream()).toList();
@@ -176,8 +167,12 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     }
   }
 
-  /** {@code ops} as groups, host by host, each host's in order of shard and edge type. */
-  private List<List<Group>> byHost(List<InverseOp> ops) {
+  /**
+   * {@code ops} as groups, host by host, each host's in order of shard and edge type. A group that
+   * cannot be routed now (its shard read-only or offline, its type not in the schema) fails the
+   * call, or, given {@code unroutable}, goes there instead.
+   */
+  private List<List<Group>> byHost(List<InverseOp> ops, List<InverseOp> unroutable) {
     Map<Long, Map<EdgesTable.Key, InverseOp>> bestByGroup = new TreeMap<>();
     for (InverseOp op : ops) {
       bestByGroup.computeIfAbsent(((long) op.from().shard() << 32) | op.edgeTypeId(), group -> new LinkedHashMap<>())
@@ -185,7 +180,16 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     }
     Map<String, List<Group>> hosts = new LinkedHashMap<>();
     for (Map<EdgesTable.Key, InverseOp> best : bestByGroup.values()) {
-      Target target = target(best.values().iterator().next());
+      Target target;
+      try {
+        target = target(best.values().iterator().next());
+      } catch (GraphException notNow) {
+        if (unroutable == null) {
+          throw notNow;
+        }
+        unroutable.addAll(best.values());
+        continue;
+      }
       hosts.computeIfAbsent(target.route().host(), host -> new ArrayList<>())
           .add(new Group(target, List.copyOf(best.values())));
     }
@@ -333,7 +337,7 @@ public final class InverseWriter implements OutboxHandler<InverseOp> {
     EdgeType type = schema.edgeType(op.edgeTypeId())
         .orElseThrow(() -> GraphException.of(GraphException.Code.INTERNAL,
             "edge type id " + op.edgeTypeId() + " is not in the schema"));
-    EdgeType forward = type.inverse() == null ? type : schema.edgeType(type.inverse()).orElse(type);
+    EdgeType forward = schema.inverseOf(type).orElse(type);
     return new Target(new EdgesTable(type), router.route(op.from().shard(), Access.WRITE),
         new NodesTable(TypeChecks.issued(schema, router.shardMap(), op.from())), new EdgesTable(forward));
   }

@@ -47,8 +47,6 @@ public final class OutboxDrain {
    * @param router the background pools' router
    * @param client runs every statement of the drainers, under its deadlines
    * @param parallelism entries handled at once per host: no more than the background pool's connections
-   */
-  /**
    * @param changeLog how each shard's change log is written and kept ({@link ChangeSequencer} numbers and trims it;
    *     written from the binary log, a {@link ChangeTailer} per host drained writes it)
    * @param tailed what builds a tailed transaction's entries, when the log is written from the binary log

@@ -8,7 +8,6 @@ import io.quiver.store.internal.table.InverseMarksTable;
 import io.quiver.store.internal.table.TailPositionsTable;
 import io.quiver.store.shard.GtidPosition;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 
@@ -64,9 +63,7 @@ public final class TailBarrier {
             + " has not reached " + wanted + " within " + BOUND_MS + " ms (it is at " + kept + "): is a server"
             + " draining the host?"));
       }
-      Promise<Void> later = Promise.promise();
-      vertx.setTimer(POLL_MS, fired -> later.complete());
-      return later.future().compose(retry -> covered(route, host, wanted, deadline));
+      return vertx.timer(POLL_MS).compose(fired -> covered(route, host, wanted, deadline));
     });
   }
 }

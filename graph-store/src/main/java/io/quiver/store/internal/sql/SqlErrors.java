@@ -109,7 +109,8 @@ public final class SqlErrors {
 
   /** Whether {@code failure} is MySQL's refusal of a table or database that does not exist (1146, 1049). */
   public static boolean missingTable(Throwable failure) {
-    return failure instanceof DatabaseException db && (db.getErrorCode() == ER_NO_SUCH_TABLE || db.getErrorCode() == ER_BAD_DB_ERROR);
+    return failure instanceof DatabaseException db
+        && (db.getErrorCode() == ER_NO_SUCH_TABLE || db.getErrorCode() == ER_BAD_DB_ERROR);
   }
 
   /** Whether {@code failure} is the refusal of a system variable the server does not have (1193). */

@@ -488,6 +488,13 @@ public final class EdgesTable implements ShardTable {
 
   // ---- reads ----
 
+  /** The copy (from, to) as stored, a tombstone included; null when there is no row. */
+  public Future<EdgeRow> get(SqlClient client, ShardRoute route, long from, long to) {
+    return client.preparedQuery("SELECT " + ROW + " FROM " + on(route.shard()) + " WHERE from_id = ? AND to_id = ?")
+        .execute(Tuple.of(from, to))
+        .map(rows -> rows.size() == 0 ? null : row(rows.iterator().next()));
+  }
+
   /** The edge (from, to), active or archived, or null. */
   public Future<EdgeRow> getLive(SqlClient client, ShardRoute route, long from, long to) {
     return client.preparedQuery("SELECT " + ROW + " FROM " + on(route.shard())

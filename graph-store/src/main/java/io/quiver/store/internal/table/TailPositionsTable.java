@@ -2,6 +2,8 @@ package io.quiver.store.internal.table;
 
 import io.quiver.store.internal.sql.SqlErrors;
 import io.vertx.core.Future;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
@@ -60,7 +62,7 @@ public final class TailPositionsTable {
   /** The host's position; null when it has none. */
   public Future<String> read(SqlClient client, String host) {
     return client.preparedQuery("SELECT gtid_pos FROM " + TABLE + " WHERE host = ?").execute(Tuple.of(host))
-        .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("gtid_pos"));
+        .map(TailPositionsTable::position);
   }
 
   /** Where the host's binary log is now: the position through every transaction it has committed. */
@@ -73,7 +75,12 @@ public final class TailPositionsTable {
   public Future<String> readLocked(SqlConnection connection, String host) {
     return connection.preparedQuery("SELECT gtid_pos FROM " + TABLE + " WHERE host = ? FOR UPDATE")
         .execute(Tuple.of(host))
-        .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("gtid_pos"));
+        .map(TailPositionsTable::position);
+  }
+
+  /** The position a read of a host's row found; null when there is no row. */
+  private static String position(RowSet<Row> rows) {
+    return rows.size() == 0 ? null : rows.iterator().next().getString("gtid_pos");
   }
 
   /** Moves the host's position to {@code position}, in the caller's transaction. */
