@@ -84,8 +84,9 @@ public final class AdminServiceBuilder {
 
   /**
    * How the servers' change log is written (default: by the writes). Written from the binary log
-   * ({@link ChangeLogSettings.Source#BINARY_LOG}), shard moves and replicas are refused until the
-   * tailer follows them (docs/operations.md, "The change log").
+   * ({@link ChangeLogSettings.Source#BINARY_LOG}), a shard move's cut-over waits for the source's
+   * tailer ({@link #repairs}, which a move then needs), and new replicas are refused until the
+   * tailer follows a failover (docs/operations.md, "The change log").
    */
   public AdminServiceBuilder changeLog(ChangeLogSettings settings) {
     this.changeLog = Objects.requireNonNull(settings, "settings");

@@ -35,4 +35,15 @@ public interface Repairs {
    * at once, and wakes their drainers; answers how many. INVALID_ARGUMENT for a host not in the map.
    */
   Future<Long> retryParked(String host);
+
+  /**
+   * Succeeds once everything {@code host} had committed when asked has what it owes the other
+   * copies: each change in its shard's log, each forward copy's inverse written or in an outbox.
+   * With the log written by the writes that holds at once, since a write commits its change row
+   * and its entry with itself. Written from the binary log ({@code changes.source: binlog}) it
+   * waits for the host's tailer to pass that point, for up to 10 s, and fails UNAVAILABLE if no
+   * tailer gets there (none runs, or a host it writes to refuses). A shard move's cut-over asks it
+   * of the source before the shards leave it.
+   */
+  Future<Void> caughtUp(String host);
 }

@@ -91,6 +91,17 @@ public final class ShardLayout {
     return statements;
   }
 
+  /**
+   * Moves {@code host}'s change-log tail position to where its binary log is now. What a shard
+   * move's cut-over runs, with the log written from the binary log, on a target that serves no
+   * shard yet: no tailer has kept its position while it had none (a tailer runs only for a host
+   * with shards), and what its log holds since is nothing of its own to log — its position might
+   * even have been purged from it by now.
+   */
+  public static Statement tailPositionNow(String host) {
+    return new Statement(TailPositionsTable.INSTANCE.markLoggedSql(), List.of(host));
+  }
+
   /** The database of a shard: {@code db00000} … {@code db65535}. */
   public static String database(int shard) {
     return SqlNames.database(shard);

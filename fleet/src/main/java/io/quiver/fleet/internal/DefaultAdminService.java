@@ -91,6 +91,11 @@ public final class DefaultAdminService implements AdminService {
       return Future.failedFuture(refusal());
     }
 
+    @Override
+    public Future<Void> caughtUp(String host) {
+      return Future.failedFuture(refusal());
+    }
+
     private GraphException refusal() {
       return GraphException.of(GraphException.Code.INTERNAL,
           "this admin service was built without a backend's repairs (AdminServiceBuilder.repairs)");
@@ -102,7 +107,7 @@ public final class DefaultAdminService implements AdminService {
       String serverId) {}
 
   private final Vertx vertx;
-  /** Whether the change log is written from the binary log: then moves and replicas are refused, for now. */
+  /** Whether the change log is written from the binary log: then replicas are refused, for now. */
   private final boolean tailed;
   /** Admin jobs block on ZooKeeper, JDBC and the reactive client: daemon threads of their own. */
   private final ExecutorService jobs = DaemonThreads.cached("quiver-admin-job");
@@ -146,7 +151,7 @@ public final class DefaultAdminService implements AdminService {
     this.maps = new MapChanges(new ShardMapStore(paths.curator(), paths.shardMapPath()), settings.shardMaps(),
         schemas, provisioner, OWN_CHANGE_TIMEOUT);
     this.mover = new ShardMover(paths.curator(), paths.movePath(), paths.mapServedPath(), settings.serverId(), maps,
-        provisioner, pools.user(), pools.password(), settings.clock());
+        provisioner, pools.user(), pools.password(), settings.clock(), repairs, tailed);
     ShardMapSource shardMaps = settings.shardMaps();
     this.registry = new SchemaRegistry(schemaStore, schema -> {
       refuseDuringMove();
@@ -295,15 +300,18 @@ public final class DefaultAdminService implements AdminService {
   public Future<MoveReport> moveShards(ShardSpan shards, String to, String stopBefore,
       Consumer<MoveProgress> progress) {
     return run(() -> {
-      refuseTailed("shard moves");
+      if (tailed && repairs == NO_REPAIRS) {
+        throw GraphException.invalid("with changes.source: binlog a shard move's cut-over waits for the source's"
+            + " tailer through a backend's repairs, and this admin service was built without them");
+      }
       return mover().move(shards, to, stopBefore, progress);
     });
   }
 
   /**
-   * Refuses {@code what} while the change log is written from the binary log: a move's cut-over
-   * does not yet wait for the source's tailer to log the shard's last writes, and a replica does
-   * not log its primary's transactions for a promoted tailer to read, so either could lose changes.
+   * Refuses {@code what} while the change log is written from the binary log: a promoted
+   * replica's tailer does not yet resume where its old primary's stopped, so a failover could
+   * lose changes.
    */
   private void refuseTailed(String what) {
     if (tailed) {

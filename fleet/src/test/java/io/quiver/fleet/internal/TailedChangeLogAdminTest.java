@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * While the change log is written from the binary log, the admin API refuses what the tailer does
- * not follow yet — a shard move, a new replica — before doing any of it, saying why; with the log
- * written by the writes, the same calls go on to their own checks.
+ * not follow yet — a new replica — before doing any of it, saying why; with the log written by the
+ * writes, the same call goes on to its own checks. A shard move is refused only by a service
+ * built without a backend's repairs, which its cut-over waits through ({@code TailedShardMoveTest}
+ * moves shards in this mode).
  */
 class TailedChangeLogAdminTest {
   private final Vertx vertx = Vertx.vertx();
@@ -35,22 +37,29 @@ class TailedChangeLogAdminTest {
   }
 
   @Test
-  void movesAndNewReplicas_areRefusedWhileTheLogIsTailed_sayingWhy() {
+  void newReplicas_areRefusedWhileTheLogIsTailed_sayingWhy() {
     AdminService tailed = admin(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG));
 
-    assertThatThrownBy(() -> tailed.moveShards(new ShardSpan(0, 0), "h2", null, step -> { }).await())
-        .isInstanceOf(GraphException.class).hasMessageContaining("shard moves are not supported yet")
+    assertThatThrownBy(() -> tailed.addReplica("h1", "127.0.0.1:1", line -> { }).await())
+        .isInstanceOf(GraphException.class).hasMessageContaining("replicas are not supported yet")
         .hasMessageContaining("changes.source: binlog")
         .satisfies(refusal -> assertThat(((GraphException) refusal).code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT));
-    assertThatThrownBy(() -> tailed.addReplica("h1", "127.0.0.1:1", line -> { }).await())
-        .isInstanceOf(GraphException.class).hasMessageContaining("replicas are not supported yet");
   }
 
   @Test
-  void theSameCalls_goOnToTheirOwnChecks_whenTheWritesLogThemselves() {
+  void aMove_isRefusedWhileTheLogIsTailed_byAServiceWithoutABackendsRepairs_whichItsCutOverWaitsThrough() {
+    AdminService tailed = admin(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG));
+
+    assertThatThrownBy(() -> tailed.moveShards(new ShardSpan(0, 0), "h2", null, step -> { }).await())
+        .isInstanceOf(GraphException.class).hasMessageContaining("waits for the source's tailer")
+        .satisfies(refusal -> assertThat(((GraphException) refusal).code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT));
+  }
+
+  @Test
+  void theSameCall_goesOnToItsOwnChecks_whenTheWritesLogThemselves() {
     AdminService writes = admin(ChangeLogSettings.defaults());
 
-    assertThatThrownBy(() -> writes.moveShards(new ShardSpan(0, 0), "h2", null, step -> { }).await())
+    assertThatThrownBy(() -> writes.addReplica("h1", "127.0.0.1:1", line -> { }).await())
         .satisfies(failure -> assertThat(failure.getMessage()).doesNotContain("changes.source"));
   }
 }

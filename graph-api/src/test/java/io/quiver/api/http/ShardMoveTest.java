@@ -62,7 +62,6 @@ class ShardMoveTest {
   private static final Map<String, String> ADMIN = Map.of("Authorization", "Bearer " + TestBackend.ADMIN_TOKEN);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TestBackend BACKEND = TestBackend.get();
-  private static final int CLIENTS = 8;
   private static final int USERS = 64;
 
   private static Map<String, String> addresses;
@@ -90,11 +89,7 @@ class ShardMoveTest {
     new ShardMapStore(BACKEND.curator(), MAP_PATH).publish(map);
     first = ApiFixture.overFleet(MAP_PATH);
     second = ApiFixture.overFleet(MAP_PATH);
-    for (int i = 0; i < USERS; i++) {
-      Answer created = first.call(POST, "/v1/nodes/user", "{\"data\": {\"name\": \"mover" + i + "\"}}");
-      assertThat(created.status()).as(created.text()).isEqualTo(201);
-      users.add(created.id());
-    }
+    users.addAll(MoveUnderLoad.users(first, "mover", USERS));
   }
 
   @AfterAll
@@ -113,7 +108,7 @@ class ShardMoveTest {
     Set<Integer> moving = Set.of(20, 21);
     ChangeFollower follower = new ChangeFollower(first.server.backend().changeLog(),
         Set.of(16, 17, 18, 19, 20, 21, 22, 23));
-    Load load = new Load(moving);
+    MoveUnderLoad load = new MoveUnderLoad(first, second, users, moving);
     load.start();
     Thread.sleep(1000);
 
@@ -140,56 +135,9 @@ class ShardMoveTest {
             + " the longest window of refused writes was %d ms as the clients saw it, %d ms from the read-only map to"
             + " the flipped one; %d requests to unmoved shards failed%n",
         load.acknowledged.get(), load.refusals.size(), window, refusedByTheMove, load.unmovedFailures.size());
-    assertThat(load.unmovedFailures).as("requests to unmoved shards that failed").isEmpty();
-    assertThat(load.otherFailures).as("requests that failed other than with a 503 on a moving shard").isEmpty();
-    assertThat(load.acknowledged.get()).isGreaterThan(100);
     assertThat(window).as("longest window of refused writes, ms").isLessThan(2000);
     assertThat(refusedByTheMove).as("the move's own measure of it, ms").isLessThan(2000);
-
-    // Every acknowledged write is there, read through the servers (which read the moved shards from h3).
-    for (Map.Entry<String, String> bio : load.lastBio.entrySet()) {
-      assertThat(first.call(GET, "/v1/nodes/" + bio.getKey()).body().at("/data/bio").asText())
-          .as("the last acknowledged bio of " + bio.getKey()).isEqualTo(bio.getValue());
-    }
-    Await.until("every acknowledged edge has its inverse", Duration.ofSeconds(30), () ->
-        load.edges.stream().allMatch(edge -> second.call(GET, "/v1/nodes/" + edge.get(1) + "/edges/followed_by/"
-            + edge.get(0)).status() == 200));
-    Map<String, Set<String>> follows = new HashMap<>();
-    Map<String, Set<String>> followers = new HashMap<>();
-    for (List<String> edge : load.edges) {
-      assertThat(first.call(GET, "/v1/nodes/" + edge.get(0) + "/edges/follows/" + edge.get(1)).status())
-          .as("acknowledged edge " + edge).isEqualTo(200);
-      follows.computeIfAbsent(edge.get(0), from -> new HashSet<>()).add(edge.get(1));
-      followers.computeIfAbsent(edge.get(1), to -> new HashSet<>()).add(edge.get(0));
-    }
-    for (String user : users) {
-      assertThat(first.call(GET, "/v1/nodes/" + user + "/edges/follows/count").body().get("count").asLong())
-          .as("follows of " + user).isEqualTo(follows.getOrDefault(user, Set.of()).size());
-      assertThat(first.call(GET, "/v1/nodes/" + user + "/edges/followed_by/count").body().get("count").asLong())
-          .as("followers of " + user).isEqualTo(followers.getOrDefault(user, Set.of()).size());
-    }
-
-    // A consumer that followed the change log through the move: no position skipped or repeated
-    // (those of the moved shards continue on h3), every acknowledged edge and bio seen.
-    List<io.quiver.store.ChangeEvent> followed = follower.stopAndReadToEnd(Duration.ofSeconds(2));
-    assertThat(ChangeFollower.gapsAndRepeats(followed)).as("positions skipped or repeated").isEmpty();
-    Set<String> loggedEdges = new HashSet<>();
-    Set<String> loggedBios = new HashSet<>();
-    Set<Integer> loggedShards = new HashSet<>();
-    for (io.quiver.store.ChangeEvent event : followed) {
-      JsonNode body = ChangeFollower.body(event);
-      loggedShards.add(event.shard());
-      loggedBios.add(body.at("/data/bio").asText());
-      if (body.path("copy").asText().equals("forward") && body.path("type").asText().equals("follows")) {
-        loggedEdges.add(body.get("from").asText() + ">" + body.get("to").asText());
-      }
-    }
-    assertThat(loggedBios).as("every acknowledged bio logged").containsAll(load.lastBio.values());
-    assertThat(loggedEdges).as("every acknowledged edge logged")
-        .containsAll(load.edges.stream().map(edge -> edge.get(0) + ">" + edge.get(1)).toList());
-    assertThat(loggedShards).as("the moved shards followed across the move").contains(20, 21);
-    System.out.printf("a consumer followed %d changes through the move (%d reads refused)%n", followed.size(),
-        follower.refusals());
+    load.assertEveryAcknowledgedWriteKept(follower);
   }
 
   @Test
@@ -348,98 +296,6 @@ class ShardMoveTest {
         .anyMatch(shard -> NodeId.parse(user).orElseThrow().shard() == shard)).findFirst();
   }
 
-  /** The write and read load of the first test: 8 clients on every shard, each write's outcome kept. */
-  private static final class Load {
-    final Set<Integer> moving;
-    final AtomicBoolean running = new AtomicBoolean(true);
-    final AtomicLong acknowledged = new AtomicLong();
-    final Queue<List<String>> edges = new Queue<>();
-    final Map<String, String> lastBio = new ConcurrentHashMap<>();
-    final Queue<Long> refusals = new Queue<>();
-    final Queue<String> unmovedFailures = new Queue<>();
-    final Queue<String> otherFailures = new Queue<>();
-    final ExecutorService clients = Executors.newFixedThreadPool(CLIENTS);
-
-    Load(Set<Integer> moving) {
-      this.moving = moving;
-    }
-
-    void start() {
-      for (int client = 0; client < CLIENTS; client++) {
-        int me = client;
-        clients.submit(() -> run(me));
-      }
-    }
-
-    void stop() throws InterruptedException {
-      running.set(false);
-      clients.shutdown();
-      assertThat(clients.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-    }
-
-    private void run(int me) {
-      ThreadLocalRandom random = ThreadLocalRandom.current();
-      int written = 0;
-      while (running.get()) {
-        ApiFixture server = random.nextBoolean() ? first : second;
-        int choice = random.nextInt(4);
-        if (choice < 2) {
-          String from = users.get(random.nextInt(USERS));
-          String to = users.get(random.nextInt(USERS));
-          Answer added = server.call(PUT, "/v1/nodes/" + from + "/edges/follows/" + to, "{}");
-          if (outcome(added, "addEdge " + from + "->" + to, from, to)) {
-            edges.add(List.of(from, to));
-          }
-        } else if (choice == 2) {
-          // Each client updates its own users, one at a time, so the last acknowledged value is known.
-          String user = users.get(me + CLIENTS * random.nextInt(USERS / CLIENTS));
-          String bio = "client " + me + " write " + written++;
-          Answer updated = server.call(PATCH, "/v1/nodes/" + user, "{\"data\": {\"bio\": \"" + bio + "\"}}");
-          if (outcome(updated, "updateNode " + user, user, user)) {
-            lastBio.put(user, bio);
-          }
-        } else {
-          String user = users.get(random.nextInt(USERS));
-          Answer read = server.call(GET, "/v1/nodes/" + user);
-          if (read.status() != 200) {
-            (touches(user, user) ? otherFailures : unmovedFailures).add("getNode " + user + ": " + read.text());
-          }
-        }
-      }
-    }
-
-    /** Whether the write was acknowledged; a refusal is kept by kind. */
-    private boolean outcome(Answer answer, String what, String a, String b) {
-      if (answer.status() == 200 || answer.status() == 201) {
-        acknowledged.incrementAndGet();
-        return true;
-      }
-      if (!touches(a, b)) {
-        unmovedFailures.add(what + ": " + answer.status() + " " + answer.text());
-      } else if (answer.status() == 503 && answer.headers().get("Retry-After") != null) {
-        refusals.add(System.nanoTime());
-      } else {
-        otherFailures.add(what + ": " + answer.status() + " " + answer.text());
-      }
-      return false;
-    }
-
-    private boolean touches(String a, String b) {
-      return moving.contains(NodeId.parse(a).orElseThrow().shard()) || moving.contains(NodeId.parse(b).orElseThrow().shard());
-    }
-
-    /** From the first refusal to the last: the move refuses writes only during its cut-over. */
-    long longestRefusal() {
-      if (refusals.isEmpty()) {
-        return 0;
-      }
-      long first = refusals.stream().mapToLong(Long::longValue).min().orElseThrow();
-      long last = refusals.stream().mapToLong(Long::longValue).max().orElseThrow();
-      return TimeUnit.NANOSECONDS.toMillis(last - first);
-    }
-  }
-
-  private static final class Queue<T> extends ConcurrentLinkedQueue<T> {}
 
   /** A move through the admin API read line by line as the server streams it. */
   private static final class Stream {

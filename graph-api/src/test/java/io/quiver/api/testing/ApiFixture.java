@@ -66,10 +66,16 @@ public final class ApiFixture implements AutoCloseable {
    * test's — for tests that move shards.
    */
   public static ApiFixture overFleet(String shardMapPath) throws Exception {
+    return overFleet(shardMapPath, io.quiver.store.ChangeLogSettings.defaults());
+  }
+
+  /** {@link #overFleet(String)}, its shards keeping their change logs as {@code changeLog} says. */
+  public static ApiFixture overFleet(String shardMapPath, io.quiver.store.ChangeLogSettings changeLog)
+      throws Exception {
     io.quiver.store.ApplierSettings own = TestBackend.applierSettings().withLeasePath(shardMapPath + "-leases");
     return new ApiFixture(new QuiverConfig.Http(0, QuiverConfig.DEFAULT_BODY_LIMIT_BYTES), TestBackend.get().poolSettings(),
         io.quiver.cache.CacheSettings.defaults().withPeersPath(shardMapPath + "-cache-peers"),
-        TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15), shardMapPath, own);
+        TestBackend.get().zooKeeperConnectString(), Duration.ofSeconds(15), shardMapPath, own, changeLog);
   }
 
   /** A server over the shared map whose outbox drainers run by {@code applier}: its lease path, its idle delay. */
@@ -96,6 +102,13 @@ public final class ApiFixture implements AutoCloseable {
   private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache,
       String zooKeeper, Duration sessionTimeout, String shardMapPath, io.quiver.store.ApplierSettings applier)
       throws Exception {
+    this(http, pools, cache, zooKeeper, sessionTimeout, shardMapPath, applier,
+        io.quiver.store.ChangeLogSettings.defaults());
+  }
+
+  private ApiFixture(QuiverConfig.Http http, io.quiver.store.PoolSettings pools, io.quiver.cache.CacheSettings cache,
+      String zooKeeper, Duration sessionTimeout, String shardMapPath, io.quiver.store.ApplierSettings applier,
+      io.quiver.store.ChangeLogSettings changeLog) throws Exception {
     QuiverConfig config = new QuiverConfig(
         http,
         new QuiverConfig.ZooKeeper(zooKeeper, shardMapPath, TestBackend.SCHEMA_PATH, sessionTimeout),
@@ -103,7 +116,7 @@ public final class ApiFixture implements AutoCloseable {
         applier,
         cache,
         null,
-        TestBackend.ADMIN_TOKEN);
+        TestBackend.ADMIN_TOKEN).withChangeLog(changeLog);
     server = QuiverServer.start(config, null);
     client = new ApiClient(server.port());
     GraphStore truth = server.backend().store();

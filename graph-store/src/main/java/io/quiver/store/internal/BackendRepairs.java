@@ -6,19 +6,25 @@ import io.quiver.store.Repairs;
 import io.quiver.store.UniqueRepairReport;
 import io.quiver.store.internal.outbox.InverseRepair;
 import io.quiver.store.internal.outbox.OutboxRetry;
+import io.quiver.store.internal.outbox.TailBarrier;
 import io.vertx.core.Future;
 import java.util.function.Consumer;
 
-/** A backend's {@link Repairs}: its three scans, on its background pools. */
+/**
+ * A backend's {@link Repairs}: its three scans, on its background pools, and the wait for a host's
+ * tailer ({@link TailBarrier}, null when the writes log their own changes).
+ */
 final class BackendRepairs implements Repairs {
   private final InverseRepair edges;
   private final UniqueRepair unique;
   private final OutboxRetry parked;
+  private final TailBarrier tails;
 
-  BackendRepairs(InverseRepair edges, UniqueRepair unique, OutboxRetry parked) {
+  BackendRepairs(InverseRepair edges, UniqueRepair unique, OutboxRetry parked, TailBarrier tails) {
     this.edges = edges;
     this.unique = unique;
     this.parked = parked;
+    this.tails = tails;
   }
 
   @Override
@@ -34,5 +40,10 @@ final class BackendRepairs implements Repairs {
   @Override
   public Future<Long> retryParked(String host) {
     return parked.run(host);
+  }
+
+  @Override
+  public Future<Void> caughtUp(String host) {
+    return tails == null ? Future.succeededFuture() : tails.passed(host);
   }
 }

@@ -151,10 +151,10 @@ public final class DefaultBackend implements GraphBackend {
             settings.serverId(), PoolSettings.BACKGROUND_MAX_SIZE,
             new TailedChanges(schemas, new ChangeWriter(true, schemas, clock)), writer, settings.pools().user(),
             settings.pools().password());
-    this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer,
-            settings.changeLog().tailed() ? new TailBarrier(vertx, backgroundRouter, client, clock) : null),
+    TailBarrier tails = settings.changeLog().tailed() ? new TailBarrier(vertx, backgroundRouter, client, clock) : null;
+    this.repairs = new BackendRepairs(new InverseRepair(backgroundRouter, client, schemas, writer, tails),
         new UniqueRepair(backgroundRouter, client, unique),
-        new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten));
+        new OutboxRetry(backgroundRouter, client, clock, this::outboxWritten), tails);
     this.telemetry = new Telemetry();
     this.changeLog = new ChangeReader(router, client);
     this.changeGroups = new ZkChangeGroups(vertx, paths == null ? null : paths.curator(),

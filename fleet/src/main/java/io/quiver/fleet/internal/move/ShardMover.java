@@ -8,6 +8,7 @@ import io.quiver.fleet.ShardMoveStatus;
 import io.quiver.fleet.internal.MapChanges;
 import io.quiver.fleet.internal.ShardProvisioner;
 import io.quiver.schema.Schema;
+import io.quiver.store.Repairs;
 import io.quiver.store.ShardLayout;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -50,7 +52,12 @@ import org.slf4j.LoggerFactory;
  *       catches up to the source's last position; the channel is removed; the map routes the
  *       shards to the target, read-write. Writes to the moving shards meanwhile get 503 with
  *       {@code Retry-After} (never a lost acknowledgement), reads go on, other shards are
- *       untouched. The outbox entries came with the copy, so the target's drainer takes them up;
+ *       untouched. The outbox entries came with the copy, so the target's drainer takes them up.
+ *       With the change log written from the binary log, the source's tailer is first waited for
+ *       ({@link Repairs#caughtUp}) between the fence and the last catch-up: the changes of the
+ *       shards' last writes, and the outbox entries of the inverses it could not write, are
+ *       written on the source after those writes, so they must be there before the catch-up
+ *       carries them across;
  *   <li><b>cleanup</b> ({@link RetiredShards}): the source's databases renamed aside, kept for
  *       the grace period, dropped by a command.
  * </ol>
@@ -69,6 +76,11 @@ public final class ShardMover implements AutoCloseable {
   static final Duration FENCE_TIMEOUT = Duration.ofSeconds(10);
   /** How long the last catch-up of a cut-over may take before the shards go back to read-write. */
   static final Duration FINAL_CATCH_UP = Duration.ofSeconds(10);
+  /**
+   * How long the cut-over waits for the source's change-log tailer, beyond the tailer barrier's
+   * own bound ({@link Repairs#caughtUp}), before it backs off.
+   */
+  static final Duration SOURCE_LOGGED = Duration.ofSeconds(15);
   /** How long the catch-up phase waits for the target to become current. */
   static final Duration CATCH_UP = Duration.ofMinutes(30);
   /** How long a cancel waits for the runner to undo the move before it answers (the runner goes on regardless). */
@@ -86,10 +98,14 @@ public final class ShardMover implements AutoCloseable {
   private final String servedPath;
   private final String serverId;
   private final Clock clock;
+  /** The backend's wait for a host's tailer, asked at the cut-over when {@link #tailed}. */
+  private final Repairs changes;
+  /** Whether the change log is written from the binary log ({@code changes.source: binlog}). */
+  private final boolean tailed;
   private volatile boolean closed;
 
   public ShardMover(CuratorFramework curator, String movePath, String mapServedPath, String serverId, MapChanges maps,
-      ShardProvisioner hosts, String user, String password, Clock clock) {
+      ShardProvisioner hosts, String user, String password, Clock clock, Repairs changes, boolean tailed) {
     this.store = new MoveStore(curator, movePath);
     this.maps = maps;
     this.hosts = hosts;
@@ -101,6 +117,8 @@ public final class ShardMover implements AutoCloseable {
     this.servedPath = mapServedPath;
     this.serverId = serverId;
     this.clock = clock;
+    this.changes = changes;
+    this.tailed = tailed;
   }
 
   /**
@@ -149,6 +167,9 @@ public final class ShardMover implements AutoCloseable {
           + " copy does not reach; move onto a host without replicas, then add them (quiver hosts add-replica seeds"
           + " them from a snapshot)");
     }
+    if (tailed) {
+      refuseLoggingTarget(map.hosts().get(to));
+    }
     for (int shard = shards.from(); shard <= shards.to(); shard++) {
       if (map.stateOf(shard) != ShardState.READ_WRITE) {
         throw GraphException.invalid("shard " + shard + " is " + map.stateOf(shard).jsonName()
@@ -160,6 +181,23 @@ public final class ShardMover implements AutoCloseable {
     store.create(state);
     log.info("shard move {}: shards {} from {} to {}", state.id(), shards, from, to);
     return state;
+  }
+
+  /**
+   * With the change log written from the binary log, a target that logs what its channels apply
+   * ({@code log_slave_updates}) is refused: its tailer would read the moving shards' copy as
+   * writes of its own and log every change the source's tailer already logged, once the shards
+   * are its. Without it, the channel's rows stay out of the target's binary log, and the tailer
+   * logs only what is written on the target after the cut-over.
+   */
+  private void refuseLoggingTarget(Host target) throws SQLException {
+    try (Connection connection = hosts.connect(target)) {
+      if ("1".equals(Replication.single(connection, "SELECT @@GLOBAL.log_slave_updates"))) {
+        throw GraphException.invalid("host '" + target.name() + "' logs what it replicates (log_slave_updates=ON):"
+            + " with the change log written from the binary log (changes.source: binlog), its tailer would log the"
+            + " moving shards' changes a second time; move onto a host without it");
+      }
+    }
   }
 
   /** The move recorded now, with its runner. */
@@ -385,7 +423,7 @@ public final class ShardMover implements AutoCloseable {
           if (link.exists()) {
             link.catchUp(CATCH_UP);
           }
-          map = refuseWritesAndFlip(map, link, target);
+          map = refuseWritesAndFlip(map, link, source, target);
         }
       }
       try {
@@ -402,7 +440,8 @@ public final class ShardMover implements AutoCloseable {
      * the fence or the catch-up does not complete in time, the shards go back to read-write and
      * the move back to catching up.
      */
-    private ShardMap refuseWritesAndFlip(ShardMap map, Replication.Link link, Host target) throws Exception {
+    private ShardMap refuseWritesAndFlip(ShardMap map, Replication.Link link, Host source, Host target)
+        throws Exception {
       long began = System.nanoTime();
       ShardMap readOnly = map;
       if (!allIn(map, state.shards(), ShardState.READ_ONLY::equals)) {
@@ -412,9 +451,15 @@ public final class ShardMover implements AutoCloseable {
       tell("cut-over", 0, 3, "shards " + state.shards() + " read-only at map version " + readOnly.version()
           + "; waiting for every server");
       long fenced;
+      long logged;
       try {
         ServedVersions.awaitAll(curator, servedPath, readOnly.version(), FENCE_TIMEOUT);
         fenced = System.nanoTime();
+        if (tailed) {
+          sourceCaughtUp(source);
+          targetTailedFromNow(map, target);
+        }
+        logged = System.nanoTime();
         if (link.exists()) {
           link.catchUp(FINAL_CATCH_UP);
           link.remove();
@@ -433,9 +478,37 @@ public final class ShardMover implements AutoCloseable {
       refusedMillis = TimeUnit.NANOSECONDS.toMillis(flipped - began);
       tell("cut-over", 2, 3, "shards " + state.shards() + " served by " + target.name() + " at map version "
           + moved.version() + "; writes refused for " + refusedMillis + " ms (read-only map " + millis(began, published)
-          + " ms, every server's fence " + millis(published, fenced) + " ms, last catch-up " + millis(fenced, caughtUp)
-          + " ms, flipped map " + millis(caughtUp, flipped) + " ms)");
+          + " ms, every server's fence " + millis(published, fenced) + " ms, "
+          + (tailed ? "the source's change log " + millis(fenced, logged) + " ms, " : "")
+          + "last catch-up " + millis(logged, caughtUp) + " ms, flipped map " + millis(caughtUp, flipped) + " ms)");
       return moved;
+    }
+
+    /**
+     * Waits until the source's tailer has logged everything the source committed: after the
+     * fence, that includes the moving shards' last writes.
+     */
+    private void sourceCaughtUp(Host source) throws Exception {
+      try {
+        changes.caughtUp(source.name()).toCompletionStage().toCompletableFuture()
+            .get(SOURCE_LOGGED.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException failed) {
+        throw failed.getCause() instanceof GraphException refused ? refused : GraphException.unavailable(
+            "the change log of " + source.name() + " could not be waited for: " + failed.getCause().getMessage());
+      }
+    }
+
+    /**
+     * A target serving no shard yet has its tail position moved to now ({@link
+     * ShardLayout#tailPositionNow}), so its tailer, which starts once the shards are its, logs
+     * from there.
+     */
+    private void targetTailedFromNow(ShardMap map, Host target) throws SQLException {
+      if (map.shardsOn(target.name()).isEmpty()) {
+        try (Connection connection = hosts.connect(target)) {
+          ShardProvisioner.run(connection, List.of(ShardLayout.tailPositionNow(target.name())));
+        }
+      }
     }
 
     /**

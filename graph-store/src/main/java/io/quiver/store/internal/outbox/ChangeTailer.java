@@ -83,11 +83,20 @@ import org.slf4j.LoggerFactory;
  * TailPositionsTable#readLocked}); the shard's unique positions refuse whichever would number a
  * position twice.
  *
+ * <h2>Shard moves</h2>
+ * A move's cut-over waits, between its fence and its last catch-up, until this tailer has passed
+ * everything its host committed ({@code Repairs#caughtUp}, {@link TailBarrier}): the moving shards'
+ * change rows and the outbox entries their inverses leave are written here, on the source, in the
+ * shards' own databases, so the catch-up carries them to the target. An entry's shard may be
+ * read-only by then, and still takes it ({@link #forwardShard}). The target logs only what is
+ * written on it after the flip: the move's channel applies without logging there (a target that
+ * logs what it replicates is refused).
+ *
  * <h2>Not yet</h2>
- * A host with replicas, and shard moves: a replica logs the primary's transactions in its own
- * binary log only with {@code log_slave_updates}, and a move's cut-over would have to wait for the
- * source's tailer to log the shard's last writes. Until those are built a store with this source is
- * refused where either could happen (docs/operations.md, "The change log").
+ * A host with replicas: a replica logs the primary's transactions in its own binary log only with
+ * {@code log_slave_updates}, and a promoted replica's tailer would have to resume where the old
+ * primary's stopped. Until that is built a store with this source is refused where it could happen
+ * (docs/operations.md, "The change log").
  */
 final class ChangeTailer {
   private static final Logger log = LoggerFactory.getLogger(ChangeTailer.class);
@@ -352,7 +361,7 @@ final class ChangeTailer {
               next.put(shard, first + made.size() - 1);
             });
             byForwardShard(left).forEach((shard, ops) -> written.add(Futures.started(() -> {
-              ShardRoute onShard = parts.router().route(shard, Access.WRITE);
+              ShardRoute onShard = forwardShard(shard);
               return OutboxTable.INSTANCE.appendMany(connection, onShard, ops.stream().map(InverseOp::columns).toList(),
                   writtenUs, writtenUs).<Void>mapEmpty();
             })));
@@ -366,6 +375,23 @@ final class ChangeTailer {
           newest.putAll(next);
           byForwardShard(left).keySet().forEach(parts.outboxWritten()::accept);
         });
+  }
+
+  /**
+   * Where the outbox entries of {@code shard}'s forward copies go: the shard on this host, even
+   * read-only. A shard turns read-only for a move's cut-over, after its last writes committed; the
+   * entries their inverses leave are the source's to hand over, and the cut-over waits for them
+   * ({@code Repairs#caughtUp}) before its last catch-up carries them to the target. A shard that
+   * has left the host had every forward copy of its own read here before it left, so finding one
+   * fails the batch rather than write where no one reads.
+   */
+  private ShardRoute forwardShard(int shard) {
+    ShardRoute route = parts.router().route(shard, Access.READ);
+    if (!route.host().equals(host)) {
+      throw GraphException.of(GraphException.Code.ABORTED, "shard " + shard + " has left host " + host
+          + " for " + route.host() + " with inverses of its forward copies unwritten");
+    }
+    return route;
   }
 
   /** Inverse operations by the shard of the forward copy that asked for each: where its outbox entry goes. */

@@ -89,6 +89,12 @@ public final class TailPositionsTable {
         .execute(Tuple.of(position, host)).mapEmpty();
   }
 
+  /** The statement of {@link #markLogged}, the host's name its one parameter; the table must exist. */
+  public String markLoggedSql() {
+    return "INSERT INTO " + TABLE + " (host, gtid_pos) VALUES (?, @@GLOBAL.gtid_binlog_pos)"
+        + " ON DUPLICATE KEY UPDATE gtid_pos = @@GLOBAL.gtid_binlog_pos";
+  }
+
   /**
    * Moves the host's position to where its binary log is now: a server whose writes log their own
    * changes does, for every host it drains, when it starts draining it and at every trim after, so
@@ -97,8 +103,7 @@ public final class TailPositionsTable {
    * own change rows or was written without the log. Creates the table where a host has none.
    */
   public Future<Void> markLogged(SqlClient client, String host) {
-    String sql = "INSERT INTO " + TABLE + " (host, gtid_pos) VALUES (?, @@GLOBAL.gtid_binlog_pos)"
-        + " ON DUPLICATE KEY UPDATE gtid_pos = @@GLOBAL.gtid_binlog_pos";
+    String sql = markLoggedSql();
     return client.preparedQuery(sql).execute(Tuple.of(host)).<Void>mapEmpty()
         .recover(failure -> !SqlErrors.missingTable(failure) ? Future.failedFuture(failure)
             : provision(client, host).compose(created -> client.preparedQuery(sql).execute(Tuple.of(host)))

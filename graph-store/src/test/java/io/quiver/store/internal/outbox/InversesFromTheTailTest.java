@@ -12,7 +12,10 @@ import io.quiver.store.InverseWait;
 import io.quiver.store.NodeId;
 import io.quiver.store.ReadToken;
 import io.quiver.store.RepairReport;
+import io.quiver.store.internal.sql.SqlValues;
 import io.quiver.store.internal.table.CountsTable;
+import io.quiver.store.internal.table.EdgeRow;
+import io.quiver.store.internal.table.EdgesTable;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapStore;
 import io.quiver.store.shard.ShardState;
@@ -132,6 +135,36 @@ class InversesFromTheTailTest {
     }
     tables.awaitOutboxesDrained(SETTLE);
     assertThat(store.fresh().getEdge(pin, "pin_owned_by_board", board).await().sequence()).isEqualTo(4L);
+  }
+
+  @Test
+  void aForwardCopyReadAfterItsShardTurnedReadOnly_leavesItsInverseInThatShardsOutbox_asAMovesSourceMust()
+      throws Exception {
+    NodeId board = node("board", "{\"title\": \"moving\"}");
+    NodeId pin = node("pin", "{\"link\": \"moving\"}");
+    ShardMapStore maps = new ShardMapStore(TestBackend.get().curator(), TestBackend.SHARD_MAP_PATH);
+    EdgesTable forward = tables.edgesTable("board_has_pins");
+    try {
+      publishState(maps, board.shard(), ShardState.READ_ONLY);
+      publishState(maps, pin.shard(), ShardState.READ_ONLY);
+      // A forward copy that committed before its shard turned read-only (a move's fence lets it
+      // finish) and that the tail reads after: written here by plain SQL, which the tail cannot
+      // tell from a write of the store's. Its inverse cannot be written (the pin's shard is
+      // read-only too), so it must wait in the board's outbox, read-only as that shard is.
+      tables.execute(board.shard(), "INSERT INTO " + forward.on(board.shard())
+          + " (from_id, to_id, sequence, state, data, updated_us) VALUES (" + board.value() + ", " + pin.value()
+          + ", 9, " + EdgeRow.ACTIVE + ", NULL, " + SqlValues.nowMicros(java.time.Clock.systemUTC()) + ")");
+      tables.execute(board.shard(), "INSERT INTO " + CountsTable.INSTANCE.on(board.shard())
+          + " (from_id, edge_type, count, version) VALUES (" + board.value() + ", " + forward.type().id() + ", 1, 1)");
+      Await.until("the tail left the inverse in the read-only board shard's outbox", SETTLE,
+          () -> tables.outboxEntriesFrom(board.shard(), pin, false) > 0);
+      assertThat(tables.outboxEntriesFrom(board.shard(), pin, false)).isEqualTo(1);
+    } finally {
+      publishState(maps, board.shard(), ShardState.READ_WRITE);
+      publishState(maps, pin.shard(), ShardState.READ_WRITE);
+    }
+    tables.awaitOutboxesDrained(SETTLE);
+    assertThat(store.fresh().getEdge(pin, "pin_owned_by_board", board).await().sequence()).isEqualTo(9L);
   }
 
   @Test
