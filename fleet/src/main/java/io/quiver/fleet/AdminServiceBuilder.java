@@ -85,8 +85,9 @@ public final class AdminServiceBuilder {
   /**
    * How the servers' change log is written (default: by the writes). Written from the binary log
    * ({@link ChangeLogSettings.Source#BINARY_LOG}), a shard move's cut-over waits for the source's
-   * tailer ({@link #repairs}, which a move then needs), and new replicas are refused until the
-   * tailer follows a failover (docs/operations.md, "The change log").
+   * tailer and a seeded replica for its primary's ({@link #repairs}, which both then need), and a
+   * replica that does not log what it applies ({@code log_slave_updates}) is refused
+   * (docs/operations.md, "The change log").
    */
   public AdminServiceBuilder changeLog(ChangeLogSettings settings) {
     this.changeLog = Objects.requireNonNull(settings, "settings");

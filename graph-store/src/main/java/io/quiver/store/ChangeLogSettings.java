@@ -30,7 +30,8 @@ public record ChangeLogSettings(boolean enabled, Duration retention, long maxPer
      * The host's binary log: a tailer per host (on the server that drains the host's outboxes)
      * reads every committed transaction's rows there and writes their changes' rows, numbered, a
      * batch at a time; a write inserts none. Every server of a fleet must use the same source.
-     * Not yet for hosts with replicas or for shard moves (docs/operations.md, "The change log").
+     * A host's replicas must then log what they apply ({@code log_slave_updates}): promoted, a
+     * replica's binary log is where the tailer resumes (docs/operations.md, "The change log").
      */
     BINARY_LOG
   }

@@ -107,7 +107,7 @@ public final class DefaultAdminService implements AdminService {
       String serverId) {}
 
   private final Vertx vertx;
-  /** Whether the change log is written from the binary log: then replicas are refused, for now. */
+  /** Whether the change log is written from the binary log: then moves and new replicas wait for tailers. */
   private final boolean tailed;
   /** Admin jobs block on ZooKeeper, JDBC and the reactive client: daemon threads of their own. */
   private final ExecutorService jobs = DaemonThreads.cached("quiver-admin-job");
@@ -134,9 +134,9 @@ public final class DefaultAdminService implements AdminService {
     this.paths = settings.registry();
     PoolSettings pools = settings.pools();
     this.provisioner = new ShardProvisioner(pools.user(), pools.password());
-    this.replicas = new Replicas(provisioner, pools.user(), pools.password());
-    this.acks = settings.acks();
     this.tailed = settings.changeLog().tailed();
+    this.replicas = new Replicas(provisioner, pools.user(), pools.password(), repairs, tailed);
+    this.acks = settings.acks();
     if (paths == null) {
       this.schemaStore = null;
       this.maps = null;
@@ -300,23 +300,19 @@ public final class DefaultAdminService implements AdminService {
   public Future<MoveReport> moveShards(ShardSpan shards, String to, String stopBefore,
       Consumer<MoveProgress> progress) {
     return run(() -> {
-      if (tailed && repairs == NO_REPAIRS) {
-        throw GraphException.invalid("with changes.source: binlog a shard move's cut-over waits for the source's"
-            + " tailer through a backend's repairs, and this admin service was built without them");
-      }
+      requireRepairsWhenTailed("a shard move's cut-over waits for the source's tailer");
       return mover().move(shards, to, stopBefore, progress);
     });
   }
 
   /**
-   * Refuses {@code what} while the change log is written from the binary log: a promoted
-   * replica's tailer does not yet resume where its old primary's stopped, so a failover could
-   * lose changes.
+   * With the change log written from the binary log, refuses what must wait for a host's tailer
+   * ({@code why}) when this admin service was built without a backend's repairs to wait through.
    */
-  private void refuseTailed(String what) {
-    if (tailed) {
-      throw GraphException.invalid(what + " are not supported yet while the change log is written from the binary"
-          + " log (changes.source: binlog); with changes.source: writes they are");
+  private void requireRepairsWhenTailed(String why) {
+    if (tailed && repairs == NO_REPAIRS) {
+      throw GraphException.invalid("with changes.source: binlog " + why + " through a backend's repairs, and this"
+          + " admin service was built without them (AdminServiceBuilder.repairs)");
     }
   }
 
@@ -333,7 +329,7 @@ public final class DefaultAdminService implements AdminService {
   @Override
   public Future<ShardMap> addReplica(String host, String address, Consumer<String> progress) {
     return run(() -> {
-      refuseTailed("replicas");
+      requireRepairsWhenTailed("a seeded replica waits for its primary's tailer");
       ShardMapChange.AddReplica change = new ShardMapChange.AddReplica(host, address);
       ShardMap map = maps().stored();
       Host primary = map.hosts().get(host);

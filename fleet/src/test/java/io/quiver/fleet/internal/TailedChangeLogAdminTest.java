@@ -15,13 +15,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * While the change log is written from the binary log, the admin API refuses what the tailer does
- * not follow yet — a new replica — before doing any of it, saying why; with the log written by the
- * writes, the same call goes on to its own checks. A shard move is refused only by a service
- * built without a backend's repairs, which its cut-over waits through ({@code TailedShardMoveTest}
- * moves shards in this mode).
+ * While the change log is written from the binary log, the admin API refuses, before doing any of
+ * it and saying why, a replica or a shard move asked of a service built without a backend's
+ * repairs, through which each waits for a tailer; with the log written by the writes, the same call
+ * goes on to its own checks. {@code ReplicasTest} refuses a replica that does not log what it
+ * applies, {@code TailedShardMoveTest} moves shards in this mode, {@code TailedFailoverTest} fails
+ * hosts over.
  */
 class TailedChangeLogAdminTest {
+  private static final ChangeLogSettings TAILED = ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG);
   private final Vertx vertx = Vertx.vertx();
 
   @AfterEach
@@ -37,18 +39,17 @@ class TailedChangeLogAdminTest {
   }
 
   @Test
-  void newReplicas_areRefusedWhileTheLogIsTailed_sayingWhy() {
-    AdminService tailed = admin(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG));
+  void aReplica_isRefusedWhileTheLogIsTailed_byAServiceWithoutABackendsRepairs_whichItWaitsThrough() {
+    AdminService tailed = admin(TAILED);
 
     assertThatThrownBy(() -> tailed.addReplica("h1", "127.0.0.1:1", line -> { }).await())
-        .isInstanceOf(GraphException.class).hasMessageContaining("replicas are not supported yet")
-        .hasMessageContaining("changes.source: binlog")
+        .isInstanceOf(GraphException.class).hasMessageContaining("waits for its primary's tailer")
         .satisfies(refusal -> assertThat(((GraphException) refusal).code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT));
   }
 
   @Test
   void aMove_isRefusedWhileTheLogIsTailed_byAServiceWithoutABackendsRepairs_whichItsCutOverWaitsThrough() {
-    AdminService tailed = admin(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG));
+    AdminService tailed = admin(TAILED);
 
     assertThatThrownBy(() -> tailed.moveShards(new ShardSpan(0, 0), "h2", null, step -> { }).await())
         .isInstanceOf(GraphException.class).hasMessageContaining("waits for the source's tailer")

@@ -4,11 +4,14 @@ import io.quiver.core.testing.ExpectedLog;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.fleet.AdminService;
 import io.quiver.fleet.AdminServiceBuilder;
+import io.quiver.fleet.internal.ShardProvisioner;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.ApplierSettings;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
 import io.quiver.store.GraphStoreBuilder;
+import io.quiver.store.ShardLayout;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
 import io.quiver.store.shard.ShardMapStore;
@@ -51,11 +54,23 @@ public final class ReplicatedFleet implements AutoCloseable {
    */
   public ReplicatedFleet(int firstShard, int replicaCount, UnaryOperator<GraphStoreBuilder> backend,
       UnaryOperator<AdminServiceBuilder> admin) throws Exception {
+    this(firstShard, replicaCount, ChangeLogSettings.defaults(), backend, admin);
+  }
+
+  /**
+   * The same, its change log written as {@code changeLog} says. From the binary log, h1's primary
+   * logs what it applies too (it may become a replica, in a switchover), and both hosts' tail
+   * positions begin at the fleet's start: h2's server is shared with other tests, whose
+   * transactions are none of this fleet's tailer's business.
+   */
+  public ReplicatedFleet(int firstShard, int replicaCount, ChangeLogSettings changeLog,
+      UnaryOperator<GraphStoreBuilder> backend, UnaryOperator<AdminServiceBuilder> admin) throws Exception {
     TestBackend hosts = TestBackend.get();
     consoles = ExpectedLog.named("ch.vorburger.exec");
     this.firstShard = firstShard;
     mapPath = "/quiver-test/replicated-" + System.nanoTime() + "/shard-map";
-    primary = EmbeddedMariaDb.start(null, 0);
+    primary = EmbeddedMariaDb.start(null, 0,
+        changeLog.tailed() ? List.of("--log-slave-updates=ON") : List.of());
     for (int i = 0; i < replicaCount; i++) {
       replicas.add(EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON")));
     }
@@ -65,6 +80,13 @@ public final class ReplicatedFleet implements AutoCloseable {
         List.of(new ShardRange(firstShard, firstShard + 3, "h1"), new ShardRange(firstShard + 4, firstShard + 7, "h2")),
         List.of(new ShardSpan(firstShard, firstShard + 7)), Map.of());
     hosts.provision(map, hosts.schema());
+    if (changeLog.tailed()) {
+      for (Host host : map.hosts().values()) {
+        try (var connection = hosts.connect(host.primary())) {
+          ShardProvisioner.run(connection, List.of(ShardLayout.tailPositionNow(host.name())));
+        }
+      }
+    }
     new ShardMapStore(hosts.curator(), mapPath).publish(map);
     vertx = io.quiver.store.UnhandledErrors.install(Vertx.vertx());
     watcher = new ShardMapWatcher(hosts.curator(), mapPath);
@@ -73,11 +95,12 @@ public final class ReplicatedFleet implements AutoCloseable {
     SchemaSource schemas = SchemaSource.fixed(hosts.schema());
     ApplierSettings drain = TestBackend.applierSettings();
     this.backend = backend.apply(GraphStore.builder(vertx).pools(hosts.poolSettings()).shardMaps(watcher)
-            .schemas(schemas)
+            .schemas(schemas).changeLog(changeLog)
             .drainOutboxes(hosts.curator(), drain.withLeasePath(mapPath + "-leases"))
             .registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
         .build();
     this.admin = admin.apply(AdminService.builder(vertx).repairs(this.backend.repairs()).schemas(schemas)
+            .changeLog(changeLog)
             .shardMaps(watcher).pools(hosts.poolSettings()).registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
         .build();
     for (EmbeddedMariaDb replica : replicas) {

@@ -194,7 +194,8 @@ final class MoveUnderLoad {
     Map<String, Long> loggedTimes = new HashMap<>();
     for (ChangeEvent event : followed) {
       JsonNode bio = ChangeFollower.body(event).at("/data/bio");
-      if (bio.isTextual()) {
+      // Each client write's bio is its own; "" is the schema's default every new user has.
+      if (bio.isTextual() && !bio.asText().isEmpty()) {
         loggedTimes.merge(bio.asText(), 1L, Long::sum);
       }
     }

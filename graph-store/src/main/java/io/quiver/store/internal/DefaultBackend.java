@@ -1,7 +1,6 @@
 package io.quiver.store.internal;
 
 import io.quiver.core.Futures;
-import io.quiver.core.GraphException;
 import io.quiver.core.zk.ServedVersions;
 import io.quiver.core.zk.VersionFence;
 import io.quiver.schema.Schema;
@@ -93,11 +92,6 @@ public final class DefaultBackend implements GraphBackend {
 
   public DefaultBackend(Vertx vertx, Settings settings) {
     ShardMap initial = Objects.requireNonNull(settings.shardMaps().current(), "the shard map source holds no map yet");
-    if (settings.changeLog().tailed() && withReplicas(initial)) {
-      throw GraphException.invalid("the change log cannot be written from the binary log (changes.source: binlog)"
-          + " on hosts with replicas yet: a promoted replica's tailer would not find its primary's last transactions;"
-          + " use changes.source: writes");
-    }
     SchemaSource schemas = settings.schemas();
     this.schemas = schemas;
     Clock clock = settings.clock();
@@ -187,10 +181,6 @@ public final class DefaultBackend implements GraphBackend {
     if (drain != null) {
       drain.wake(shard);
     }
-  }
-
-  private static boolean withReplicas(ShardMap map) {
-    return map.hosts().values().stream().anyMatch(host -> !host.replicas().isEmpty());
   }
 
   private void follow(ShardMap map) {

@@ -117,6 +117,8 @@ public final class Failover {
       throw GraphException.invalid("host '" + hostName + "' has no replica " + (to == null ? "" : to + " ")
           + "to switch over to; it has " + host.replicas());
     }
+    // The old primary becomes a replica, which must be able to take over in turn.
+    replicas.requireLogging(host, host.primary());
     log.info("host {}: switching over from {} to {}", hostName, host.primary(), to == null ? "its replica" : to);
     return flip(map, host, to, -1);
   }

@@ -7,6 +7,7 @@ import io.quiver.fleet.MoveReport;
 import io.quiver.fleet.ShardMoveStatus;
 import io.quiver.fleet.internal.MapChanges;
 import io.quiver.fleet.internal.ShardProvisioner;
+import io.quiver.fleet.internal.TailerWait;
 import io.quiver.schema.Schema;
 import io.quiver.store.Repairs;
 import io.quiver.store.ShardLayout;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -488,14 +488,8 @@ public final class ShardMover implements AutoCloseable {
      * Waits until the source's tailer has logged everything the source committed: after the
      * fence, that includes the moving shards' last writes.
      */
-    private void sourceCaughtUp(Host source) throws Exception {
-      try {
-        changes.caughtUp(source.name()).toCompletionStage().toCompletableFuture()
-            .get(SOURCE_LOGGED.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ExecutionException failed) {
-        throw failed.getCause() instanceof GraphException refused ? refused : GraphException.unavailable(
-            "the change log of " + source.name() + " could not be waited for: " + failed.getCause().getMessage());
-      }
+    private void sourceCaughtUp(Host source) throws InterruptedException {
+      TailerWait.caughtUp(changes, source.name(), SOURCE_LOGGED);
     }
 
     /**

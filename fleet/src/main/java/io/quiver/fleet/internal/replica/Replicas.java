@@ -3,9 +3,11 @@ package io.quiver.fleet.internal.replica;
 import io.quiver.core.GraphException;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.internal.ShardProvisioner;
+import io.quiver.fleet.internal.TailerWait;
 import io.quiver.fleet.internal.move.Replication;
 import io.quiver.fleet.internal.move.SnapshotCopy;
 import io.quiver.fleet.internal.move.StepProgress;
+import io.quiver.store.Repairs;
 import io.quiver.store.ShardLayout;
 import io.quiver.store.shard.Host;
 import java.sql.Connection;
@@ -43,6 +45,14 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Removing one stops and forgets its channel; a primary left with none stops waiting.
  *
+ * <h2>With the change log written from the binary log</h2>
+ * A replica must log what it applies ({@code log_slave_updates}), or it is refused: promoted, its
+ * binary log is where the host's tailer resumes, from the tail position its old primary's tailer
+ * kept, and it must hold every transaction after that under the same GTID. The last step waits for
+ * the primary's tailer to pass what the primary committed ({@link Repairs#caughtUp}), so the
+ * position the replica holds is past its seeding point: what came before it is in no binary log
+ * of the replica's.
+ *
  * <p>The settings are MariaDB's global variables, set here over the servers' account (which needs
  * {@code SUPER} or the replication admin privileges, as a shard move does). They do not survive a
  * restart of the server: configure them in its {@code my.cnf} too (docs/operations.md, "Replicas").
@@ -57,14 +67,23 @@ public final class Replicas {
   /** How long a replica's STOP SLAVE waits for its old primary to end its dump thread, in seconds. */
   static final int KILL_CONN_TIMEOUT_S = 1;
 
+  /** How long an added replica waits for its primary's tailer, when the log is written from the binary log. */
+  static final Duration TAILED = Duration.ofSeconds(15);
+
   private final ShardProvisioner hosts;
   private final Replication replication;
   private final SnapshotCopy copy;
+  /** The backend's wait for a host's tailer, asked when {@link #tailed}. */
+  private final Repairs changes;
+  /** Whether the change log is written from the binary log ({@code changes.source: binlog}). */
+  private final boolean tailed;
 
-  public Replicas(ShardProvisioner hosts, String user, String password) {
+  public Replicas(ShardProvisioner hosts, String user, String password, Repairs changes, boolean tailed) {
     this.hosts = hosts;
     this.replication = new Replication(hosts, user, password, Replication.REPLICA);
     this.copy = new SnapshotCopy(hosts);
+    this.changes = changes;
+    this.tailed = tailed;
   }
 
   /** A replica's address as a host to connect to (named after its primary). */
@@ -77,12 +96,15 @@ public final class Replicas {
    * confirming, caught up. Idempotent: adding a replica that already replicates the primary
    * points it again and waits for it to catch up.
    */
-  public void add(Host primary, String address, ReplicaAcks acks, Consumer<String> progress) throws SQLException {
+  public void add(Host primary, String address, ReplicaAcks acks, Consumer<String> progress)
+      throws SQLException, InterruptedException {
     Host replica = replicaOf(primary, address);
     if (address.equals(primary.primary())) {
       throw GraphException.invalid("host " + primary.name() + " cannot replicate from itself (" + address + ")");
     }
+    boolean seeded;
     try (Connection connection = hosts.connect(replica)) {
+      requireLogging(connection, address);
       execute(connection, "SET GLOBAL read_only = ON");
       // A confirming replica's STOP SLAVE first reaches out to its old primary to end its dump
       // thread, waiting up to rpl_semi_sync_slave_kill_conn_timeout (5 s by default) for one that is
@@ -90,7 +112,8 @@ public final class Replicas {
       execute(connection, "SET GLOBAL rpl_semi_sync_slave_kill_conn_timeout = " + KILL_CONN_TIMEOUT_S);
       execute(connection, "SET GLOBAL rpl_semi_sync_slave_enabled = OFF");
       String position = single(connection, "SELECT @@GLOBAL.gtid_slave_pos");
-      if (position.isEmpty()) {
+      seeded = position.isEmpty();
+      if (seeded) {
         seed(primary, replica, connection, progress);
       } else {
         progress.accept(address + " has replicated before (up to " + position + "): resuming it from there");
@@ -102,8 +125,32 @@ public final class Replicas {
     configureAcks(primary, true, acks);
     Duration took = replication.catchUp(primary, replica, CATCH_UP);
     awaitConfirming(primary, address);
+    if (tailed && seeded) {
+      TailerWait.caughtUp(changes, primary.name(), TAILED);
+    }
     progress.accept(address + " replicates " + primary.name() + " and confirms its writes (caught up in "
         + took.toMillis() + " ms)");
+  }
+
+  /**
+   * With the change log written from the binary log, refuses a server at {@code address} that
+   * does not log what it replicates: {@code host}'s replica, or its primary about to become one (a
+   * switchover's). Nothing to check in the other mode.
+   */
+  public void requireLogging(Host host, String address) throws SQLException {
+    if (tailed) {
+      try (Connection connection = hosts.connect(replicaOf(host, address))) {
+        requireLogging(connection, address);
+      }
+    }
+  }
+
+  private void requireLogging(Connection connection, String address) throws SQLException {
+    if (tailed && !"1".equals(single(connection, "SELECT @@GLOBAL.log_bin AND @@GLOBAL.log_slave_updates"))) {
+      throw GraphException.invalid(address + " does not log what it replicates (log_bin and log_slave_updates"
+          + " must be ON): with the change log written from the binary log (changes.source: binlog), a promoted"
+          + " replica's tailer resumes from its binary log; start it with --log-bin --log-slave-updates");
+    }
   }
 
   /**
@@ -250,7 +297,7 @@ public final class Replicas {
    * of {@code newPrimary}: it resumes from its own last position (every transaction it logged is on
    * the new primary already), read-only and confirming.
    */
-  public void demote(Host newPrimary, String address, ReplicaAcks acks) throws SQLException {
+  public void demote(Host newPrimary, String address, ReplicaAcks acks) throws SQLException, InterruptedException {
     try (Connection connection = hosts.connect(replicaOf(newPrimary, address))) {
       execute(connection, "SET GLOBAL gtid_slave_pos = @@GLOBAL.gtid_binlog_pos");
     }

@@ -15,6 +15,7 @@ import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.testing.ReplicatedFleet;
 import io.quiver.store.ChangeCursor;
 import io.quiver.store.ChangeEvent;
+import io.quiver.store.ChangeLogSettings;
 import io.quiver.store.ChangePage;
 import io.quiver.store.Edge;
 import io.quiver.store.EdgeQuery;
@@ -22,7 +23,6 @@ import io.quiver.store.GraphBackend;
 import io.quiver.store.GraphStore;
 import io.quiver.store.Node;
 import io.quiver.store.NodeId;
-import io.quiver.store.OutboxStats;
 import io.quiver.store.shard.GtidPosition;
 import io.quiver.store.testing.ChangeFollower;
 import io.quiver.store.shard.Host;
@@ -52,7 +52,8 @@ class FailoverTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 8;
 
-  private ReplicatedFleet fleet;
+  /** The fleet of the test under way (h1 on a server of its own, two replicas). */
+  ReplicatedFleet fleet;
   private EmbeddedMariaDb primary;
   private EmbeddedMariaDb replica;
   private EmbeddedMariaDb secondReplica;
@@ -60,10 +61,16 @@ class FailoverTest {
   private GraphBackend backend;
   private AdminService admin;
 
+  /** How the fleet's change log is written: from the writes here, from the binary log in {@link TailedFailoverTest}. */
+  ChangeLogSettings changeLog() {
+    return ChangeLogSettings.defaults();
+  }
+
   @BeforeEach
   void startFleet() throws Exception {
     // The defaults (detection 3 s): the times printed are what an operator gets.
-    fleet = new ReplicatedFleet(90, 2, backend -> backend, admin -> admin.failover(FailoverSettings.defaults()));
+    fleet = new ReplicatedFleet(90, 2, changeLog(), backend -> backend,
+        admin -> admin.failover(FailoverSettings.defaults()));
     primary = fleet.primary;
     replica = fleet.replicas.get(0);
     secondReplica = fleet.replicas.get(1);
@@ -236,10 +243,12 @@ class FailoverTest {
   void aPrimaryFrozenWhileIdle_isFailedOver_andOnceThawedRejoinsAsAReplica() throws Exception {
     Node before = fleet.boardOnH1("before");
     // Idle means idle: the write's change numbered in the log (a pass of its own, right after the
-    // write) before the freeze, or a numbering caught in flight is a transaction the primary logged
-    // alone, and it is rightly reported diverged rather than rejoined.
+    // write; written from the binary log, the tailer's batch) before the freeze, or a numbering
+    // caught in flight is a transaction the primary logged alone, and it is rightly reported
+    // diverged rather than rejoined.
     String unnumbered = "SELECT COUNT(*) FROM db%05d.changes WHERE pos IS NULL".formatted(before.id().shard());
-    Await.until("the board's change numbered", Duration.ofSeconds(10), () -> single(primary, unnumbered).equals("0"));
+    Await.until("the board's change numbered", Duration.ofSeconds(10), () -> single(primary, unnumbered).equals("0")
+        && backend.telemetry().outboxStats().await().get("h1").changeLogLagMillis() == 0);
     try (ExpectedLog thawed = ExpectedLog.named("ch.vorburger.exec")) {
       primary.freeze();
       try {
@@ -357,8 +366,9 @@ class FailoverTest {
       assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
       // A switchover may refuse none: new boards go to writable shards (h2's) while h1's are read-only.
       assertThat(refusals).as("an outage is a 503, nothing else").isSubsetOf(GraphException.Code.UNAVAILABLE);
-      Await.until("every outbox drained", Duration.ofSeconds(30), () -> backend.telemetry().outboxStats().await()
-          .values().stream().mapToLong(OutboxStats::pending).sum() == 0);
+      Await.until("every outbox drained and every change logged", Duration.ofSeconds(30),
+          () -> backend.telemetry().outboxStats().await().values().stream()
+              .allMatch(stats -> stats.pending() == 0 && stats.changeLogLagMillis() == 0));
       List<String> lost = new ArrayList<>();
       for (Node node : nodes.values()) {
         if (store.getNode(node.id()).await() == null) {

@@ -1,7 +1,9 @@
 package io.quiver.fleet.internal.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.quiver.core.GraphException;
 import io.quiver.core.testing.Await;
 import io.quiver.core.testing.ExpectedLog;
 import io.quiver.embedded.EmbeddedMariaDb;
@@ -50,7 +52,8 @@ class ReplicasTest {
     primaryServer = EmbeddedMariaDb.start(null, 0);
     replicaServer = EmbeddedMariaDb.start(null, 0);
     primary = new Host("h1", primaryServer.address(), List.of());
-    replicas = new Replicas(new ShardProvisioner("root", ""), "root", "");
+    // The change log written by the writes: no tailer to wait for.
+    replicas = new Replicas(new ShardProvisioner("root", ""), "root", "", null, false);
     execute(primaryServer, "CREATE DATABASE db00000");
     execute(primaryServer, "CREATE TABLE db00000.t (id BIGINT PRIMARY KEY, v VARCHAR(20))");
     execute(primaryServer, "INSERT INTO db00000.t VALUES (1, 'before'), (2, 'before')");
@@ -67,6 +70,25 @@ class ReplicasTest {
     if (consoles != null) {
       consoles.close();
     }
+  }
+
+  /**
+   * With the change log written from the binary log, a server that does not log what it
+   * replicates cannot be a replica: promoted, its binary log is where the host's tailer resumes.
+   * Refused before it is touched (still writable, never seeded).
+   */
+  @Test
+  @Order(0)
+  void aServerNotLoggingWhatItReplicates_isRefusedAsAReplica_whileTheLogIsTailed_beforeItIsTouched()
+      throws Exception {
+    Replicas tailed = new Replicas(new ShardProvisioner("root", ""), "root", "", null, true);
+
+    assertThatThrownBy(() -> tailed.add(primary, replicaServer.address(), REFUSE, line -> { }))
+        .isInstanceOf(GraphException.class).hasMessageContaining("log_slave_updates")
+        .hasMessageContaining("changes.source: binlog")
+        .satisfies(refusal -> assertThat(((GraphException) refusal).code()).isEqualTo(GraphException.Code.INVALID_ARGUMENT));
+    assertThat(single(replicaServer, "SELECT @@GLOBAL.read_only")).as("left writable").isEqualTo("0");
+    assertThat(single(replicaServer, "SELECT @@GLOBAL.gtid_slave_pos")).as("never seeded").isEmpty();
   }
 
   @Test

@@ -92,11 +92,17 @@ import org.slf4j.LoggerFactory;
  * written on it after the flip: the move's channel applies without logging there (a target that
  * logs what it replicates is refused).
  *
- * <h2>Not yet</h2>
- * A host with replicas: a replica logs the primary's transactions in its own binary log only with
- * {@code log_slave_updates}, and a promoted replica's tailer would have to resume where the old
- * primary's stopped. Until that is built a store with this source is refused where it could happen
- * (docs/operations.md, "The change log").
+ * <h2>Failovers</h2>
+ * A host's replicas log what they apply ({@code log_slave_updates}, which adding one in this mode
+ * requires), each transaction under its primary's GTID, and the host's tail position is a row of
+ * the host's own, replicated with everything else. So a promoted replica's binary log holds every
+ * transaction its old primary's tailer had not committed past, under the same GTIDs, and the row
+ * says where that was: when the map names a new primary ({@link #follow}), the tail is started
+ * again there, from the row, as after any failure. A batch commits only on the primary it tailed
+ * (else ABORTED, and a new round on the new one): what the old primary's binary log held and the
+ * new one never got (a commit the old one made alone) is never logged as the new one's. Its inverse
+ * may have been written already, before the batch, as in the other mode (the failover's repair
+ * makes both copies agree).
  */
 final class ChangeTailer {
   private static final Logger log = LoggerFactory.getLogger(ChangeTailer.class);
@@ -139,6 +145,8 @@ final class ChangeTailer {
   private volatile long downSinceMs;
   // Touched on the context only.
   private BinlogTail tail;
+  /** The primary ({@code host:port}) the current tail reads, or the one it is being opened on. */
+  private String tailedPrimary;
   /** The position the host's row holds, as this tailer last read or wrote it. */
   private String committed;
   private long committedAtMs;
@@ -196,6 +204,20 @@ final class ChangeTailer {
     return null;
   }
 
+  /**
+   * The shard map changed: if it names another primary for the host (a failover, a switchover),
+   * the tail on the old one ends, and a new round starts on the new one from the kept position.
+   */
+  void follow(ShardMap map) {
+    parts.context().runOnContext(changed -> {
+      Host address = map.hosts().get(host);
+      if (running && tail != null && address != null && !address.primary().equals(tailedPrimary)) {
+        restart(GraphException.unavailable("host " + host + "'s primary is now " + address.primary()
+            + ", not " + tailedPrimary));
+      }
+    });
+  }
+
   /** Reads the host's kept position and starts a tail there. */
   private void connect() {
     if (!running) {
@@ -207,6 +229,7 @@ final class ChangeTailer {
       parts.vertx().setTimer(RESTART_MS, later -> connect());
       return;
     }
+    tailedPrimary = address.primary();
     ConcurrentLinkedQueue<Arrived> delivered = new ConcurrentLinkedQueue<>();
     parts.client().write(route, sql -> TailPositionsTable.INSTANCE.read(sql, host)
             .recover(failure -> SqlErrors.missingTable(failure) ? Future.succeededFuture(null)
@@ -242,6 +265,8 @@ final class ChangeTailer {
               restart(cause);
             }
           }));
+          // The map may have named another primary while this tail opened.
+          follow(parts.router().shardMap());
           if (!delivered.isEmpty()) {
             schedule();
           }
@@ -344,6 +369,12 @@ final class ChangeTailer {
     ShardRoute route = onHost(parts.router(), host);
     if (route == null) {
       return Future.failedFuture(GraphException.unavailable("host " + host + " holds no readable shard"));
+    }
+    // Read after the route was taken: a route to another primary than the tailed one shows here.
+    Host address = parts.router().shardMap().hosts().get(host);
+    if (address == null || !address.primary().equals(tailedPrimary)) {
+      return Future.failedFuture(GraphException.of(GraphException.Code.ABORTED, "host " + host
+          + "'s primary changed under the tail of " + tailedPrimary + ": its batch is read again from the new one"));
     }
     String expected = committed;
     long writtenUs = SqlValues.nowMicros(parts.clock());

@@ -80,10 +80,14 @@ public final class OutboxDrain {
     });
   }
 
-  /** Joins the lease of every host in the map, and leaves those of hosts gone from it. */
+  /**
+   * Joins the lease of every host in the map, and leaves those of hosts gone from it; each tailer
+   * follows its host's primary.
+   */
   public void follow(ShardMap map) {
     if (!closed) {
       leases.follow(map.hosts().keySet());
+      tailers.values().forEach(tailer -> tailer.follow(map));
     }
   }
 

@@ -2,13 +2,10 @@ package io.quiver.store.internal.outbox;
 
 import static io.quiver.store.testing.StoreFixture.json;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.quiver.core.GraphException;
 import io.quiver.core.testing.Await;
-import io.quiver.schema.SchemaSource;
 import io.quiver.store.ChangeCursor;
 import io.quiver.store.ChangeEvent;
 import io.quiver.store.ChangeLog;
@@ -18,7 +15,6 @@ import io.quiver.store.GraphStore;
 import io.quiver.store.Node;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMap;
-import io.quiver.store.shard.ShardMapSource;
 import io.quiver.store.testing.StoreFixture;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
@@ -130,20 +126,6 @@ class ChangeTailerTest {
         () -> about(read(before), ids).size() >= ids.size());
     Thread.sleep(300);
     assertThat(about(read(before), ids)).as("each once").hasSize(ids.size());
-  }
-
-  @Test
-  void aStoreWritingItsLogFromTheBinaryLog_isRefusedOnHostsWithReplicas_sayingWhy() {
-    ShardMap base = TestBackend.get().shardMap();
-    Map<String, Host> hosts = new TreeMap<>(base.hosts());
-    Host first = hosts.values().iterator().next();
-    hosts.put(first.name(), new Host(first.name(), first.primary(), List.of("127.0.0.1:1")));
-    ShardMap replicated = new ShardMap(base.version(), hosts, base.ranges(), base.open(), base.states());
-
-    assertThatThrownBy(() -> GraphStore.builder(fixture.vertx).pools(TestBackend.get().poolSettings())
-            .shardMaps(ShardMapSource.fixed(replicated)).schemas(SchemaSource.fixed(TestBackend.get().schema()))
-            .changeLog(ChangeLogSettings.defaults().from(ChangeLogSettings.Source.BINARY_LOG)).build())
-        .isInstanceOf(GraphException.class).hasMessageContaining("replicas").hasMessageContaining("changes.source");
   }
 
   @Test
