@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException.Code;
 import io.quiver.core.GraphException;
+import io.quiver.core.testing.Await;
 import io.quiver.store.testing.GraphInvariants;
 import io.quiver.store.testing.StoreFixture;
 import io.vertx.core.Future;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -333,6 +335,30 @@ public abstract class GraphStoreContractTest {
 
     assertThat(failure(store.getNode(node.id())).code()).isEqualTo(Code.NOT_FOUND);
     assertThat(failure(store.deleteNode(node.id())).code()).isEqualTo(Code.NOT_FOUND);
+  }
+
+  /**
+   * A cascade runs in the background (an outbox operation), each edge through the single-edge
+   * path: afterwards the node's lists and its edges' inverses are empty, and a cache watching the
+   * store holds what MySQL holds (the invariants, after the test).
+   */
+  @Test
+  void deleteNode_withCascade_removesItsEdgesAndTheirInverses() throws InterruptedException {
+    Node board = board(null);
+    List<Node> pins = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      pins.add(pin("cascade " + i));
+      store.addEdge(board.id(), "board_has_pins", pins.get(i).id(), null, null).await();
+    }
+    assertThat(store.countEdges(board.id(), "board_has_pins").await()).isEqualTo(3);
+
+    store.deleteNode(board.id(), GraphStore.Cascade.EDGES).await();
+
+    Await.until("the cascade removed every edge and inverse", Duration.ofSeconds(20),
+        () -> store.countEdges(board.id(), "board_has_pins").await() == 0
+            && pins.stream().allMatch(pin -> store.countEdges(pin.id(), "pin_owned_by_board").await() == 0));
+    assertThat(failure(store.getNode(board.id())).code()).isEqualTo(Code.NOT_FOUND);
+    assertThat(store.getEdges(board.id(), "board_has_pins", EdgeQuery.firstPage(10)).await().edges()).isEmpty();
   }
 
   // ---- edges ----
