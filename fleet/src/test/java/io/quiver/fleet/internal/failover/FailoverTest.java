@@ -51,6 +51,7 @@ import org.junit.jupiter.api.Test;
 class FailoverTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int WRITERS = 8;
+  private static final String WRITER_THREAD = "failover-writer-";
 
   /** The fleet of the test under way (h1 on a server of its own, two replicas). */
   ReplicatedFleet fleet;
@@ -329,7 +330,11 @@ class FailoverTest {
     private final Set<GraphException.Code> refusals = ConcurrentHashMap.newKeySet();
     private final AtomicLong lastSuccessNanos = new AtomicLong();
     private final AtomicBoolean stop = new AtomicBoolean();
-    private final ExecutorService threads = Executors.newFixedThreadPool(WRITERS);
+    private final ExecutorService threads = Executors.newFixedThreadPool(WRITERS, task -> {
+      Thread thread = new Thread(task, WRITER_THREAD + task.hashCode());
+      thread.setDaemon(true);
+      return thread;
+    });
     /** A consumer of the change log following it through everything the test does. */
     private ChangeFollower follower;
 
@@ -359,11 +364,26 @@ class FailoverTest {
       }
     }
 
+    /** The stacks of the writers still running: what a call that is never answered waits on. */
+    private String stuckWriters() {
+      StringBuilder stacks = new StringBuilder();
+      Thread.getAllStackTraces().forEach((thread, frames) -> {
+        if (thread.getName().startsWith(WRITER_THREAD)) {
+          stacks.append(thread.getName()).append(System.lineSeparator());
+          for (StackTraceElement frame : frames) {
+            stacks.append("    at ").append(frame).append(System.lineSeparator());
+          }
+        }
+      });
+      return stacks.toString();
+    }
+
     /** Stops, waits for the outboxes to drain, and checks every acknowledged write. */
     void stopAndCheck() throws Exception {
       stop.set(true);
       threads.shutdown();
-      assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).as("every writer's last call answered within 30 s; "
+          + "where the others wait:%n%s", stuckWriters()).isTrue();
       // A switchover may refuse none: new boards go to writable shards (h2's) while h1's are read-only.
       assertThat(refusals).as("an outage is a 503, nothing else").isSubsetOf(GraphException.Code.UNAVAILABLE);
       Await.until("every outbox drained and every change logged", Duration.ofSeconds(30),
