@@ -104,7 +104,9 @@ public final class Replicas {
     }
     boolean seeded;
     try (Connection connection = hosts.connect(replica)) {
-      requireLogging(connection, address);
+      if (tailed) {
+        requireLogging(connection, address);
+      }
       execute(connection, "SET GLOBAL read_only = ON");
       // A confirming replica's STOP SLAVE first reaches out to its old primary to end its dump
       // thread, waiting up to rpl_semi_sync_slave_kill_conn_timeout (5 s by default) for one that is
@@ -146,7 +148,7 @@ public final class Replicas {
   }
 
   private void requireLogging(Connection connection, String address) throws SQLException {
-    if (tailed && !"1".equals(single(connection, "SELECT @@GLOBAL.log_bin AND @@GLOBAL.log_slave_updates"))) {
+    if (!"1".equals(single(connection, "SELECT @@GLOBAL.log_bin AND @@GLOBAL.log_slave_updates"))) {
       throw GraphException.invalid(address + " does not log what it replicates (log_bin and log_slave_updates"
           + " must be ON): with the change log written from the binary log (changes.source: binlog), a promoted"
           + " replica's tailer resumes from its binary log; start it with --log-bin --log-slave-updates");
