@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * A host can stop answering without closing anything (see {@link HostHealth}); the MySQL protocol
  * has no deadline of its own, so every statement gets one here. A statement outside a transaction
  * is answered UNAVAILABLE after the pool's acquire timeout and {@link PoolSettings#statementTimeout()}
- * together. A transaction gets {@code statementTimeout} from the moment it holds a connection,
+ * together. A transaction waits for its connection at most the acquire timeout — and a grace, since
+ * the pool can lose its own answer ({@link #borrowed}) — and gets {@code statementTimeout} from the
+ * moment it holds one,
  * and what it does when that passes is the point: a transaction whose work has not finished is
  * <em>abandoned</em> — the caller is answered at once, and when the host answers again the work
  * finds it abandoned and rolls back instead of committing. So a request answered 503 never
@@ -77,6 +80,8 @@ public final class ShardClient {
   public static final int UNWRITTEN_ATTEMPTS = 5;
   /** The first wait before such a retry; each next one waits twice as long (200, 400, 800, 1,600 ms). */
   static final long UNWRITTEN_BACKOFF_MS = 200;
+  /** How long after the pool's acquire timeout a connection not lent is answered here ({@link #borrowed}). */
+  static final long LEND_GRACE_MS = 500;
 
   /** Which failures of a transaction are run again. */
   public enum Retry {
@@ -198,7 +203,7 @@ public final class ShardClient {
   private <T> Future<T> attempt(
       List<ShardRoute> routes, Retry retry, Function<SqlConnection, Future<T>> work, int attempt) {
     ShardRoute route = routes.get(0);
-    return route.pool().getConnection().transform(lent -> {
+    return borrowed(route).transform(lent -> {
       if (lent.failed()) {
         return again(retry, classified(route, noConnection(route, lent.cause())), true, attempt, route,
             () -> attempt(routes, retry, work, attempt + 1));
@@ -207,6 +212,22 @@ public final class ShardClient {
       return transaction.run(work).recover(failure -> again(retry, classified(route, failure),
           !transaction.mayHaveWritten(), attempt, route, () -> attempt(routes, retry, work, attempt + 1)));
     });
+  }
+
+  /**
+   * A connection of the route's pool, or a failure once none is lent within the pool's acquire
+   * timeout and {@link #LEND_GRACE_MS} more. The pool answers its own timeout; this deadline is for
+   * the answer it loses. In vertx-sql-client 5.0.10 a waiter served at the very moment its timer
+   * fires is answered by neither: the timer's cancel finds it already served, and the lease,
+   * arriving after the timer fired, is recycled unanswered (SqlConnectionPool.PoolRequest, since
+   * #1620/#1621). Rare, but under a failover's exhausted pools it left a write unanswered for good.
+   * A connection lent after this deadline has answered goes straight back to the pool.
+   */
+  private Future<SqlConnection> borrowed(ShardRoute route) {
+    long bound = settings.acquireTimeout().toMillis() + LEND_GRACE_MS;
+    return withDeadline(route.pool().getConnection(), bound, SqlConnection::close,
+        () -> GraphException.unavailable(route.target() + " lent no connection within " + bound
+            + " ms (mysql.acquireTimeoutMs and " + LEND_GRACE_MS + " ms)"));
   }
 
   /**
@@ -327,6 +348,15 @@ public final class ShardClient {
 
   /** {@code running}'s outcome, or {@code late}'s failure if it has none within {@code boundMs}. */
   private <T> Future<T> withDeadline(Future<T> running, long boundMs, Supplier<GraphException> late) {
+    return withDeadline(running, boundMs, unwanted -> {}, late);
+  }
+
+  /**
+   * {@code running}'s outcome, or {@code late}'s failure if it has none within {@code boundMs}; a
+   * result that comes after that failure was answered is handed to {@code unwanted}.
+   */
+  private <T> Future<T> withDeadline(Future<T> running, long boundMs, Consumer<T> unwanted,
+      Supplier<GraphException> late) {
     if (running.isComplete()) {
       return running;
     }
@@ -335,7 +365,9 @@ public final class ShardClient {
     running.onComplete(done -> {
       vertx.cancelTimer(timer);
       if (done.succeeded()) {
-        answer.tryComplete(done.result());
+        if (!answer.tryComplete(done.result())) {
+          unwanted.accept(done.result());
+        }
       } else {
         answer.tryFail(done.cause());
       }

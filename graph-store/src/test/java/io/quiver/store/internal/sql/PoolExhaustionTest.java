@@ -10,14 +10,19 @@ import io.quiver.core.GraphException;
 import io.quiver.store.PoolSettings;
 import io.quiver.store.testing.TestBackend;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.SqlConnection;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
@@ -86,29 +91,117 @@ class PoolExhaustionTest {
 
   @Test
   void aTransactionThatGetsNoConnection_isAnsweredUnavailable_sayingNothingWasWritten() {
-    Vertx vertx = Vertx.vertx();
-    TestBackend backend = TestBackend.get();
     // Long enough for a first connect to a host just started, short for a test.
-    Duration acquire = Duration.ofSeconds(2);
-    PoolSettings one = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
-        Duration.ofMillis(500), acquire, 16, 1);
-    HostPools pools = new HostPools(vertx, one);
-    try {
-      Pool pool = pools.apply(backend.shardMap()).get("h1");
-      ShardClient client = new ShardClient(vertx, one, new MapWrites(backend::shardMap, version -> {}));
-      SqlConnection held = pool.getConnection().await();
-      Future<Object> refused = client.inTransaction(new ShardRoute(0, "h1", pool, true),
-          connection -> Future.failedFuture(new AssertionError("no connection should have been lent")));
+    try (OneConnection one = new OneConnection(Duration.ofSeconds(2))) {
+      SqlConnection held = one.pool.getConnection().await();
+      Future<Object> refused = one.transactionLentNothing(one.pool);
       refused.otherwiseEmpty().await();
-      Throwable failure = refused.cause();
       held.close().await();
 
-      assertThat(failure).isInstanceOf(GraphException.class);
-      assertThat(((GraphException) failure).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
-      assertThat(failure.getMessage()).contains("host h1").contains("nothing was written");
-    } finally {
+      assertUnavailable(refused).contains("nothing was written");
+    }
+  }
+
+  /**
+   * The pool losing its answer, as vertx-sql-client 5.0.10 can for a waiter served as its timer
+   * fires: the real pool is asked, and its lease handed back unanswered. The transaction is answered
+   * all the same, once the acquire timeout and its grace have passed.
+   */
+  @Test
+  void aConnectionThePoolNeverAnswers_isAnsweredUnavailable_afterTheAcquireTimeoutAndItsGrace() throws Exception {
+    try (OneConnection one = new OneConnection(Duration.ofSeconds(1))) {
+      Pool losing = answering(one.pool, lent -> {
+        lent.onSuccess(SqlConnection::close);
+        return Promise.<SqlConnection>promise().future();
+      });
+      long started = System.nanoTime();
+      Future<Object> answered = one.transactionLentNothing(losing);
+      answered.otherwiseEmpty().await(10, TimeUnit.SECONDS);
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+
+      assertUnavailable(answered).contains("lent no connection").contains("nothing was written");
+      long bound = one.acquire.toMillis() + ShardClient.LEND_GRACE_MS;
+      assertThat(tookMs).as("answered at the acquire timeout and its grace").isBetween(bound - 50, bound + 2000);
+      // The pool's one connection is back: otherwise this borrow times out, and throws.
+      one.pool.getConnection().compose(SqlConnection::close).await(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A connection the pool lends after the deadline answered goes straight back: the next borrower gets it. */
+  @Test
+  void aConnectionLentAfterTheDeadline_goesBackToThePool() throws Exception {
+    try (OneConnection one = new OneConnection(Duration.ofSeconds(1))) {
+      long lateMs = one.acquire.toMillis() + ShardClient.LEND_GRACE_MS + 300;
+      Promise<SqlConnection> lentLate = Promise.promise();
+      Pool late = answering(one.pool, lent -> {
+        lent.compose(connection -> one.vertx.timer(lateMs).map(connection)).onComplete(lentLate);
+        return lentLate.future();
+      });
+      Future<Object> answered = one.transactionLentNothing(late);
+      answered.otherwiseEmpty().await(10, TimeUnit.SECONDS);
+      assertUnavailable(answered).contains("lent no connection");
+      lentLate.future().await(10, TimeUnit.SECONDS);
+
+      Future<Object> next = one.client.inTransaction(new ShardRoute(0, "h1", one.pool, true),
+          connection -> connection.query("SELECT 1").execute().map(rows -> (Object) rows.size()));
+      assertThat(next.await(10, TimeUnit.SECONDS)).as("the late connection came back for the next borrower")
+          .isEqualTo(1);
+    }
+  }
+
+  /** The message of {@code answered}'s failure, which must be an UNAVAILABLE naming host h1. */
+  private static org.assertj.core.api.AbstractStringAssert<?> assertUnavailable(Future<?> answered) {
+    assertThat(answered.cause()).isInstanceOf(GraphException.class);
+    assertThat(((GraphException) answered.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    return assertThat(answered.cause().getMessage()).contains("host h1");
+  }
+
+  /**
+   * A pool of one connection to the test backend's h1, waited for at most {@code acquire} (a second
+   * at least: a first connect on a loaded machine can take a few hundred ms), and a client over it.
+   */
+  private static final class OneConnection implements AutoCloseable {
+    final Vertx vertx = Vertx.vertx();
+    final Duration acquire;
+    final HostPools pools;
+    final Pool pool;
+    final ShardClient client;
+
+    OneConnection(Duration acquire) {
+      TestBackend backend = TestBackend.get();
+      this.acquire = acquire;
+      PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
+          Duration.ofMillis(500), acquire, 16, 1);
+      pools = new HostPools(vertx, settings);
+      pool = pools.apply(backend.shardMap()).get("h1");
+      client = new ShardClient(vertx, settings, new MapWrites(backend::shardMap, version -> {}));
+    }
+
+    /** A transaction on {@code lender} (this pool, or one standing for it) whose work must never run. */
+    Future<Object> transactionLentNothing(Pool lender) {
+      return client.inTransaction(new ShardRoute(0, "h1", lender, true),
+          connection -> Future.failedFuture(new AssertionError("no connection should have been lent")));
+    }
+
+    @Override
+    public void close() {
       pools.close().await();
       vertx.close().await();
     }
+  }
+
+  /** {@code pool}, except that what its {@code getConnection} answers is what {@code answer} makes of it. */
+  private static Pool answering(Pool pool, Function<Future<SqlConnection>, Future<SqlConnection>> answer) {
+    return (Pool) Proxy.newProxyInstance(Pool.class.getClassLoader(), new Class<?>[] {Pool.class},
+        (proxy, method, args) -> {
+          if (method.getName().equals("getConnection") && method.getParameterCount() == 0) {
+            return answer.apply(pool.getConnection());
+          }
+          try {
+            return method.invoke(pool, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
   }
 }
