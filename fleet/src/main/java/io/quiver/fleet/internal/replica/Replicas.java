@@ -306,6 +306,9 @@ public final class Replicas {
     add(newPrimary, address, acks, line -> log.info("{}: {}", newPrimary.name(), line));
   }
 
+  /** How long a deposed primary that answered is given for its fencing statements ({@link #fence}). */
+  static final Duration FENCE_STATEMENTS = Duration.ofSeconds(2);
+
   /** Undoes {@link #fence} on a primary a switchover could not replace: it takes writes again. */
   public void unfence(Host primary) {
     try (Connection connection = hosts.connect(primary, Duration.ofSeconds(2), Duration.ofSeconds(2))) {
@@ -335,9 +338,17 @@ public final class Replicas {
   /**
    * Makes a deposed primary refuse writes ({@code read_only}), if it answers within {@code timeout}:
    * one that was frozen, not dead, must take no write when it thaws. Answers whether it did.
+   *
+   * <p>Only the connect is bounded by {@code timeout}, which keeps a caller trying a host still
+   * frozen brief. Once it has answered, its fencing statements get {@link #FENCE_STATEMENTS}: a
+   * thawed host is catching up on what it held, and {@code read_only} waits for the commits and
+   * table locks in progress, longer than a connect takes on a busy machine. Given the connect's
+   * bound instead, that wait was cut off attempt after attempt (a thawed primary fenced 15 s
+   * after its failover, on a loaded machine).
    */
   public boolean fence(Host deposed, Duration timeout) {
     try (Connection connection = hosts.connect(deposed, timeout, timeout)) {
+      connection.setNetworkTimeout(Runnable::run, (int) FENCE_STATEMENTS.toMillis());
       // Waits for a confirmation end first: read_only waits for the commits in progress, and a
       // deposed primary's would wait for ever for a replica it no longer has. They commit there,
       // alone — writes whose callers were answered "may or may not", on a primary no one reads.

@@ -196,6 +196,37 @@ class ReplicasTest {
     assertThat(count(primaryServer, "SELECT COUNT(*) FROM db00000.t WHERE id = 9")).isEqualTo(1);
   }
 
+  /**
+   * A deposed primary that answers its connect at once but whose {@code read_only} waits (here on a
+   * table lock another session holds for longer than the connect's bound): fenced all the same,
+   * its fencing statements given longer than its connect.
+   */
+  @Test
+  @Order(7)
+  void aDeposedPrimaryWhoseReadOnlyWaitsLongerThanItsConnect_isFencedAllTheSame() throws Exception {
+    Duration reach = Duration.ofMillis(300);
+    try (Connection holder = connect(primaryServer); Statement lock = holder.createStatement()) {
+      lock.execute("LOCK TABLES db00000.t WRITE");
+      Thread unlock = new Thread(() -> {
+        try {
+          Thread.sleep(reach.toMillis() * 3);
+          lock.execute("UNLOCK TABLES");
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      unlock.start();
+      try {
+        assertThat(replicas.fence(primary, reach)).as("fenced, though read_only waited past the connect's bound")
+            .isTrue();
+      } finally {
+        unlock.join();
+      }
+    }
+    assertThat(single(primaryServer, "SELECT @@GLOBAL.read_only")).isEqualTo("1");
+    execute(primaryServer, "SET GLOBAL read_only = OFF");
+  }
+
   private static Connection connect(EmbeddedMariaDb server) throws SQLException {
     return DriverManager.getConnection("jdbc:mysql://" + server.address() + "/", "root", "");
   }
