@@ -10,8 +10,10 @@ import org.slf4j.LoggerFactory;
  * waiter's acquisition twice when its acquire timeout fires as the acquisition ends (a failed
  * connect to a host that just died, say): the request was already answered, and the second
  * completion only throws "Promise already completed" into the context
- * (eclipse-vertx/vertx-sql-client#1567, fixed upstream by #1620 in a release newer than the one this
- * build can use). Logged at ERROR it reads as a failure in every failover; it is logged at DEBUG.
+ * (eclipse-vertx/vertx-sql-client#1567). #1620, which 5.0.10 has, closed the common path, but it
+ * still appears under heavy waiting; and #1620 opened the opposite fault, a waiter answered by
+ * neither path, which {@code ShardClient} bounds with a deadline of its own. Logged at ERROR it
+ * reads as a failure in every failover; it is logged at DEBUG.
  * It lives in graph-store, the one module that knows the SQL client.
  */
 public final class UnhandledErrors {
