@@ -30,8 +30,19 @@ public final class OneHost implements AutoCloseable {
   private final String database;
   private final PoolSettings settings;
 
-  /** Opens {@code sessions} sessions, after creating {@code database} and running {@code setup} there. */
+  /**
+   * Opens {@code sessions} sessions, after creating {@code database} and running {@code setup} there;
+   * a borrower waits for one as long as it takes.
+   */
   public OneHost(String database, int sessions, String... setup) throws Exception {
+    this(database, sessions, null, setup);
+  }
+
+  /**
+   * As {@link #OneHost(String, int, String...)}, the pool's options a server's ({@link
+   * HostPools#requestPool}): a borrower waits at most {@code acquire} (null: as long as it takes).
+   */
+  public OneHost(String database, int sessions, Duration acquire, String... setup) throws Exception {
     TestBackend backend = TestBackend.get();
     this.address = backend.hosts().addresses().get(1);
     this.database = database;
@@ -42,10 +53,10 @@ public final class OneHost implements AutoCloseable {
       }
     }
     settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), sessions, 256,
-        Duration.ofMillis(500), Duration.ofSeconds(2), 16, 16, Duration.ofSeconds(10),
+        Duration.ofMillis(500), acquire == null ? Duration.ofSeconds(2) : acquire, 16, 16, Duration.ofSeconds(10),
         PoolSettings.DEFAULT_DOWN_AFTER);
-    pool = HostPools.pool(vertx, new Host("h2", address, List.of()), settings,
-        new PoolOptions().setMaxSize(sessions), null);
+    pool = HostPools.pool(vertx, new Host("h2", address, List.of()), settings, acquire == null
+        ? new PoolOptions().setMaxSize(sessions) : HostPools.requestPool("one-host", sessions, settings), null);
     client = client(new MapWrites(backend::shardMap, version -> {}));
     route = new ShardRoute(4, "h2", pool, false);
   }

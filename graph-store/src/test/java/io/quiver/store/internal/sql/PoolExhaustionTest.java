@@ -90,15 +90,15 @@ class PoolExhaustionTest {
   }
 
   @Test
-  void aTransactionThatGetsNoConnection_isAnsweredUnavailable_sayingNothingWasWritten() {
+  void aTransactionThatGetsNoConnection_isAnsweredUnavailable_sayingNothingWasWritten() throws Exception {
     // Long enough for a first connect to a host just started, short for a test.
-    try (OneConnection one = new OneConnection(Duration.ofSeconds(2))) {
+    try (OneHost one = oneConnection(Duration.ofSeconds(2))) {
       SqlConnection held = one.pool.getConnection().await();
-      Future<Object> refused = one.transactionLentNothing(one.pool);
+      Future<Object> refused = lentNothing(one, one.pool);
       refused.otherwiseEmpty().await();
       held.close().await();
 
-      assertUnavailable(refused).contains("nothing was written");
+      assertUnavailable(one, refused).contains("nothing was written");
     }
   }
 
@@ -109,18 +109,19 @@ class PoolExhaustionTest {
    */
   @Test
   void aConnectionThePoolNeverAnswers_isAnsweredUnavailable_afterTheAcquireTimeoutAndItsGrace() throws Exception {
-    try (OneConnection one = new OneConnection(Duration.ofSeconds(1))) {
+    Duration acquire = Duration.ofSeconds(1);
+    try (OneHost one = oneConnection(acquire)) {
       Pool losing = answering(one.pool, lent -> {
         lent.onSuccess(SqlConnection::close);
         return Promise.<SqlConnection>promise().future();
       });
       long started = System.nanoTime();
-      Future<Object> answered = one.transactionLentNothing(losing);
+      Future<Object> answered = lentNothing(one, losing);
       answered.otherwiseEmpty().await(10, TimeUnit.SECONDS);
       long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
 
-      assertUnavailable(answered).contains("lent no connection").contains("nothing was written");
-      long bound = one.acquire.toMillis() + ShardClient.LEND_GRACE_MS;
+      assertUnavailable(one, answered).contains("lent no connection").contains("nothing was written");
+      long bound = acquire.toMillis() + ShardClient.LEND_GRACE_MS;
       assertThat(tookMs).as("answered at the acquire timeout and its grace").isBetween(bound - 50, bound + 2000);
       // The pool's one connection is back: otherwise this borrow times out, and throws.
       one.pool.getConnection().compose(SqlConnection::close).await(5, TimeUnit.SECONDS);
@@ -130,64 +131,49 @@ class PoolExhaustionTest {
   /** A connection the pool lends after the deadline answered goes straight back: the next borrower gets it. */
   @Test
   void aConnectionLentAfterTheDeadline_goesBackToThePool() throws Exception {
-    try (OneConnection one = new OneConnection(Duration.ofSeconds(1))) {
-      long lateMs = one.acquire.toMillis() + ShardClient.LEND_GRACE_MS + 300;
+    Duration acquire = Duration.ofSeconds(1);
+    try (OneHost one = oneConnection(acquire)) {
+      long lateMs = acquire.toMillis() + ShardClient.LEND_GRACE_MS + 300;
       Promise<SqlConnection> lentLate = Promise.promise();
       Pool late = answering(one.pool, lent -> {
         lent.compose(connection -> one.vertx.timer(lateMs).map(connection)).onComplete(lentLate);
         return lentLate.future();
       });
-      Future<Object> answered = one.transactionLentNothing(late);
+      Future<Object> answered = lentNothing(one, late);
       answered.otherwiseEmpty().await(10, TimeUnit.SECONDS);
-      assertUnavailable(answered).contains("lent no connection");
+      assertUnavailable(one, answered).contains("lent no connection");
       lentLate.future().await(10, TimeUnit.SECONDS);
 
-      Future<Object> next = one.client.inTransaction(new ShardRoute(0, "h1", one.pool, true),
+      Future<Object> next = one.client.inTransaction(one.route(SHARD),
           connection -> connection.query("SELECT 1").execute().map(rows -> (Object) rows.size()));
       assertThat(next.await(10, TimeUnit.SECONDS)).as("the late connection came back for the next borrower")
           .isEqualTo(1);
     }
   }
 
-  /** The message of {@code answered}'s failure, which must be an UNAVAILABLE naming host h1. */
-  private static org.assertj.core.api.AbstractStringAssert<?> assertUnavailable(Future<?> answered) {
-    assertThat(answered.cause()).isInstanceOf(GraphException.class);
-    assertThat(((GraphException) answered.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
-    return assertThat(answered.cause().getMessage()).contains("host h1");
-  }
+  /** The test host's shard the transactions here write. */
+  private static final int SHARD = 4;
 
   /**
-   * A pool of one connection to the test backend's h1, waited for at most {@code acquire} (a second
-   * at least: a first connect on a loaded machine can take a few hundred ms), and a client over it.
+   * One connection to the test backend's second host, waited for at most {@code acquire} (a second
+   * at least: a first connect on a loaded machine can take a few hundred ms).
    */
-  private static final class OneConnection implements AutoCloseable {
-    final Vertx vertx = Vertx.vertx();
-    final Duration acquire;
-    final HostPools pools;
-    final Pool pool;
-    final ShardClient client;
+  private static OneHost oneConnection(Duration acquire) throws Exception {
+    return new OneHost("pool_exhaustion", 1, acquire);
+  }
 
-    OneConnection(Duration acquire) {
-      TestBackend backend = TestBackend.get();
-      this.acquire = acquire;
-      PoolSettings settings = new PoolSettings(backend.hosts().user(), backend.hosts().password(), 1, 256,
-          Duration.ofMillis(500), acquire, 16, 1);
-      pools = new HostPools(vertx, settings);
-      pool = pools.apply(backend.shardMap()).get("h1");
-      client = new ShardClient(vertx, settings, new MapWrites(backend::shardMap, version -> {}));
-    }
+  /** A transaction on {@code lender} (the host's pool, or one standing for it) whose work must never run. */
+  private static Future<Object> lentNothing(OneHost one, Pool lender) {
+    ShardRoute route = one.route(SHARD);
+    return one.client.inTransaction(new ShardRoute(route.shard(), route.host(), lender, true),
+        connection -> Future.failedFuture(new AssertionError("no connection should have been lent")));
+  }
 
-    /** A transaction on {@code lender} (this pool, or one standing for it) whose work must never run. */
-    Future<Object> transactionLentNothing(Pool lender) {
-      return client.inTransaction(new ShardRoute(0, "h1", lender, true),
-          connection -> Future.failedFuture(new AssertionError("no connection should have been lent")));
-    }
-
-    @Override
-    public void close() {
-      pools.close().await();
-      vertx.close().await();
-    }
+  /** The message of {@code answered}'s failure, which must be an UNAVAILABLE naming the host. */
+  private static org.assertj.core.api.AbstractStringAssert<?> assertUnavailable(OneHost one, Future<?> answered) {
+    assertThat(answered.cause()).isInstanceOf(GraphException.class);
+    assertThat(((GraphException) answered.cause()).code()).isEqualTo(GraphException.Code.UNAVAILABLE);
+    return assertThat(answered.cause().getMessage()).contains(one.route(SHARD).target());
   }
 
   /** {@code pool}, except that what its {@code getConnection} answers is what {@code answer} makes of it. */
