@@ -96,7 +96,7 @@ public final class DefaultBackend implements GraphBackend {
     this.schemas = schemas;
     Clock clock = settings.clock();
     CommitWatch commits = new CommitWatch(clock);
-    QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis());
+    QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis(), settings.changeLog().tailed());
     this.health = new HostHealth(vertx, settings.pools(), clock, initial, commits, killer);
     this.requestPools = new HostPools(vertx, settings.pools(), killer);
     this.replicaLag = new ReplicaLag(vertx, settings.pools(), settings.replicaReads(), clock, initial);

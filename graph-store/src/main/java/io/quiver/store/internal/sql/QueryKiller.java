@@ -34,6 +34,16 @@ import org.slf4j.LoggerFactory;
  * while it waits for binary-log space commits and makes MariaDB turn its binary log off
  * ({@link HostHealth}).
  *
+ * <p><b>Unless the binary log is where the change log is read from</b> ({@code changes.source:
+ * binlog}, {@link #sparingCommits}). There a statement in its commit is never killed: the COMMIT
+ * that a kill ends commits without reaching the binary log, and every transaction after it commits
+ * unlogged too, once MariaDB has turned the log off — so no tail would ever see them, and their
+ * inverse copies and change-log rows would never be written (found by {@code TailedFullDiskTest}:
+ * acknowledged edges left one-sided). Left alone, a COMMIT waiting for space goes on waiting until
+ * the operator frees space and restarts the host, which ends it with the binary log still on
+ * (docs/operations.md, "A full disk"). The cost is the connection, held by its COMMIT until then:
+ * a host with a full disk keeps its stalled COMMITs' connections, so its pool lends fewer.
+ *
  * <p>Only this process's own sessions are candidates: another server's statements are its own
  * killer's, and work outside the pools (a shard move's copy over JDBC) is never touched.
  */
@@ -60,13 +70,27 @@ public final class QueryKiller {
   private static final int ER_NO_SUCH_THREAD = 1094;
 
   private final long deadlineMs;
+  private final boolean sparingCommits;
   private final Map<String, Set<Long>> sessions = new ConcurrentHashMap<>();
+  /** Hosts where the last sweep left COMMITs past the deadline to finish: said once per stall, not per sweep. */
+  private final Set<String> sparing = ConcurrentHashMap.newKeySet();
   private final Set<String> overdue = ConcurrentHashMap.newKeySet();
   private final Set<String> sweeping = ConcurrentHashMap.newKeySet();
 
   /** @param deadlineMs how long a statement may run before it is killed: the statement deadline */
   public QueryKiller(long deadlineMs) {
+    this(deadlineMs, false);
+  }
+
+  /**
+   * @param deadlineMs how long a statement may run before it is killed: the statement deadline
+   * @param sparingCommits whether a statement in its commit is left to finish, never killed: true
+   *     when the change log and the inverses are read from the hosts' binary logs, which a killed
+   *     COMMIT waiting for space would leave without it and every later transaction
+   */
+  public QueryKiller(long deadlineMs, boolean sparingCommits) {
     this.deadlineMs = deadlineMs;
+    this.sparingCommits = sparingCommits;
   }
 
   /** A pooled session to {@code host} was opened, with server thread id {@code id}. */
@@ -117,12 +141,16 @@ public final class QueryKiller {
         .onComplete(done -> sweeping.remove(host));
   }
 
-  /** The sweep's first step: this process's sessions on {@code host} whose statement has run past the deadline. */
+  /**
+   * The sweep's first step: this process's sessions on {@code host} whose statement has run past
+   * the deadline, but for those in their commit when {@link #sparingCommits}.
+   */
   Future<List<Victim>> victims(String host, Pool own) {
     Set<Long> ours = sessions.getOrDefault(host, Set.of());
     return own.query(PROCESSLIST).execute().map(rows -> {
       Set<Long> present = new HashSet<>();
       List<Victim> victims = new ArrayList<>();
+      List<Victim> spared = new ArrayList<>();
       for (Row row : rows) {
         long id = row.getLong("ID");
         present.add(id);
@@ -131,15 +159,29 @@ public final class QueryKiller {
         }
         long runningMs = row.getNumeric("TIME_MS").longValue();
         if (runningMs >= deadlineMs) {
-          victims.add(new Victim(id, row.getLong("QUERY_ID"), isCommit(row), row.getString("STATE")));
+          Victim victim = new Victim(id, row.getLong("QUERY_ID"), isCommit(row), row.getString("STATE"));
+          (victim.commit() && sparingCommits ? spared : victims).add(victim);
         } else if (runningMs >= deadlineMs / 2) {
           // Its deadline may have passed after a wait for a connection: look again at the next sweep.
           overdue.add(host);
         }
       }
       ours.retainAll(present);
+      said(host, spared);
       return victims;
     });
+  }
+
+  /** Says, once per stall, that {@code host}'s COMMITs past the deadline are left to finish. */
+  private void said(String host, List<Victim> spared) {
+    if (spared.isEmpty()) {
+      sparing.remove(host);
+    } else if (sparing.add(host)) {
+      log.warn("host {}: {} session(s) in their commit past the {} ms deadline are left to finish, not killed: the"
+          + " change log is read from the binary log, which a killed COMMIT waiting for space would leave without"
+          + " it and everything after (server threads {}); free space on the host and restart it",
+          host, spared.size(), deadlineMs, spared);
+    }
   }
 
   /**

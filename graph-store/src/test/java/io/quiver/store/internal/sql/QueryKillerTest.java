@@ -120,6 +120,59 @@ class QueryKillerTest {
     }
   }
 
+  @Test
+  void whenTheChangeLogIsReadFromTheBinaryLog_aCommitPastItsDeadlineIsLeftToFinish_andOtherStatementsAreKilled()
+      throws Exception {
+    TestBackend backend = TestBackend.get();
+    String host = backend.hosts().addresses().get(1);
+    PoolSettings settings = backend.poolSettings();
+    QueryKiller killer = new QueryKiller(300, true);
+    Vertx vertx = Vertx.vertx();
+    List<Long> sessions = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Pool requests = HostPools.pool(vertx, new Host("hk", host, List.of()), settings, new PoolOptions().setMaxSize(2),
+        id -> {
+          sessions.add(id);
+          killer.opened("hk", id);
+        });
+    Pool own = HostPools.pool(vertx, new Host("hk", host, List.of()), settings, new PoolOptions().setMaxSize(1), null);
+    try (Connection locker = backend.connect(host); Statement lock = locker.createStatement()) {
+      lock.execute("CREATE DATABASE IF NOT EXISTS quiver_spare_test");
+      lock.execute("CREATE TABLE IF NOT EXISTS quiver_spare_test.t (id INT PRIMARY KEY) ENGINE=InnoDB");
+      lock.execute("DELETE FROM quiver_spare_test.t");
+      SqlConnection committing = requests.getConnection().await();
+      Transaction transaction = committing.begin().await();
+      committing.query("INSERT INTO quiver_spare_test.t VALUES (1)").execute().await();
+      SqlConnection sleeping = requests.getConnection().await();
+      // A global read lock holds the COMMIT past the deadline, as a full disk would; beside it, a
+      // statement that is not committing runs past the deadline too.
+      lock.execute("FLUSH TABLES WITH READ LOCK");
+      Future<Void> committed = transaction.commit();
+      Future<RowSet<Row>> slept = sleeping.query("SELECT SLEEP(5)").execute();
+      Await.until("both statements past the deadline", Duration.ofSeconds(10),
+          () -> running(host, sessions.get(0), "COMMIT") && running(host, sessions.get(1), "SELECT SLEEP")
+              && killer.victims("hk", own).await().size() == 1);
+
+      List<QueryKiller.Victim> victims = killer.victims("hk", own).await();
+      assertThat(victims).as("the sleeping statement, not the COMMIT").singleElement()
+          .satisfies(victim -> assertThat(victim.commit()).isFalse());
+      assertThat(killer.kill("hk", own, victims).await()).as("statements killed").isEqualTo(1);
+      slept.otherwiseEmpty().await();
+      lock.execute("UNLOCK TABLES");
+      committed.await();
+      try (ResultSet rows = lock.executeQuery("SELECT COUNT(*) FROM quiver_spare_test.t")) {
+        rows.next();
+        assertThat(rows.getLong(1)).as("the spared COMMIT committed once the lock was gone").isEqualTo(1);
+      }
+      committing.close().await();
+      sleeping.close().otherwiseEmpty().await();
+      lock.execute("DROP DATABASE quiver_spare_test");
+    } finally {
+      requests.close().await();
+      own.close().await();
+      vertx.close().await();
+    }
+  }
+
   private static boolean running(String host, long session, String statement) throws Exception {
     try (Connection connection = TestBackend.get().connect(host);
         Statement sql = connection.createStatement();
