@@ -95,7 +95,7 @@ public final class DefaultBackend implements GraphBackend {
     SchemaSource schemas = settings.schemas();
     this.schemas = schemas;
     Clock clock = settings.clock();
-    CommitWatch commits = new CommitWatch(clock);
+    CommitWatch commits = new CommitWatch(clock, settings.changeLog().tailed());
     QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis(), settings.changeLog().tailed());
     this.health = new HostHealth(vertx, settings.pools(), clock, initial, commits, killer);
     this.requestPools = new HostPools(vertx, settings.pools(), killer);

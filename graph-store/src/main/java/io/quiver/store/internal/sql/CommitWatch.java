@@ -22,6 +22,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * not longer: the report steers new nodes away, and a host freed and restarted should take them
  * again within seconds.
  *
+ * <p>A third: MariaDB turns a host's binary log off for good once a write to it fails (as when a
+ * COMMIT waiting for space is killed), and commits unlogged from then on. {@link HostHealth} reads
+ * that state every few seconds and notes it here ({@link #binaryLogOff}). Where the change log and
+ * the inverses are read from the binary log ({@code logRequired}), a write committed unlogged would
+ * never get its inverse copy or its change row, so such a host refuses writes
+ * ({@link #refusesWrites}) until its binary log is on again: the client is answered 503, and an
+ * inverse meant for the host waits in its forward shard's outbox as for a host that is down.
+ *
  * <p>Costs two map operations per COMMIT and no statement; the clock is injected, so tests move time.
  */
 public final class CommitWatch {
@@ -30,12 +38,26 @@ public final class CommitWatch {
   private final Map<String, Map<Long, Long>> inFlight = new ConcurrentHashMap<>();
   private final Map<String, Long> stalledSince = new ConcurrentHashMap<>();
   private final Map<String, Refusal> refusals = new ConcurrentHashMap<>();
+  private final boolean logRequired;
+  /** Per host whose binary log is off though configured on: why, as {@link HostHealth} reports it. */
+  private final Map<String, String> unlogged = new ConcurrentHashMap<>();
 
   /** The last statement a host refused for lack of space or memory: when, and its MySQL error. */
   private record Refusal(long atMillis, int errorCode) {}
 
+  /** A watch whose hosts take writes whatever their binary log's state (the change log written by the writes). */
   public CommitWatch(Clock clock) {
+    this(clock, false);
+  }
+
+  /**
+   * @param logRequired whether a write must reach its host's binary log: true when the change log
+   *     and the inverses are read from it ({@code changes.source: binlog}), so that a host whose
+   *     binary log is off refuses writes
+   */
+  public CommitWatch(Clock clock, boolean logRequired) {
     this.clock = clock;
+    this.logRequired = logRequired;
   }
 
   /** What makes a COMMIT wait without end, named in the report. */
@@ -104,6 +126,23 @@ public final class CommitWatch {
     }
     return "it is out of space or memory: it refused a statement with MySQL error " + last.errorCode() + " "
         + ago + " ms ago (a full disk?)";
+  }
+
+  /** {@code host}'s binary log is off though configured on, for {@code why}; or, with null, on again. */
+  public void binaryLogOff(String host, String why) {
+    if (why == null) {
+      unlogged.remove(host);
+    } else {
+      unlogged.put(host, why);
+    }
+  }
+
+  /**
+   * Why a write to {@code host} is refused before anything is sent, or null while it is not: the
+   * host's binary log is off, and writes must reach it.
+   */
+  public String refusesWrites(String host) {
+    return logRequired ? unlogged.get(host) : null;
   }
 
   /** How long the oldest COMMIT in flight on {@code host} has waited, in ms; 0 when none is in flight. */

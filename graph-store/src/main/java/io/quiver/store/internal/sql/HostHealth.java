@@ -320,6 +320,7 @@ public final class HostHealth {
               }
               binlogOff = off ? "its binary log is off: MariaDB turned it off after a write to it failed (a full"
                   + " disk?); free space and restart the host to turn it on again" : null;
+              commits.binaryLogOff(host.name(), binlogOff);
             }
           });
     }

@@ -35,11 +35,14 @@ import org.slf4j.LoggerFactory;
  * ({@link HostHealth}).
  *
  * <p><b>Unless the binary log is where the change log is read from</b> ({@code changes.source:
- * binlog}, {@link #sparingCommits}). There a statement in its commit is never killed: the COMMIT
- * that a kill ends commits without reaching the binary log, and every transaction after it commits
- * unlogged too, once MariaDB has turned the log off — so no tail would ever see them, and their
- * inverse copies and change-log rows would never be written (found by {@code TailedFullDiskTest}:
- * acknowledged edges left one-sided). Left alone, a COMMIT waiting for space goes on waiting until
+ * binlog}, {@link #sparingCommits}). There a statement in its commit is not killed while a session
+ * of its host waits for space to write the binary log: the COMMIT that a kill ends commits without
+ * reaching the log, and every transaction after it commits unlogged too, once MariaDB has turned
+ * the log off — so no tail would ever see them, and their inverse copies and change-log rows would
+ * never be written (found by {@code TailedFullDiskTest}: acknowledged edges left one-sided). A
+ * COMMIT held for another reason is killed as before: one waiting for a replica to confirm it is
+ * in the log already ({@code TailedFailoverTest} kills such COMMITs on a primary that lost its
+ * replica). Left alone, a COMMIT waiting for space goes on waiting until
  * the operator frees space and restarts the host, which ends it with the binary log still on
  * (docs/operations.md, "A full disk"). The cost is the connection, held by its COMMIT until then:
  * a host with a full disk keeps its stalled COMMITs' connections, so its pool lends fewer.
@@ -84,9 +87,10 @@ public final class QueryKiller {
 
   /**
    * @param deadlineMs how long a statement may run before it is killed: the statement deadline
-   * @param sparingCommits whether a statement in its commit is left to finish, never killed: true
-   *     when the change log and the inverses are read from the hosts' binary logs, which a killed
-   *     COMMIT waiting for space would leave without it and every later transaction
+   * @param sparingCommits whether a statement in its commit is left to finish while its host's
+   *     binary log waits for space: true when the change log and the inverses are read from the
+   *     hosts' binary logs, which a COMMIT killed there would leave without it and every later
+   *     transaction
    */
   public QueryKiller(long deadlineMs, boolean sparingCommits) {
     this.deadlineMs = deadlineMs;
@@ -143,7 +147,8 @@ public final class QueryKiller {
 
   /**
    * The sweep's first step: this process's sessions on {@code host} whose statement has run past
-   * the deadline, but for those in their commit when {@link #sparingCommits}.
+   * the deadline, but for those in their commit while the host's binary log waits for space and
+   * {@link #sparingCommits}.
    */
   Future<List<Victim>> victims(String host, Pool own) {
     Set<Long> ours = sessions.getOrDefault(host, Set.of());
@@ -151,6 +156,7 @@ public final class QueryKiller {
       Set<Long> present = new HashSet<>();
       List<Victim> victims = new ArrayList<>();
       List<Victim> spared = new ArrayList<>();
+      boolean logFull = sparingCommits && waitsForSpace(rows);
       for (Row row : rows) {
         long id = row.getLong("ID");
         present.add(id);
@@ -160,7 +166,7 @@ public final class QueryKiller {
         long runningMs = row.getNumeric("TIME_MS").longValue();
         if (runningMs >= deadlineMs) {
           Victim victim = new Victim(id, row.getLong("QUERY_ID"), isCommit(row), row.getString("STATE"));
-          (victim.commit() && sparingCommits ? spared : victims).add(victim);
+          (victim.commit() && logFull ? spared : victims).add(victim);
         } else if (runningMs >= deadlineMs / 2) {
           // Its deadline may have passed after a wait for a connection: look again at the next sweep.
           overdue.add(host);
@@ -170,6 +176,22 @@ public final class QueryKiller {
       said(host, spared);
       return victims;
     });
+  }
+
+  /**
+   * Whether a session of the host, anyone's, is waiting for space to write the binary log: the
+   * COMMITs queued behind it are not in the log yet. A COMMIT held for another reason — waiting
+   * for a replica to confirm it, which it does once it is in the log — is killed as before.
+   */
+  private static boolean waitsForSpace(Iterable<Row> rows) {
+    for (Row row : rows) {
+      String state = row.getString("STATE");
+      String lower = state == null ? "" : state.toLowerCase(java.util.Locale.ROOT);
+      if (lower.contains("free space") || lower.contains("disk space")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Says, once per stall, that {@code host}'s COMMITs past the deadline are left to finish. */

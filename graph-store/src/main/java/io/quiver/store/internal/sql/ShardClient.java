@@ -157,6 +157,10 @@ public final class ShardClient {
   }
 
   private <T> Future<T> outsideTransaction(ShardRoute route, Function<SqlClient, Future<T>> work) {
+    GraphException unlogged = unlogged(route);
+    if (unlogged != null) {
+      return Future.failedFuture(unlogged);
+    }
     long bound = settings.acquireTimeout().toMillis() + settings.statementTimeout().toMillis();
     Future<T> running = route.write() ? fence.write(route, () -> started(work, route.pool())) : started(work, route.pool());
     return withDeadline(running, bound, () -> notAnswering(route, bound, ""))
@@ -203,6 +207,10 @@ public final class ShardClient {
   private <T> Future<T> attempt(
       List<ShardRoute> routes, Retry retry, Function<SqlConnection, Future<T>> work, int attempt) {
     ShardRoute route = routes.get(0);
+    GraphException unlogged = unlogged(route);
+    if (unlogged != null) {
+      return Future.failedFuture(unlogged);
+    }
     return borrowed(route).transform(lent -> {
       if (lent.failed()) {
         return again(retry, classified(route, noConnection(route, lent.cause())), true, attempt, route,
@@ -228,6 +236,16 @@ public final class ShardClient {
     return withDeadline(route.pool().getConnection(), bound, SqlConnection::close,
         () -> GraphException.unavailable(route.target() + " lent no connection within " + bound
             + " ms (mysql.acquireTimeoutMs and " + LEND_GRACE_MS + " ms)"));
+  }
+
+  /**
+   * Why a write on {@code route} is refused before anything is sent, or null: its host's binary log
+   * is off, and the change log and the inverses are read from it ({@link CommitWatch#refusesWrites}).
+   */
+  private GraphException unlogged(ShardRoute route) {
+    String why = route.write() ? commits.refusesWrites(route.host()) : null;
+    return why == null ? null : GraphException.unavailable(route.target() + " refuses writes: " + why
+        + "; the change log and the inverses are read from it (changes.source: binlog), so nothing was written");
   }
 
   /**

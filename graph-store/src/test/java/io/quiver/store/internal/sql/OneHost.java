@@ -57,13 +57,23 @@ public final class OneHost implements AutoCloseable {
         PoolSettings.DEFAULT_DOWN_AFTER);
     pool = HostPools.pool(vertx, new Host("h2", address, List.of()), settings, acquire == null
         ? new PoolOptions().setMaxSize(sessions) : HostPools.requestPool("one-host", sessions, settings), null);
-    client = client(new MapWrites(backend::shardMap, version -> {}));
+    client = client(anyMap());
     route = new ShardRoute(4, "h2", pool, false);
   }
 
   /** A client over this host's pool whose writes are fenced by {@code fence} (a shard map of the test's own). */
   public ShardClient client(MapWrites fence) {
     return new ShardClient(vertx, settings, fence);
+  }
+
+  /** A client over this host's pool that tells {@code commits} of its COMMITs and asks it whether the host takes writes. */
+  public ShardClient client(CommitWatch commits) {
+    return new ShardClient(vertx, settings, anyMap(), commits, new QueryKiller(settings.statementTimeout().toMillis()));
+  }
+
+  /** A fence that lets every write through: the test backend's map, which never moves a shard of the test's own. */
+  private static MapWrites anyMap() {
+    return new MapWrites(TestBackend.get()::shardMap, version -> {});
   }
 
   /** A JDBC session of the test's own to the host. */
