@@ -42,10 +42,10 @@ import org.slf4j.LoggerFactory;
  * never be written (found by {@code TailedFullDiskTest}: acknowledged edges left one-sided). A
  * COMMIT held for another reason is killed as before: one waiting for a replica to confirm it is
  * in the log already ({@code TailedFailoverTest} kills such COMMITs on a primary that lost its
- * replica). Left alone, a COMMIT waiting for space goes on waiting until
- * the operator frees space and restarts the host, which ends it with the binary log still on
- * (docs/operations.md, "A full disk"). The cost is the connection, held by its COMMIT until then:
- * a host with a full disk keeps its stalled COMMITs' connections, so its pool lends fewer.
+ * replica). Left alone, a COMMIT waiting for space goes on waiting until the operator frees space
+ * and restarts the host, which ends it with the binary log still on (docs/operations.md, "A full
+ * disk"). The cost is the connection, held by its COMMIT until then: a host with a full disk keeps
+ * its stalled COMMITs' connections, so its pool lends fewer.
  *
  * <p>Only this process's own sessions are candidates: another server's statements are its own
  * killer's, and work outside the pools (a shard move's copy over JDBC) is never touched.

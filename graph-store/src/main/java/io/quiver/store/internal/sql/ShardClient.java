@@ -61,7 +61,10 @@ import org.slf4j.LoggerFactory;
  * Every statement and transaction on a route taken for writing is counted in flight under the
  * shard-map version it began under ({@link MapWrites}), from BEGIN until the database answers —
  * not until the deadline — and refused UNAVAILABLE if the map has meanwhile made its shard
- * read-only or moved it. A shard move's cut-over waits on that count on every server.
+ * read-only or moved it. A shard move's cut-over waits on that count on every server. Where the
+ * change log and the inverses are read from the binary log, a write to a host whose binary log is
+ * off is refused unsent too ({@link CommitWatch#refusesWrites}): it would commit where no tail
+ * reads it.
  *
  * <h2>Hedged reads</h2>
  * A stale-tolerant read whose route carries a {@link ShardRoute.Hedge} is sent to the primary; if
