@@ -95,8 +95,11 @@ public final class DefaultBackend implements GraphBackend {
     SchemaSource schemas = settings.schemas();
     this.schemas = schemas;
     Clock clock = settings.clock();
-    CommitWatch commits = new CommitWatch(clock, settings.changeLog().tailed());
-    QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis(), settings.changeLog().tailed());
+    // Read from the binary log, the change log and the inverses need every write there: a host
+    // whose log is off refuses writes, and a COMMIT a full disk holds is never killed.
+    boolean logRequired = settings.changeLog().tailed();
+    CommitWatch commits = new CommitWatch(clock, logRequired);
+    QueryKiller killer = new QueryKiller(settings.pools().statementTimeout().toMillis(), logRequired);
     this.health = new HostHealth(vertx, settings.pools(), clock, initial, commits, killer);
     this.requestPools = new HostPools(vertx, settings.pools(), killer);
     this.replicaLag = new ReplicaLag(vertx, settings.pools(), settings.replicaReads(), clock, initial);

@@ -137,12 +137,17 @@ public final class CommitWatch {
     }
   }
 
+  /** Why {@code host}'s binary log is off though configured on, as last read; null while it is on. */
+  public String binaryLogOff(String host) {
+    return unlogged.get(host);
+  }
+
   /**
    * Why a write to {@code host} is refused before anything is sent, or null while it is not: the
    * host's binary log is off, and writes must reach it.
    */
   public String refusesWrites(String host) {
-    return logRequired ? unlogged.get(host) : null;
+    return logRequired ? binaryLogOff(host) : null;
   }
 
   /** How long the oldest COMMIT in flight on {@code host} has waited, in ms; 0 when none is in flight. */

@@ -194,8 +194,6 @@ public final class HostHealth {
     /** When the binary log was last checked, and whether a check is in flight. */
     private long binlogCheckedAt;
     private boolean binlogChecking;
-    /** Why the host's binary log is off though it is configured on; null while it is on (or not configured). */
-    private String binlogOff;
     /** Why the host's commits stall ({@link CommitWatch}), as of the last tick; null while they do not. */
     private String stalled;
     /** Why the host is short of space or memory ({@link CommitWatch#shortOfSpace}), as of the last tick; or null. */
@@ -212,6 +210,7 @@ public final class HostHealth {
      * shortage of space or memory, its writes unconfirmed — the graver first.
      */
     String degradation() {
+      String binlogOff = commits.binaryLogOff(host.name());
       return stalled != null ? stalled
           : binlogOff != null ? binlogOff
           : shortOfSpace != null ? shortOfSpace
@@ -314,13 +313,12 @@ public final class HostHealth {
                 return;
               }
               boolean off = checked.result();
-              if (off && binlogOff == null) {
+              if (off && commits.binaryLogOff(host.name()) == null) {
                 log.warn("host {} ({}) runs with its binary log off: MariaDB turned it off after a write to it failed"
                     + " (a full disk?); free space and restart it", host.name(), host.primary());
               }
-              binlogOff = off ? "its binary log is off: MariaDB turned it off after a write to it failed (a full"
-                  + " disk?); free space and restart the host to turn it on again" : null;
-              commits.binaryLogOff(host.name(), binlogOff);
+              commits.binaryLogOff(host.name(), off ? "its binary log is off: MariaDB turned it off after a write to"
+                  + " it failed (a full disk?); free space and restart the host to turn it on again" : null);
             }
           });
     }

@@ -111,13 +111,23 @@ public final class QueryKiller {
    */
   private static boolean isCommit(Row row) {
     String info = row.getString("INFO");
-    String state = row.getString("STATE");
     if (info != null && info.trim().equalsIgnoreCase("COMMIT")) {
       return true;
     }
-    String lower = state == null ? "" : state.toLowerCase(java.util.Locale.ROOT);
-    return lower.contains("free space") || lower.contains("commit") || lower.contains("binlog")
+    String lower = stateOf(row);
+    return waitsForSpace(lower) || lower.contains("commit") || lower.contains("binlog")
         || lower.contains("binary log");
+  }
+
+  /** A processlist row's state, lower case; empty when it has none. */
+  private static String stateOf(Row row) {
+    String state = row.getString("STATE");
+    return state == null ? "" : state.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Whether a session in state {@code lower} waits for disk space to write (the binary log, in its commit). */
+  private static boolean waitsForSpace(String lower) {
+    return lower.contains("free space") || lower.contains("disk space");
   }
 
   /** A deadline passed on {@code host}: its next sweep is due. */
@@ -156,7 +166,7 @@ public final class QueryKiller {
       Set<Long> present = new HashSet<>();
       List<Victim> victims = new ArrayList<>();
       List<Victim> spared = new ArrayList<>();
-      boolean logFull = sparingCommits && waitsForSpace(rows);
+      boolean logFull = sparingCommits && anyWaitsForSpace(rows);
       for (Row row : rows) {
         long id = row.getLong("ID");
         present.add(id);
@@ -183,11 +193,9 @@ public final class QueryKiller {
    * COMMITs queued behind it are not in the log yet. A COMMIT held for another reason — waiting
    * for a replica to confirm it, which it does once it is in the log — is killed as before.
    */
-  private static boolean waitsForSpace(Iterable<Row> rows) {
+  private static boolean anyWaitsForSpace(Iterable<Row> rows) {
     for (Row row : rows) {
-      String state = row.getString("STATE");
-      String lower = state == null ? "" : state.toLowerCase(java.util.Locale.ROOT);
-      if (lower.contains("free space") || lower.contains("disk space")) {
+      if (waitsForSpace(stateOf(row))) {
         return true;
       }
     }

@@ -197,13 +197,13 @@ class FullDiskTest {
     System.out.printf("full disk: h2 was reported %s%n", said);
     assertThat(said).as("h2 reported degraded while its commits stalled")
         .anyMatch(problem -> problem.startsWith("degraded: its commits stall"));
-    boolean died = whileStalled();
+    whileStalled();
     assertThat(backend.telemetry().hostProblems()).doesNotContainKey("h1");
     for (int i = 0; i < 10; i++) {
       NodeId placed = store.createNode("user", json("{\"name\": \"elsewhere\"}"), null).await().id();
       assertThat(placed.shard()).as("new nodes go to the host that is not degraded").isLessThan(4);
     }
-    Duration back = freeSpace(died);
+    Duration back = freeSpace();
     Await.until("h2 is no longer degraded once it has space", back,
         () -> !backend.telemetry().hostProblems().containsKey("h2"));
     Await.until("writes to h2 succeed again", back, () -> {
@@ -234,13 +234,12 @@ class FullDiskTest {
   }
 
   /**
-   * While h2's COMMITs stall, past the deadline: answers whether MariaDB died of it. Here the
-   * stalled COMMITs were killed: MariaDB committed them and turned its binary log off for good. Or
+   * While h2's COMMITs stall, past the deadline. Here the stalled COMMITs were killed: MariaDB committed them and turned its binary log off for good. Or
    * MariaDB 11.4 died as a session was killed mid-commit (seen once in a clean-clone run, the host
    * then reported down): an upstream crash this test cannot prevent, only report; what must hold
    * after the restart holds either way.
    */
-  protected boolean whileStalled() throws Exception {
+  protected void whileStalled() throws Exception {
     Await.until("h2 reported degraded for its binary log, or down", Duration.ofSeconds(10), () -> {
       String problem = String.valueOf(backend.telemetry().hostProblems().get("h2"));
       return problem.contains("binary log is off") || problem.startsWith("down:");
@@ -253,7 +252,6 @@ class FullDiskTest {
       Await.until("no statement of the pools runs on h2 past the deadline", Duration.ofSeconds(10),
           () -> longestRunningMs(filling) < DEADLINE.toMillis() * 2);
     }
-    return died;
   }
 
   /**
@@ -264,7 +262,7 @@ class FullDiskTest {
    * operator would (docs/operations.md, "A full disk"; the restart does it itself), and what must
    * hold holds either way.
    */
-  protected Duration freeSpace(boolean died) throws Exception {
+  protected Duration freeSpace() throws Exception {
     Files.delete(filler);
     filling.stop();
     filling.restart();

@@ -30,18 +30,17 @@ class TailedFullDiskTest extends FullDiskTest {
    * the restart.)
    */
   @Override
-  protected boolean whileStalled() throws Exception {
+  protected void whileStalled() throws Exception {
     Await.until("a COMMIT of the pools waiting on h2 past twice the deadline, not killed", Duration.ofSeconds(10),
         () -> longestRunningMs(filling) > DEADLINE.toMillis() * 2);
     assertThat(backend.telemetry().hostProblems().get("h2")).as("h2 reported for its stalled commits, nothing else")
         .startsWith("degraded: its commits stall");
-    return false;
   }
 
   /** Space freed and the host restarted, as with the log written by the writes: its binary log was never off. */
   @Override
-  protected Duration freeSpace(boolean died) throws Exception {
-    Duration back = super.freeSpace(died);
+  protected Duration freeSpace() throws Exception {
+    Duration back = super.freeSpace();
     assertThat(binaryLogOn()).as("h2's binary log written after the restart").isTrue();
     return back;
   }
