@@ -397,6 +397,9 @@ public final class DefaultAdminService implements AdminService {
     if (coordinator != null) {
       coordinator.close();
     }
+    if (failover != null) {
+      failover.close();
+    }
     if (mover != null) {
       mover.close();
     }

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -50,10 +51,10 @@ public final class ReplicatedFleet implements AutoCloseable {
    * @param firstShard h1 holds it and the next three, h2 the four after
    * @param replicaCount replicas of h1, each on a server of its own
    * @param backend settings of the backend beyond the fleet's (replica reads, say)
-   * @param admin settings of the admin service beyond the fleet's (failover, say)
+   * @param admin settings of the admin service beyond the fleet's (failover, say), given the backend built
    */
   public ReplicatedFleet(int firstShard, int replicaCount, UnaryOperator<GraphStoreBuilder> backend,
-      UnaryOperator<AdminServiceBuilder> admin) throws Exception {
+      BiFunction<AdminServiceBuilder, GraphBackend, AdminServiceBuilder> admin) throws Exception {
     this(firstShard, replicaCount, ChangeLogSettings.defaults(), backend, admin);
   }
 
@@ -61,50 +62,74 @@ public final class ReplicatedFleet implements AutoCloseable {
    * The same, its change log written as {@code changeLog} says. From the binary log, h1's primary
    * logs what it applies too (it may become a replica, in a switchover), and both hosts' tail
    * positions begin at the fleet's start: h2's server is shared with other tests, whose
-   * transactions are none of this fleet's tailer's business.
+   * transactions are none of this fleet's tailer's business. A fleet that fails to start stops
+   * what it started: a backend left running would drain and tail h2's shards under the next test.
    */
   public ReplicatedFleet(int firstShard, int replicaCount, ChangeLogSettings changeLog,
-      UnaryOperator<GraphStoreBuilder> backend, UnaryOperator<AdminServiceBuilder> admin) throws Exception {
+      UnaryOperator<GraphStoreBuilder> backend, BiFunction<AdminServiceBuilder, GraphBackend, AdminServiceBuilder> admin)
+      throws Exception {
     TestBackend hosts = TestBackend.get();
     consoles = ExpectedLog.named("ch.vorburger.exec");
     this.firstShard = firstShard;
     mapPath = "/quiver-test/replicated-" + System.nanoTime() + "/shard-map";
-    primary = EmbeddedMariaDb.start(null, 0,
-        changeLog.tailed() ? List.of("--log-slave-updates=ON") : List.of());
-    for (int i = 0; i < replicaCount; i++) {
-      replicas.add(EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON")));
-    }
-    ShardMap map = new ShardMap(1,
-        Map.of("h1", new Host("h1", primary.address(), List.of()),
-            "h2", new Host("h2", hosts.hosts().addresses().get(1), List.of())),
-        List.of(new ShardRange(firstShard, firstShard + 3, "h1"), new ShardRange(firstShard + 4, firstShard + 7, "h2")),
-        List.of(new ShardSpan(firstShard, firstShard + 7)), Map.of());
-    hosts.provision(map, hosts.schema());
-    if (changeLog.tailed()) {
-      for (Host host : map.hosts().values()) {
-        try (var connection = hosts.connect(host.primary())) {
-          ShardProvisioner.run(connection, List.of(ShardLayout.tailPositionNow(host.name())));
+    List<Runnable> undo = new ArrayList<>();
+    undo.add(consoles::close);
+    try {
+      EmbeddedMariaDb first = EmbeddedMariaDb.start(null, 0,
+          changeLog.tailed() ? List.of("--log-slave-updates=ON") : List.of());
+      undo.add(first::close);
+      primary = first;
+      for (int i = 0; i < replicaCount; i++) {
+        EmbeddedMariaDb replica = EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON"));
+        undo.add(replica::close);
+        replicas.add(replica);
+      }
+      ShardMap map = new ShardMap(1,
+          Map.of("h1", new Host("h1", primary.address(), List.of()),
+              "h2", new Host("h2", hosts.hosts().addresses().get(1), List.of())),
+          List.of(new ShardRange(firstShard, firstShard + 3, "h1"),
+              new ShardRange(firstShard + 4, firstShard + 7, "h2")),
+          List.of(new ShardSpan(firstShard, firstShard + 7)), Map.of());
+      hosts.provision(map, hosts.schema());
+      if (changeLog.tailed()) {
+        for (Host host : map.hosts().values()) {
+          try (var connection = hosts.connect(host.primary())) {
+            ShardProvisioner.run(connection, List.of(ShardLayout.tailPositionNow(host.name())));
+          }
         }
       }
-    }
-    new ShardMapStore(hosts.curator(), mapPath).publish(map);
-    vertx = io.quiver.store.UnhandledErrors.install(Vertx.vertx());
-    watcher = new ShardMapWatcher(hosts.curator(), mapPath);
-    watcher.start();
-    watcher.awaitFirst(Duration.ofSeconds(10));
-    SchemaSource schemas = SchemaSource.fixed(hosts.schema());
-    ApplierSettings drain = TestBackend.applierSettings();
-    this.backend = backend.apply(GraphStore.builder(vertx).pools(hosts.poolSettings()).shardMaps(watcher)
-            .schemas(schemas).changeLog(changeLog)
-            .drainOutboxes(hosts.curator(), drain.withLeasePath(mapPath + "-leases"))
-            .registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
-        .build();
-    this.admin = admin.apply(AdminService.builder(vertx).repairs(this.backend.repairs()).schemas(schemas)
-            .changeLog(changeLog)
-            .shardMaps(watcher).pools(hosts.poolSettings()).registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
-        .build();
-    for (EmbeddedMariaDb replica : replicas) {
-      this.admin.addReplica("h1", replica.address(), line -> { }).await();
+      new ShardMapStore(hosts.curator(), mapPath).publish(map);
+      vertx = io.quiver.store.UnhandledErrors.install(Vertx.vertx());
+      undo.add(() -> vertx.close().await());
+      watcher = new ShardMapWatcher(hosts.curator(), mapPath);
+      undo.add(watcher::close);
+      watcher.start();
+      watcher.awaitFirst(Duration.ofSeconds(10));
+      SchemaSource schemas = SchemaSource.fixed(hosts.schema());
+      ApplierSettings drain = TestBackend.applierSettings();
+      this.backend = backend.apply(GraphStore.builder(vertx).pools(hosts.poolSettings()).shardMaps(watcher)
+              .schemas(schemas).changeLog(changeLog)
+              .drainOutboxes(hosts.curator(), drain.withLeasePath(mapPath + "-leases"))
+              .registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH))
+          .build();
+      undo.add(() -> this.backend.close().await());
+      this.admin = admin.apply(AdminService.builder(vertx).repairs(this.backend.repairs()).schemas(schemas)
+              .changeLog(changeLog)
+              .shardMaps(watcher).pools(hosts.poolSettings()).registry(hosts.curator(), mapPath, TestBackend.SCHEMA_PATH),
+          this.backend).build();
+      undo.add(this.admin::close);
+      for (EmbeddedMariaDb replica : replicas) {
+        this.admin.addReplica("h1", replica.address(), line -> { }).await();
+      }
+    } catch (Exception | Error failed) {
+      for (int i = undo.size() - 1; i >= 0; i--) {
+        try {
+          undo.get(i).run();
+        } catch (RuntimeException alsoFailed) {
+          failed.addSuppressed(alsoFailed);
+        }
+      }
+      throw failed;
     }
   }
 

@@ -7,7 +7,6 @@ import io.quiver.fleet.FailoverSettings;
 import io.quiver.fleet.ReplicaAcks;
 import io.quiver.fleet.internal.MapChanges;
 import io.quiver.fleet.internal.replica.Replicas;
-import io.quiver.schema.EdgeType;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Repairs;
 import io.quiver.store.ShardLayout;
@@ -41,16 +40,17 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Publish</b> the map naming it the host's primary; every server's pools, drainer and
  *       cache follow the map. The host's other replicas are pointed at it and confirm its writes.
  *   <li><b>Accept writes</b> again on the shards that were read-write, and <b>record</b> the
- *       failover. Last, every edge type with an inverse is repaired: a write the old primary
- *       committed alone (answered "may or may not", never "applied") may have had its inverse
- *       applied from there; the repair makes both copies agree.
+ *       failover. Last, every edge type with an inverse is repaired ({@link InverseMender}, beside
+ *       the coordinator, which goes back to probing at once): a write the old primary committed
+ *       alone (answered "may or may not", never "applied") may have had its inverse applied from
+ *       there; the repair makes both copies agree.
  * </ol>
  * Semi-synchronous acknowledgements ({@link ReplicaAcks}) are why the promoted replica holds every
  * write a client was told was applied. A planned switchover ({@link #switchover}) is the same flip
  * with a live primary: fenced before the replica catches up with it exactly, then made a replica of
  * the new primary. Blocking JDBC and ZooKeeper, on the coordinator's thread.
  */
-public final class Failover {
+public final class Failover implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Failover.class);
   /** How long a replica may take to apply what it received before it is promoted. */
   private static final Duration APPLY_TIMEOUT = Duration.ofSeconds(30);
@@ -63,8 +63,8 @@ public final class Failover {
   private final CuratorFramework curator;
   private final String mapServedPath;
   private final FailoverLog history;
-  private final Repairs repairs;
-  private final SchemaSource schemas;
+  /** The repair that ends an unplanned failover, run beside the coordinator rather than on its thread. */
+  private final InverseMender mender;
   private final Clock clock;
 
   /** @param mapServedPath where every server acknowledges the map version it writes under (the fence) */
@@ -78,8 +78,7 @@ public final class Failover {
     this.curator = curator;
     this.mapServedPath = mapServedPath;
     this.history = history;
-    this.repairs = repairs;
-    this.schemas = schemas;
+    this.mender = new InverseMender(repairs, schemas);
     this.clock = clock;
   }
 
@@ -96,7 +95,7 @@ public final class Failover {
     log.warn("host {}: its primary {} has not answered for {} ms; failing over to one of {}", host.name(),
         host.primary(), unreachableMs, host.replicas());
     FailoverReport report = flip(map, host, null, unreachableMs);
-    mendInverses();
+    mender.request();
     return report;
   }
 
@@ -351,23 +350,9 @@ public final class Failover {
     return best;
   }
 
-  /** Repairs every edge type with an inverse, so no pair stays one-sided after the flip. */
-  private void mendInverses() {
-    for (EdgeType type : schemas.current().edgeTypes().values()) {
-      // A pair is repaired from either of its types: once, from the one whose name sorts first.
-      if (type.inverse() == null || !type.symmetric() && type.name().compareTo(type.inverse()) > 0) {
-        continue;
-      }
-      try {
-        var report = repairs.edges(type.name(), line -> { }).toCompletionStage().toCompletableFuture()
-            .get(5, TimeUnit.MINUTES);
-        if (report.fixed() > 0) {
-          log.warn("after the failover, {} pairs of {} were mended", report.fixed(), type.name());
-        }
-      } catch (Exception late) {
-        log.warn("after the failover, the repair of {} did not finish: {}; run quiver repair", type.name(),
-            late.getMessage());
-      }
-    }
+  /** Starts no further mending pass; one under way ends by itself. */
+  @Override
+  public void close() {
+    mender.close();
   }
 }

@@ -40,7 +40,7 @@ class ReplicaReadsTest {
   void startFleet() throws Exception {
     fleet = new ReplicatedFleet(80, 1,
         backend -> backend.replicaReads(new ReplicaReadSettings(MAX_LAG, HEDGE_AFTER, Duration.ofMillis(50), 4)),
-        admin -> admin);
+        (admin, built) -> admin);
     primary = fleet.primary;
     replica = fleet.replicas.get(0);
     backend = fleet.backend;
