@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quiver.core.GraphException;
 import io.quiver.core.testing.Await;
 import io.quiver.core.testing.ExpectedLog;
+import io.quiver.core.zk.ServedVersions;
 import io.quiver.embedded.EmbeddedMariaDb;
 import io.quiver.fleet.AdminService;
 import io.quiver.fleet.FailoverReport;
@@ -25,6 +26,7 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.quiver.store.shard.GtidPosition;
 import io.quiver.store.testing.ChangeFollower;
+import io.quiver.store.testing.TestBackend;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMapWatcher;
 import java.time.Duration;
@@ -130,6 +132,9 @@ class FailoverTest {
     assertThat(second.to()).isEqualTo(remaining.address());
     assertThat(admin.shardMap().await().hosts().get("h1")).isEqualTo(new Host("h1", remaining.address(), List.of()));
     assertThat(repairs.finished()).as("the first failover's repair, still held through the second failover").isEmpty();
+    // Nothing the killed primaries had in flight stays counted by the fence: the server serves the newest map.
+    ServedVersions.awaitAll(TestBackend.get().curator(), fleet.mapPath + "-served", watcher.current().version(),
+        Duration.ofSeconds(10));
     repairs.release();
     // True only once the second pass ends: until then a type it has not reached has ended once.
     Await.until("every pair repaired twice, once after each failover", Duration.ofSeconds(60),

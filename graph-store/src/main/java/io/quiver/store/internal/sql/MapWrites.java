@@ -21,7 +21,10 @@ import java.util.function.Supplier;
  *
  * <p>The count spans one attempt of a transaction (or one statement) from the moment it starts on
  * its connection to the moment the database has answered — not the caller's deadline, which can
- * answer first: a COMMIT still in flight keeps the fence closed. A write registers under the
+ * answer first: a COMMIT still in flight keeps the fence closed. A transaction whose connection is
+ * lost (its host died, or its session was killed) counts until its deadline has passed: the SQL
+ * client never answers some of what was sent on a lost connection, and a count kept for good would
+ * keep this server from acknowledging any later version ({@link ShardClient}). A write registers under the
  * current version, then checks that the current map still lets its route write there (the shard
  * writable, on the same host); if not it lets go and is refused UNAVAILABLE, which the HTTP layer
  * answers 503 with {@code Retry-After}. So an acknowledgement computed after a swap can never miss

@@ -8,6 +8,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.sqlclient.SqlClient;
 import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.internal.SqlConnectionInternal;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
@@ -60,7 +61,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Writes and the shard map</h2>
  * Every statement and transaction on a route taken for writing is counted in flight under the
  * shard-map version it began under ({@link MapWrites}), from BEGIN until the database answers —
- * not until the deadline — and refused UNAVAILABLE if the map has meanwhile made its shard
+ * not until the deadline; a transaction whose connection is lost under it, until its deadline has
+ * passed and the loss is seen, since the SQL client never answers some of what was sent on a lost
+ * connection — and
+ * refused UNAVAILABLE if the map has meanwhile made its shard
  * read-only or moved it. A shard move's cut-over waits on that count on every server. Where the
  * change log and the inverses are read from the binary log, a write to a host whose binary log is
  * off is refused unsent too ({@link CommitWatch#refusesWrites}): it would commit where no tail
@@ -85,6 +89,8 @@ public final class ShardClient {
   static final long UNWRITTEN_BACKOFF_MS = 200;
   /** How long after the pool's acquire timeout a connection not lent is answered here ({@link #borrowed}). */
   static final long LEND_GRACE_MS = 500;
+  /** How often a transaction past its deadline is asked whether its connection was lost ({@code watchOverdue}). */
+  private static final long OVERDUE_CHECK_MS = 250;
 
   /** Which failures of a transaction are run again. */
   public enum Retry {
@@ -396,6 +402,14 @@ public final class ShardClient {
     return answer.future();
   }
 
+  /**
+   * Whether {@code connection}'s socket has closed. The SQL client answers it only through its
+   * internal API: a pooled connection's own connection, whose {@code isValid} is false once closed.
+   */
+  private static boolean closed(SqlConnection connection) {
+    return connection instanceof SqlConnectionInternal pooled && !pooled.unwrap().unwrap().isValid();
+  }
+
   /** {@code work} begun on {@code client}; what it throws is its failure (a method answering a Future never throws). */
   private static <C, T> Future<T> started(Function<C, Future<T>> work, C client) {
     return Futures.started(() -> work.apply(client));
@@ -447,22 +461,70 @@ public final class ShardClient {
 
     <T> Future<T> run(Function<SqlConnection, Future<T>> work) {
       long bound = settings.statementTimeout().toMillis();
+      Promise<T> settled = Promise.promise();
       // The work's first statements go out behind BEGIN without waiting for its answer (the
       // connection is pipelined): a transaction costs one round trip less.
       Supplier<Future<T>> underway = () -> {
         Future<io.vertx.sqlclient.Transaction> begun = connection.begin();
         Future<T> worked = started(work, lent);
-        return begun.transform(began -> began.failed() ? beginFailed(began.cause(), worked)
+        begun.transform(began -> began.failed() ? beginFailed(began.cause(), worked)
             : worked.transform(done -> done.succeeded() ? commitUnlessAbandoned(began.result(), done.result(), bound)
-                : rollBack(began.result(), done.cause())));
+                : rollBack(began.result(), done.cause())))
+            .onComplete(answered -> {
+              if (answered.succeeded()) {
+                settled.tryComplete(answered.result());
+              } else {
+                settled.tryFail(answered.cause());
+              }
+            });
+        return settled.future();
       };
-      // Counted from BEGIN until the database answers COMMIT or ROLLBACK, not until the deadline.
-      // The connection goes back to the pool only then, never while the work may still send.
+      // Counted from BEGIN until the database answers COMMIT or ROLLBACK (or, the connection lost,
+      // the deadline has passed too), not until the deadline. The connection goes back to the pool
+      // only then, never while the work may still send.
       Future<T> done = (route.write() ? fence.write(routes, underway) : underway.get())
           .onComplete(finished -> connection.close());
-      return withDeadline(done, bound, () -> state.compareAndSet(WORKING, ABANDONED)
-          ? notAnswering(route, bound, ROLLED_BACK)
-          : notAnswering(route, bound, " to COMMIT" + MAY_HAVE_COMMITTED));
+      return withDeadline(done, bound, () -> {
+        watchOverdue(settled);
+        return state.compareAndSet(WORKING, ABANDONED)
+            ? notAnswering(route, bound, ROLLED_BACK)
+            : notAnswering(route, bound, " to COMMIT" + MAY_HAVE_COMMITTED);
+      });
+    }
+
+    /**
+     * The transaction is past its deadline and the database has not answered: it is watched until
+     * it settles, and settled here once its connection is found closed (its host died, or the
+     * killer ended the session). The SQL client leaves some futures of a lost connection
+     * unanswered for good — a ROLLBACK sent after the loss, the statements behind a BEGIN that
+     * failed with it (vertx-sql-client #1226 and #1364 are the same bug in its other drivers) —
+     * and the fence would count the write in flight for good: this server would acknowledge no
+     * later map version, so every failover's fence ran to its timeout and every shard move's
+     * cut-over backed off until a restart. Asked of the connection itself, not told by its close
+     * or exception handlers, which a connection lost before it was lent never calls. Not at the
+     * close but past the deadline: a host that died runs nothing of it by then, and one that lives
+     * has had what ran past the deadline killed ({@link QueryKiller}), except a COMMIT a full disk
+     * holds in binlog mode, which the killer spares and only a failover or the operator ends. A
+     * frozen host's connection stays open, and its writes stay counted, as they must.
+     */
+    private <T> void watchOverdue(Promise<T> settled) {
+      if (settledIfLost(settled)) {
+        return;
+      }
+      vertx.setPeriodic(OVERDUE_CHECK_MS, check -> {
+        if (settled.future().isComplete() || settledIfLost(settled)) {
+          vertx.cancelTimer(check);
+        }
+      });
+    }
+
+    private <T> boolean settledIfLost(Promise<T> settled) {
+      if (!closed(connection)) {
+        return false;
+      }
+      settled.tryFail(GraphException.unavailable(route.target() + " lost the transaction's connection"
+          + (mayHaveWritten() ? MAY_HAVE_COMMITTED : ROLLED_BACK)));
+      return true;
     }
 
     /**

@@ -66,6 +66,13 @@ public final class OneHost implements AutoCloseable {
     return new ShardClient(vertx, settings, fence);
   }
 
+  /** As {@link #client(MapWrites)}, each statement and transaction given {@code deadline} (the host's 10 s otherwise). */
+  public ShardClient client(MapWrites fence, Duration deadline) {
+    return new ShardClient(vertx, new PoolSettings(settings.user(), settings.password(), settings.maxSize(),
+        settings.maxWaitQueue(), settings.connectTimeout(), settings.acquireTimeout(), settings.statementCacheSize(),
+        settings.pipeliningLimit(), deadline, settings.downAfter(), settings.writeTransactions()), fence);
+  }
+
   /** A client over this host's pool that tells {@code commits} of its COMMITs and asks it whether the host takes writes. */
   public ShardClient client(CommitWatch commits) {
     return new ShardClient(vertx, settings, anyMap(), commits, new QueryKiller(settings.statementTimeout().toMillis()));
