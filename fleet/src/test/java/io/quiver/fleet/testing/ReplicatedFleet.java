@@ -75,10 +75,8 @@ public final class ReplicatedFleet implements AutoCloseable {
     List<Runnable> undo = new ArrayList<>();
     undo.add(consoles::close);
     try {
-      EmbeddedMariaDb first = EmbeddedMariaDb.start(null, 0,
-          changeLog.tailed() ? List.of("--log-slave-updates=ON") : List.of());
-      undo.add(first::close);
-      primary = first;
+      primary = EmbeddedMariaDb.start(null, 0, changeLog.tailed() ? List.of("--log-slave-updates=ON") : List.of());
+      undo.add(primary::close);
       for (int i = 0; i < replicaCount; i++) {
         EmbeddedMariaDb replica = EmbeddedMariaDb.start(null, 0, List.of("--log-slave-updates=ON"));
         undo.add(replica::close);
@@ -131,6 +129,11 @@ public final class ReplicatedFleet implements AutoCloseable {
       }
       throw failed;
     }
+  }
+
+  /** Where the fleet's map and the paths beside it live in ZooKeeper (the served versions its fences read, say). */
+  public GraphStoreBuilder.RegistryPaths paths() {
+    return new GraphStoreBuilder.RegistryPaths(TestBackend.get().curator(), mapPath, TestBackend.SCHEMA_PATH);
   }
 
   /** The store of the fleet's backend. */

@@ -1,5 +1,6 @@
 package io.quiver.fleet.internal.failover;
 
+import io.quiver.core.Futures;
 import io.quiver.schema.EdgeType;
 import io.quiver.schema.SchemaSource;
 import io.quiver.store.Repairs;
@@ -54,11 +55,7 @@ final class InverseMender implements AutoCloseable {
   }
 
   private void pass() {
-    Future<Void> chain = Future.succeededFuture();
-    for (String type : pairs()) {
-      chain = chain.compose(done -> mend(type));
-    }
-    chain.onComplete(done -> {
+    Futures.forEach(pairs(), this::mend).onComplete(done -> {
       synchronized (lock) {
         running = again && !closed;
         again = false;

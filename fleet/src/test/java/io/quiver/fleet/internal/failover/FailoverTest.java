@@ -26,7 +26,6 @@ import io.quiver.store.Node;
 import io.quiver.store.NodeId;
 import io.quiver.store.shard.GtidPosition;
 import io.quiver.store.testing.ChangeFollower;
-import io.quiver.store.testing.TestBackend;
 import io.quiver.store.shard.Host;
 import io.quiver.store.shard.ShardMapWatcher;
 import java.time.Duration;
@@ -133,7 +132,7 @@ class FailoverTest {
     assertThat(admin.shardMap().await().hosts().get("h1")).isEqualTo(new Host("h1", remaining.address(), List.of()));
     assertThat(repairs.finished()).as("the first failover's repair, still held through the second failover").isEmpty();
     // Nothing the killed primaries had in flight stays counted by the fence: the server serves the newest map.
-    ServedVersions.awaitAll(TestBackend.get().curator(), fleet.mapPath + "-served", watcher.current().version(),
+    ServedVersions.awaitAll(fleet.paths().curator(), fleet.paths().mapServedPath(), watcher.current().version(),
         Duration.ofSeconds(10));
     repairs.release();
     // True only once the second pass ends: until then a type it has not reached has ended once.

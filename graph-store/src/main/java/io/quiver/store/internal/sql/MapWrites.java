@@ -24,11 +24,11 @@ import java.util.function.Supplier;
  * answer first: a COMMIT still in flight keeps the fence closed. A transaction whose connection is
  * lost (its host died, or its session was killed) counts until its deadline has passed: the SQL
  * client never answers some of what was sent on a lost connection, and a count kept for good would
- * keep this server from acknowledging any later version ({@link ShardClient}). A write registers under the
- * current version, then checks that the current map still lets its route write there (the shard
- * writable, on the same host); if not it lets go and is refused UNAVAILABLE, which the HTTP layer
- * answers 503 with {@code Retry-After}. So an acknowledgement computed after a swap can never miss
- * a write that goes on under the version before it.
+ * keep this server from acknowledging any later version ({@link ShardClient}). A write registers
+ * under the current version, then checks that the current map still lets its route write there
+ * (the shard writable, on the same host); if not it lets go and is refused UNAVAILABLE, which the
+ * HTTP layer answers 503 with {@code Retry-After}. So an acknowledgement computed after a swap can
+ * never miss a write that goes on under the version before it.
  *
  * <p>Every write through {@link ShardClient} on a route taken for writing is counted — a
  * transaction, and a statement outside one ({@link ShardClient#write}), the outbox drainer's own

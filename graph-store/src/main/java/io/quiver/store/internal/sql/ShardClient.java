@@ -64,10 +64,9 @@ import org.slf4j.LoggerFactory;
  * not until the deadline; a transaction whose connection is lost under it, until its deadline has
  * passed and the loss is seen, since the SQL client never answers some of what was sent on a lost
  * connection — and refused UNAVAILABLE if the map has meanwhile made its shard read-only or moved
- * it. A shard move's cut-over waits on that count on every server. Where the
- * change log and the inverses are read from the binary log, a write to a host whose binary log is
- * off is refused unsent too ({@link CommitWatch#refusesWrites}): it would commit where no tail
- * reads it.
+ * it. A shard move's cut-over waits on that count on every server. Where the change log and the
+ * inverses are read from the binary log, a write to a host whose binary log is off is refused
+ * unsent too ({@link CommitWatch#refusesWrites}): it would commit where no tail reads it.
  *
  * <h2>Hedged reads</h2>
  * A stale-tolerant read whose route carries a {@link ShardRoute.Hedge} is sent to the primary; if

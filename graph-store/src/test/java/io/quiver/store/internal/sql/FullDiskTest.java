@@ -234,10 +234,10 @@ class FullDiskTest {
   }
 
   /**
-   * While h2's COMMITs stall, past the deadline. Here the stalled COMMITs were killed: MariaDB committed them and turned its binary log off for good. Or
-   * MariaDB 11.4 died as a session was killed mid-commit (seen once in a clean-clone run, the host
-   * then reported down): an upstream crash this test cannot prevent, only report; what must hold
-   * after the restart holds either way.
+   * While h2's COMMITs stall, past the deadline. Here the stalled COMMITs were killed: MariaDB
+   * committed them and turned its binary log off for good. Or MariaDB 11.4 died as a session was
+   * killed mid-commit (seen once in a clean-clone run, the host then reported down): an upstream
+   * crash this test cannot prevent, only report; what must hold after the restart holds either way.
    */
   protected void whileStalled() throws Exception {
     Await.until("h2 reported degraded for its binary log, or down", Duration.ofSeconds(10), () -> {
