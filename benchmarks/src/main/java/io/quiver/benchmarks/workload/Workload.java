@@ -33,7 +33,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.SplittableRandom;
-import java.util.concurrent.Callable;
 import org.apache.commons.io.FileUtils;
 
 /**
@@ -390,9 +389,8 @@ public final class Workload {
   private static void run(Generator generator, Served target, int concurrency, int round, WorkloadOptions options,
       Report report, WebClient metrics, List<Integer> quivers) throws Exception {
     String name = target.spec().name();
-    Callable<ServerMetrics> prepare = () -> prepareToMeasure(target, metrics, quivers);
-    String warmedUp = warmUp(generator, target, concurrency, options, prepare);
-    ServerMetrics before = prepare.call();
+    WarmedUp warmedUp = warmUp(generator, target, concurrency, options, metrics, quivers);
+    ServerMetrics before = warmedUp.ready();
     RedisCacheServer.Stats redisBefore = target.redis() == null ? null : target.redis().stats();
     Optional<JitActivity> jitBefore = JitActivity.of(compiling(generator, target));
     Optional<GcActivity> gcBefore = GcActivity.of(compiling(generator, target));
@@ -424,7 +422,7 @@ public final class Workload {
             + " (%.3f ms waited), %.4f deadlocks; %s%s%s", name, concurrency, run, cpu.database(),
         target.redis() == null ? "" : " and Redis", cpu.servers(), cpu.generator(), cpu.generatorShare() * 100,
         hosts.statements(), hosts.prepares(), hosts.pageReads(), hosts.fsyncs(), hosts.lockWaits(), hosts.lockWaitMs(),
-        hosts.deadlocks(), warmedUp, jit.map(j -> String.format(Locale.ROOT,
+        hosts.deadlocks(), warmedUp.account(), jit.map(j -> String.format(Locale.ROOT,
             "; its JIT compiler while measured: %d methods, %.2f s", j.compiled(), j.seconds())).orElse(""),
         gc.map(g -> String.format(Locale.ROOT, "; its collector's pauses while measured: %d, %.0f ms in all, %.1f ms"
             + " each on average", g.pauses(), g.seconds() * 1000, g.meanPauseMillis())).orElse("")));
@@ -470,9 +468,8 @@ public final class Workload {
   private static final Duration WARMUP_STEP = JitActivity.STEP;
 
   /**
-   * What runs between a target's last warm-up step and its measured phase: every Quiver server's
-   * outboxes drained, then the target's own {@code /metrics} read (null for a target that is not
-   * Quiver), the figures its measurement starts from.
+   * What ends every warm-up phase, and so begins the measured one: every Quiver server's outboxes
+   * drained, then the target's own {@code /metrics} read (null for a target that is not Quiver).
    */
   private static ServerMetrics prepareToMeasure(Served target, WebClient metrics, List<Integer> quivers)
       throws InterruptedException {
@@ -486,46 +483,53 @@ public final class Workload {
    * methods in less than {@value JitActivity#SETTLED_SECONDS} s in each of {@value JitWatch#QUIET_STEPS}
    * steps in a row ({@link JitWatch}), up to {@code --warmup-max}. Answers what it did, for the report.
    *
-   * <p>Every phase of it ends with {@code prepare}, what the measurement will begin with. A server's
-   * JIT compiles its request path for the requests it has seen, so the first read of its {@code
-   * /metrics}, a route and a writer no warm-up request takes, made the compiled routing and response
-   * code not entrant; it was compiled again inside the measured phase that followed (under {@code
-   * -XX:+PrintCompilation} at {@code e1aefe2}: 103 methods made not entrant at the first scrape, 112
-   * compiled in 1.6 s of the measured 20 s, against 9 in the second round), after a warm-up the settle
-   * rule had passed. That was the "first round" every run of this file's writes mix showed: the target
-   * first in a run's first round measured while its JIT compiled. Read during the warm-up, those
-   * compilations fall in its steps, where the rule waits them out.
+   * <p>Every phase of it ends with {@link #prepareToMeasure}, and the last one's figures are those
+   * the measurement starts from, read once. A server's JIT compiles its request path for the
+   * requests it has seen, so the first read of its {@code /metrics}, a route and a writer no warm-up
+   * request takes, made the compiled routing and response code not entrant; it was compiled again
+   * inside the measured phase that followed (under {@code -XX:+PrintCompilation} at {@code
+   * e1aefe2}: 103 methods made not entrant at the first scrape, 112 compiled in 1.6 s of the
+   * measured 20 s, against 9 in the second round), after a warm-up the settle rule had passed.
+   * That was the "first round" every run of this file's writes mix showed: the target first in a
+   * run's first round measured while its JIT compiled. Read during the warm-up, those compilations
+   * fall in its steps, where the rule waits them out.
    */
-  private static String warmUp(Generator generator, Served target, int concurrency, WorkloadOptions options,
-      Callable<ServerMetrics> prepare) throws Exception {
+  private static WarmedUp warmUp(Generator generator, Served target, int concurrency, WorkloadOptions options,
+      WebClient metrics, List<Integer> quivers) throws Exception {
     String name = target.spec().name();
     System.out.printf("%s, %d callers: warming up at least %d s, measuring %d s%n", name, concurrency,
         options.warmup().toSeconds(), options.measure().toSeconds());
     generator.phase(name, concurrency, options.rate(), options.warmup(), false);
-    prepare.call();
+    ServerMetrics ready = prepareToMeasure(target, metrics, quivers);
     Duration spent = options.warmup();
     ProcessHandle jvm = compiling(generator, target);
     Optional<JitActivity> start = JitActivity.of(jvm);
     if (start.isEmpty()) {
-      return "warmed up " + spent.toSeconds() + " s (no jstat: the JIT not watched)";
+      return new WarmedUp("warmed up " + spent.toSeconds() + " s (no jstat: the JIT not watched)", ready);
     }
     JitWatch watch = new JitWatch(start.get());
     while (spent.plus(WARMUP_STEP).compareTo(options.warmupMax()) <= 0) {
       generator.phase(name, concurrency, options.rate(), WARMUP_STEP, false);
-      prepare.call();
+      ready = prepareToMeasure(target, metrics, quivers);
       spent = spent.plus(WARMUP_STEP);
       Optional<JitActivity> now = JitActivity.of(jvm);
       if (now.isEmpty()) {
-        return "warmed up " + spent.toSeconds() + " s (its JVM stopped answering jstat)";
+        return new WarmedUp("warmed up " + spent.toSeconds() + " s (its JVM stopped answering jstat)", ready);
       }
       if (watch.settledAfter(now.get(), 1)) {
-        return String.format(Locale.ROOT, "warmed up %d s, until its JIT was quiet %d steps in a row (the last: %d"
-                + " methods in %.2f s of %d s)", spent.toSeconds(), JitWatch.QUIET_STEPS, watch.lastStep().compiled(),
-            watch.lastStep().seconds(), WARMUP_STEP.toSeconds());
+        return new WarmedUp(String.format(Locale.ROOT, "warmed up %d s, until its JIT was quiet %d steps in a row"
+                + " (the last: %d methods in %.2f s of %d s)", spent.toSeconds(), JitWatch.QUIET_STEPS,
+            watch.lastStep().compiled(), watch.lastStep().seconds(), WARMUP_STEP.toSeconds()), ready);
       }
     }
-    return "warmed up " + spent.toSeconds() + " s, the most allowed, its JIT still compiling";
+    return new WarmedUp("warmed up " + spent.toSeconds() + " s, the most allowed, its JIT still compiling", ready);
   }
+
+  /**
+   * A finished warm-up: what it did, for the report, and what its last phase ended with ({@link
+   * #prepareToMeasure}), the figures the measurement starts from.
+   */
+  private record WarmedUp(String account, ServerMetrics ready) {}
 
   /** The JVM whose compiler a target's work keeps busy: its server's, or the generator's for {@code jdbc}. */
   private static ProcessHandle compiling(Generator generator, Served target) {
